@@ -1,0 +1,137 @@
+package org.timekeeping4j.cli;
+
+import java.io.PrintWriter;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.Clocks;
+import org.timekeeping4j.SyncStatus;
+import org.timekeeping4j.linux.KernelInfo;
+import org.timekeeping4j.linux.LinuxTime;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code tk4j info}: what this machine offers for timekeeping, and the state of every clock. */
+@Command(name = "info", mixinStandardHelpOptions = true,
+        description = "Kernel, clocksource, counter flags, every clock id and the NTP sync status.")
+final class InfoCommand implements Callable<Integer> {
+
+    @Option(names = "--json", description = "Print one JSON object instead of the table.")
+    boolean json;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        Map<String, Object> report = report();
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            out.println(Json.write(report));
+        } else {
+            printHuman(out, report);
+        }
+        return 0;
+    }
+
+    static Map<String, Object> report() {
+        Map<String, Object> r = new LinkedHashMap<>();
+        LinuxTime.Uname uname = LinuxTime.uname();
+        r.put("kernel", uname.sysname() + " " + uname.release());
+        r.put("machine", uname.machine());
+        r.put("java", Runtime.version().toString());
+        r.put("currentClocksource", KernelInfo.currentClocksource());
+        r.put("availableClocksources", KernelInfo.availableClocksources());
+        r.put("counterFlags", KernelInfo.counterFlags());
+        List<Map<String, Object>> clocks = new ArrayList<>();
+        for (ClockId c : ClockId.values()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("id", c.id());
+            m.put("name", c.kernelName());
+            var why = Clocks.whyUnsupported(c);
+            m.put("supported", why.isEmpty());
+            if (why.isEmpty()) {
+                m.put("resolutionNs", Clocks.resolutionNanos(c));
+                m.put("nanos", Clocks.kernelNanos(c));
+            } else {
+                m.put("reason", why.get());
+            }
+            clocks.add(m);
+        }
+        r.put("clocks", clocks);
+        r.put("sync", syncReport(SyncStatus.read()));
+        return r;
+    }
+
+    static Map<String, Object> syncReport(SyncStatus s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("available", s.isAvailable());
+        if (!s.isAvailable()) {
+            m.put("errno", s.errno());
+            m.put("reason", s.availability());
+            return m;
+        }
+        m.put("synchronized", s.isSynchronized());
+        m.put("state", s.state().name());
+        m.put("flags", s.flags().stream().map(Enum::name).toList());
+        m.put("maxErrorUs", s.maxErrorMicros());
+        m.put("estErrorUs", s.estErrorMicros());
+        m.put("offsetNs", s.offsetNanos());
+        m.put("frequencyPpb", s.frequencyPpb());
+        m.put("taiOffsetS", s.taiOffsetSeconds());
+        return m;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void printHuman(PrintWriter out, Map<String, Object> r) {
+        out.printf("kernel        %s (%s), Java %s%n", r.get("kernel"), r.get("machine"), r.get("java"));
+        out.printf("clocksource   %s (available: %s)%n", orNone(r.get("currentClocksource")),
+                String.join(" ", (List<String>) r.get("availableClocksources")));
+        List<String> flags = (List<String>) r.get("counterFlags");
+        out.printf("counter flags %s%n", flags.isEmpty() ? "(none)" : String.join(" ", flags));
+        out.println();
+        out.printf("%-3s %-24s %-4s %12s  %s%n", "id", "clock", "ok", "resolution", "value");
+        for (Map<String, Object> c : (List<Map<String, Object>>) r.get("clocks")) {
+            String name = (String) c.get("name");
+            if ((Boolean) c.get("supported")) {
+                long nanos = (Long) c.get("nanos");
+                ClockId id = ClockId.of((Integer) c.get("id"));
+                out.printf("%-3d %-24s %-4s %10d ns  %s%n", c.get("id"), name, "yes", c.get("resolutionNs"),
+                        formatValue(id, nanos));
+            } else {
+                out.printf("%-3d %-24s %-4s %12s  %s%n", c.get("id"), name, "no", "-", c.get("reason"));
+            }
+        }
+        out.println();
+        Map<String, Object> s = (Map<String, Object>) r.get("sync");
+        if (!(Boolean) s.get("available")) {
+            out.printf("sync status   %s%n", s.get("reason"));
+        } else {
+            out.printf("sync status   %s, state %s, maxerror %d us, esterror %d us, offset %d ns, freq %.3f ppb, "
+                            + "TAI-UTC %d s%n",
+                    (Boolean) s.get("synchronized") ? "synchronized" : "NOT synchronized (maxerror >= 16 s)",
+                    s.get("state"), s.get("maxErrorUs"), s.get("estErrorUs"), s.get("offsetNs"),
+                    s.get("frequencyPpb"), s.get("taiOffsetS"));
+            out.printf("              flags %s%n", s.get("flags"));
+        }
+    }
+
+    static String formatValue(ClockId id, long nanos) {
+        String secs = String.format("%d.%09d s", Math.floorDiv(nanos, 1_000_000_000L),
+                Math.floorMod(nanos, 1_000_000_000L));
+        if (id.isEpochBased()) {
+            return secs + "  (" + Instant.ofEpochSecond(0, nanos) + ")";
+        }
+        return secs;
+    }
+
+    private static Object orNone(Object o) {
+        return o == null || o.toString().isEmpty() ? "(unknown)" : o;
+    }
+}

@@ -1,0 +1,112 @@
+package org.timekeeping4j.cli;
+
+import java.io.PrintWriter;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * tk4j: the timekeeping4j command line. One class per command; each returns its exit code.
+ *
+ * <p>Exit codes: 0 success, 1 a check or operation failed, 2 bad usage. Errors print one line on
+ * stderr; {@code --verbose} adds the stack trace.
+ */
+@Command(name = "tk4j",
+        mixinStandardHelpOptions = true,
+        versionProvider = Tk4j.Version.class,
+        description = "Linux timekeeping for the JVM: clocks, counters, checks and benchmarks.%n"
+                + "Without a command, runs 'info'.",
+        subcommands = {InfoCommand.class, CommandLine.HelpCommand.class})
+public final class Tk4j implements Callable<Integer> {
+
+    /** A check or operation failed. */
+    public static final int EXIT_FAILED = 1;
+    /** The command line was wrong. */
+    public static final int EXIT_USAGE = 2;
+
+    @Option(names = "--verbose", scope = CommandLine.ScopeType.INHERIT,
+            description = "Print stack traces with errors.")
+    boolean verbose;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        // No command given: the main job.
+        return spec.commandLine().execute("info");
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
+    }
+
+    /** Runs tk4j with the given writers: the harness that tests use. */
+    public static int run(PrintWriter out, PrintWriter err, String... args) {
+        CommandLine cl = new CommandLine(new Tk4j());
+        cl.setOut(out);
+        cl.setErr(err);
+        cl.setExitCodeExceptionMapper(t -> EXIT_FAILED);
+        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
+            commandLine.getErr().println("tk4j: " + oneLine(ex));
+            if (isVerbose(parseResult)) {
+                ex.printStackTrace(commandLine.getErr());
+            }
+            commandLine.getErr().flush();
+            return EXIT_FAILED;
+        });
+        cl.setParameterExceptionHandler((ex, a) -> {
+            CommandLine c = ex.getCommandLine();
+            c.getErr().println("tk4j: " + ex.getMessage() + " (see '" + c.getCommandSpec().qualifiedName() + " --help')");
+            c.getErr().flush();
+            return EXIT_USAGE;
+        });
+        int code = cl.execute(args);
+        out.flush();
+        err.flush();
+        return code;
+    }
+
+    private static boolean isVerbose(CommandLine.ParseResult parseResult) {
+        for (CommandLine.ParseResult p = parseResult; p != null; p = p.subcommand()) {
+            if (p.hasMatchedOption("--verbose")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The exception's message on one line, with the innermost useful cause. */
+    static String oneLine(Throwable t) {
+        Throwable root = t;
+        while (root.getCause() != null && root.getMessage() == null) {
+            root = root.getCause();
+        }
+        String message = root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
+        return message.replace('\n', ' ');
+    }
+
+    /** The version from the jar's build. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            Properties p = new Properties();
+            try (InputStream in = Tk4j.class.getResourceAsStream("/tk4j-version.properties")) {
+                if (in != null) {
+                    p.load(in);
+                }
+            } catch (IOException e) {
+                // fall through to "unknown"
+            }
+            return new String[] {
+                "tk4j " + p.getProperty("version", "unknown"),
+                "Java " + Runtime.version() + " (" + System.getProperty("java.vendor") + "), "
+                        + System.getProperty("os.name") + " " + System.getProperty("os.arch")
+            };
+        }
+    }
+}

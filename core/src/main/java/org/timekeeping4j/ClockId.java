@@ -1,0 +1,101 @@
+package org.timekeeping4j;
+
+import org.timekeeping4j.linux.Errno;
+import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.linux.Platform;
+
+/**
+ * Every fixed Linux clock id (include/uapi/linux/time.h), with the kernel's number.
+ *
+ * <p>Ids 10 (the removed CLOCK_SGI_CYCLE) and 12..15 are not clocks; negative ids encode CPU-time
+ * clocks of other processes and clocks of open file descriptors ({@link DynamicClockId}). The AUX
+ * clocks (Linux 6.17+) exist only where the kernel has them and only once enabled.
+ */
+public enum ClockId {
+    /** Wall-clock time since the epoch: NTP-slewed, can be stepped. */
+    REALTIME(0),
+    /** Time since boot, not counting suspend: NTP-slewed frequency, never stepped. */
+    MONOTONIC(1),
+    /** CPU time consumed by this process. */
+    PROCESS_CPUTIME_ID(2),
+    /** CPU time consumed by the calling thread. */
+    THREAD_CPUTIME_ID(3),
+    /** The counter scaled by the clocksource's fixed mult/shift: no NTP adjustment at all. */
+    MONOTONIC_RAW(4),
+    /** REALTIME at the kernel's last tick: cheap, coarse (resolution = one tick). */
+    REALTIME_COARSE(5),
+    /** MONOTONIC at the kernel's last tick. */
+    MONOTONIC_COARSE(6),
+    /** MONOTONIC plus the time spent in suspend. */
+    BOOTTIME(7),
+    /** REALTIME for alarm timers; readable only where an alarm-capable RTC is registered. */
+    REALTIME_ALARM(8),
+    /** BOOTTIME for alarm timers; readable only where an alarm-capable RTC is registered. */
+    BOOTTIME_ALARM(9),
+    /** International Atomic Time: REALTIME plus the kernel's TAI offset (0 unless a daemon sets it). */
+    TAI(11),
+    AUX_0(16), AUX_1(17), AUX_2(18), AUX_3(19), AUX_4(20), AUX_5(21), AUX_6(22), AUX_7(23);
+
+    /** The first AUX clock's id (CLOCK_AUX in the kernel). */
+    public static final int AUX_BASE = 16;
+
+    private static final ClockId[] BY_ID = new ClockId[24];
+
+    static {
+        for (ClockId c : values()) {
+            BY_ID[c.id] = c;
+        }
+    }
+
+    private final int id;
+
+    ClockId(int id) {
+        this.id = id;
+    }
+
+    /** The kernel's clockid_t value. */
+    public int id() {
+        return id;
+    }
+
+    /** True for the AUX clocks (Linux 6.17+). */
+    public boolean isAux() {
+        return id >= AUX_BASE;
+    }
+
+    /** True for REALTIME, TAI and their variants: the value counts from the Unix epoch. */
+    public boolean isEpochBased() {
+        return this == REALTIME || this == TAI || this == REALTIME_COARSE || this == REALTIME_ALARM;
+    }
+
+    /** The kernel's name, e.g. CLOCK_MONOTONIC_RAW or CLOCK_AUX+3. */
+    public String kernelName() {
+        return isAux() ? "CLOCK_AUX+" + (id - AUX_BASE) : "CLOCK_" + name();
+    }
+
+    /**
+     * The clock with this kernel id.
+     *
+     * @throws IllegalArgumentException for an id that is no fixed Linux clock, naming the id and what the
+     *                                  kernel answers for it
+     */
+    public static ClockId of(int id) {
+        if (id >= 0 && id < BY_ID.length && BY_ID[id] != null) {
+            return BY_ID[id];
+        }
+        String what = id < 0
+                ? "negative ids encode CPU-time and file-descriptor clocks (see DynamicClockId), not fixed clocks"
+                : id == 10 ? "10 was CLOCK_SGI_CYCLE, removed from Linux"
+                : "valid ids are 0-9, 11 and 16-23";
+        throw new IllegalArgumentException("clock id " + id + " is not a Linux clock (" + what + "); the kernel answers "
+                + kernelAnswer(id));
+    }
+
+    private static String kernelAnswer(int id) {
+        if (Platform.UNSUPPORTED_REASON != null) {
+            return "nothing (" + Platform.UNSUPPORTED_REASON + ")";
+        }
+        int errno = LinuxTime.clockGettimeErrno(id);
+        return errno == 0 ? "with a time (a CPU-time or dynamic clock)" : Errno.describe(errno);
+    }
+}

@@ -1,0 +1,173 @@
+package org.timekeeping4j;
+
+import java.time.Clock;
+import java.time.InstantSource;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.Optional;
+import org.timekeeping4j.linux.Errno;
+import org.timekeeping4j.linux.ErrnoException;
+import org.timekeeping4j.linux.LinuxTime;
+
+/**
+ * Reads Linux clocks.
+ *
+ * <p><b>Paths.</b> {@code kernelNanos} calls clock_gettime through libc: the vDSO serves the high-resolution
+ * and COARSE clocks in user space (about 29 ns and 10 ns here), the others enter the kernel.
+ * {@code syscallNanos} always enters the kernel (syscall(2)), as the vDSO itself does when it cannot
+ * trust the counter: the reference against which faster paths are verified.
+ *
+ * <p><b>Units.</b> Nanoseconds in a {@code long}: since the Unix epoch for REALTIME, TAI and their
+ * variants (exact until 2262), since the clock's own origin (boot, process start, ...) for the others.
+ *
+ * <p><b>Allocation.</b> None of the read methods allocates: {@link #kernelNanos} uses a per-thread native
+ * buffer, {@link #kernelTime} writes into the caller's {@link TimeSpec}.
+ *
+ * <p><b>Errors.</b> A clock this kernel or configuration lacks (an AUX clock not enabled, an alarm clock
+ * without an RTC) throws {@link UnsupportedOperationException} saying why and what would enable it;
+ * {@link #isSupported} answers the same question without throwing. Outside Linux on x86_64/aarch64
+ * every method throws {@link UnsupportedOperationException} on first use.
+ */
+public final class Clocks {
+
+    private Clocks() {}
+
+    /**
+     * The clock's current value in nanoseconds, through libc's clock_gettime (the vDSO where the kernel
+     * serves this clock there).
+     *
+     * @throws UnsupportedOperationException if this kernel cannot read the clock now, saying why
+     */
+    public static long kernelNanos(ClockId clock) {
+        try {
+            return LinuxTime.clockGettimeNanos(clock.id());
+        } catch (ErrnoException e) {
+            throw unsupported(clock, e);
+        }
+    }
+
+    /** As {@link #kernelNanos(ClockId)}, for a clock behind an open file descriptor (a PTP device). */
+    public static long kernelNanos(DynamicClockId clock) {
+        try {
+            return LinuxTime.clockGettimeNanos(clock.id());
+        } catch (ErrnoException e) {
+            throw dynamicFailed(clock, e);
+        }
+    }
+
+    /**
+     * The clock's current value in nanoseconds through the clock_gettime system call itself, bypassing
+     * the vDSO (the forced-syscall path, about 10x slower).
+     *
+     * @throws UnsupportedOperationException if this kernel cannot read the clock now, saying why
+     */
+    public static long syscallNanos(ClockId clock) {
+        try {
+            return LinuxTime.syscallClockGettimeNanos(clock.id());
+        } catch (ErrnoException e) {
+            throw unsupported(clock, e);
+        }
+    }
+
+    /**
+     * Fills {@code into} with the clock's current (seconds, nanoseconds) from clock_gettime, allocating
+     * nothing.
+     *
+     * @return {@code into}, for chaining
+     * @throws UnsupportedOperationException if this kernel cannot read the clock now, saying why
+     */
+    public static TimeSpec kernelTime(ClockId clock, TimeSpec into) {
+        try {
+            LinuxTime.clockGettime(clock.id(), into.segment());
+            return into;
+        } catch (ErrnoException e) {
+            throw unsupported(clock, e);
+        }
+    }
+
+    /**
+     * The clock's resolution as clock_getres(2) reports it: 1 ns for the high-resolution clocks, one
+     * tick (e.g. 4 ms at HZ=250) for the COARSE ones.
+     *
+     * @throws UnsupportedOperationException if this kernel does not know the clock
+     */
+    public static long resolutionNanos(ClockId clock) {
+        try {
+            return LinuxTime.clockGetresNanos(clock.id());
+        } catch (ErrnoException e) {
+            throw unsupported(clock, e);
+        }
+    }
+
+    /** clock_getres for a clock behind an open file descriptor. */
+    public static long resolutionNanos(DynamicClockId clock) {
+        try {
+            return LinuxTime.clockGetresNanos(clock.id());
+        } catch (ErrnoException e) {
+            throw dynamicFailed(clock, e);
+        }
+    }
+
+    /** Whether clock_gettime can read this clock now (false for disabled AUX clocks, alarm clocks without RTC). */
+    public static boolean isSupported(ClockId clock) {
+        return LinuxTime.clockGettimeErrno(clock.id()) == 0;
+    }
+
+    /** Why this clock cannot be read now, or empty where it can. */
+    public static Optional<String> whyUnsupported(ClockId clock) {
+        int errno = LinuxTime.clockGettimeErrno(clock.id());
+        return errno == 0 ? Optional.empty() : Optional.of(reason(clock, errno));
+    }
+
+    /**
+     * An {@link InstantSource} reading REALTIME or TAI through the kernel. For TAI the instants are TAI
+     * seconds since the TAI epoch, which java.time labels as UTC: they run ahead of REALTIME by the
+     * kernel's TAI offset (see {@link SyncStatus#taiOffsetSeconds()}).
+     *
+     * @throws IllegalArgumentException for any clock other than REALTIME or TAI
+     */
+    public static InstantSource instantSource(ClockId clock) {
+        return javaClock(clock, ZoneOffset.UTC);
+    }
+
+    /**
+     * A {@link java.time.Clock} in {@code zone} reading REALTIME or TAI through the kernel.
+     *
+     * @throws IllegalArgumentException for any clock other than REALTIME or TAI
+     */
+    public static Clock javaClock(ClockId clock, ZoneId zone) {
+        if (clock != ClockId.REALTIME && clock != ClockId.TAI) {
+            throw new IllegalArgumentException(
+                    "java.time views exist for REALTIME and TAI only; " + clock + " does not count from the epoch");
+        }
+        return new KernelJavaClock(clock, zone);
+    }
+
+    static String reason(ClockId clock, int errno) {
+        String name = clock.kernelName();
+        if (clock.isAux()) {
+            int n = clock.id() - ClockId.AUX_BASE;
+            return LinuxTime.clockGetresErrno(clock.id()) == 0
+                    ? name + " is not enabled: write 1 to /sys/kernel/time/aux_clocks/" + n
+                            + "/aux_clock_enable (needs CAP_SYS_TIME)"
+                    : name + " does not exist in this kernel: AUX clocks need Linux 6.17+ with CONFIG_POSIX_AUX_CLOCKS"
+                            + " (clock_gettime answers " + Errno.describe(errno) + ")";
+        }
+        if (clock == ClockId.REALTIME_ALARM || clock == ClockId.BOOTTIME_ALARM) {
+            return name + " needs an alarm-capable RTC and this system registers none (clock_gettime answers "
+                    + Errno.describe(errno) + ")";
+        }
+        return "the kernel refuses " + name + ": clock_gettime answers " + Errno.describe(errno);
+    }
+
+    private static UnsupportedOperationException unsupported(ClockId clock, ErrnoException e) {
+        UnsupportedOperationException u = new UnsupportedOperationException(reason(clock, e.errno()));
+        u.initCause(e);
+        return u;
+    }
+
+    private static IllegalArgumentException dynamicFailed(DynamicClockId clock, ErrnoException e) {
+        return new IllegalArgumentException("file descriptor " + clock.fd() + " is not an open clock device: "
+                + Errno.describe(e.errno()), e);
+    }
+}

@@ -1,0 +1,56 @@
+package org.timekeeping4j;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.Objects;
+
+/** java.time.Clock over an epoch-based kernel clock (REALTIME or TAI). */
+final class KernelJavaClock extends Clock {
+
+    private static final long NANOS_PER_SECOND = 1_000_000_000L;
+
+    private final ClockId clock;
+    private final ZoneId zone;
+
+    KernelJavaClock(ClockId clock, ZoneId zone) {
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.zone = Objects.requireNonNull(zone, "zone");
+    }
+
+    @Override
+    public ZoneId getZone() {
+        return zone;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+        return zone.equals(this.zone) ? this : new KernelJavaClock(clock, zone);
+    }
+
+    @Override
+    public long millis() {
+        return Math.floorDiv(Clocks.kernelNanos(clock), 1_000_000L);
+    }
+
+    @Override
+    public Instant instant() {
+        long nanos = Clocks.kernelNanos(clock);
+        return Instant.ofEpochSecond(Math.floorDiv(nanos, NANOS_PER_SECOND), Math.floorMod(nanos, NANOS_PER_SECOND));
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof KernelJavaClock k && k.clock == clock && k.zone.equals(zone);
+    }
+
+    @Override
+    public int hashCode() {
+        return clock.hashCode() * 31 + zone.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return "KernelJavaClock[" + clock.kernelName() + "," + zone + "]";
+    }
+}

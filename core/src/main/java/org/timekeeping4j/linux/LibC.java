@@ -1,0 +1,162 @@
+package org.timekeeping4j.linux;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+
+/**
+ * Raw layer: downcall handles and struct layouts for the libc functions timekeeping4j calls.
+ *
+ * <p>One nested class per C struct. Handles whose name ends in {@code _ERRNO} take a leading
+ * {@code MemorySegment} of {@link #CAPTURE_STATE} into which the linker copies {@code errno}
+ * right after the call (Linker.Option.captureCallState), before anything else in the JVM can
+ * overwrite it. Hot-path handles are critical downcalls (Linker.Option.critical(false)): no
+ * thread-state transition, so they must not block or call back; clock_gettime does neither.
+ * A hot-path call that fails is repeated through its {@code _ERRNO} twin to learn why, which is
+ * correct because every failure these functions report for a given argument is deterministic
+ * (EINVAL, EFAULT).
+ *
+ * <p>Everything here assumes LP64 Linux (x86_64, aarch64). On any other platform the handles
+ * are null and {@link Platform#requireSupported()} must be called first; the idiomatic layer
+ * ({@link LinuxTime}) does that.
+ */
+public final class LibC {
+
+    /** Linux syscall numbers for clock_gettime: x86_64 228 (arch/x86/entry/syscalls), aarch64 113 (asm-generic). */
+    public static final long SYS_CLOCK_GETTIME = Platform.ARCH == Platform.Arch.AARCH64 ? 113 : 228;
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final SymbolLookup LIBC = LINKER.defaultLookup();
+
+    /** Layout of the errno capture buffer (the linker's captureStateLayout). */
+    public static final StructLayout CAPTURE_STATE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO =
+            CAPTURE_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+
+    private static final Linker.Option ERRNO_OPTION = Linker.Option.captureCallState("errno");
+
+    /** int clock_gettime(clockid_t, struct timespec *): man 2 clock_gettime. Critical; via the vDSO where it has the clock. */
+    public static final MethodHandle CLOCK_GETTIME =
+            handle("clock_gettime", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS), Linker.Option.critical(false));
+
+    /** clock_gettime with errno captured: for the slow path after {@link #CLOCK_GETTIME} failed. */
+    public static final MethodHandle CLOCK_GETTIME_ERRNO =
+            handle("clock_gettime", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS), ERRNO_OPTION);
+
+    /** int clock_getres(clockid_t, struct timespec *): man 2 clock_getres. */
+    public static final MethodHandle CLOCK_GETRES_ERRNO =
+            handle("clock_getres", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS), ERRNO_OPTION);
+
+    /**
+     * long syscall(long number, ...): man 2 syscall, used as syscall(SYS_clock_gettime, clockid, ts),
+     * the path that always enters the kernel (what the vDSO falls back to). The clock id is passed as
+     * a variadic long: the kernel takes the low 32 bits as clockid_t.
+     */
+    public static final MethodHandle SYSCALL_CLOCK_GETTIME = handle("syscall",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS),
+            Linker.Option.firstVariadicArg(1), Linker.Option.critical(false));
+
+    /** The syscall path with errno captured. */
+    public static final MethodHandle SYSCALL_CLOCK_GETTIME_ERRNO = handle("syscall",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS),
+            Linker.Option.firstVariadicArg(1), ERRNO_OPTION);
+
+    /** int clock_adjtime(clockid_t, struct timex *): man 2 clock_adjtime (glibc 2.14+). Only ever called with modes = 0. */
+    public static final MethodHandle CLOCK_ADJTIME_ERRNO =
+            handle("clock_adjtime", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS), ERRNO_OPTION);
+
+    /** int uname(struct utsname *): man 2 uname. */
+    public static final MethodHandle UNAME_ERRNO =
+            handle("uname", FunctionDescriptor.of(JAVA_INT, ADDRESS), ERRNO_OPTION);
+
+    private LibC() {}
+
+    /** errno as the linker captured it into a {@link #CAPTURE_STATE} segment. */
+    public static int errno(MemorySegment captureState) {
+        return (int) ERRNO.get(captureState, 0L);
+    }
+
+    private static MethodHandle handle(String name, FunctionDescriptor descriptor, Linker.Option... options) {
+        if (Platform.UNSUPPORTED_REASON != null) {
+            return null;
+        }
+        MemorySegment symbol = LIBC.find(name).orElseThrow(
+                () -> new UnsatisfiedLinkError("libc has no symbol " + name + " (glibc or musl expected)"));
+        return LINKER.downcallHandle(symbol, descriptor, options);
+    }
+
+    /** struct timespec { time_t tv_sec; long tv_nsec; }: 16 bytes on LP64 (man 3type timespec). */
+    public static final class Timespec {
+        public static final StructLayout LAYOUT = MemoryLayout.structLayout(
+                JAVA_LONG.withName("tv_sec"), JAVA_LONG.withName("tv_nsec")).withName("timespec");
+        public static final long TV_SEC = 0;
+        public static final long TV_NSEC = 8;
+
+        private Timespec() {}
+
+        public static long sec(MemorySegment ts) {
+            return ts.get(JAVA_LONG, TV_SEC);
+        }
+
+        public static long nsec(MemorySegment ts) {
+            return ts.get(JAVA_LONG, TV_NSEC);
+        }
+    }
+
+    /**
+     * struct timex (man 2 adjtimex; include/uapi/linux/timex.h): 208 bytes on LP64. Only the fields
+     * timekeeping4j reads are named; the offsets are asserted in tests against the header's layout.
+     */
+    public static final class Timex {
+        public static final long SIZE = 208;
+        public static final long MODES = 0;      // unsigned int
+        public static final long OFFSET = 8;     // long: us, or ns with STA_NANO
+        public static final long FREQ = 16;      // long: ppm << 16
+        public static final long MAXERROR = 24;  // long: us
+        public static final long ESTERROR = 32;  // long: us
+        public static final long STATUS = 40;    // int: STA_* bits
+        public static final long CONSTANT = 48;  // long: PLL time constant
+        public static final long PRECISION = 56; // long: us
+        public static final long TOLERANCE = 64; // long: ppm << 16
+        public static final long TIME = 72;      // struct timeval (sec, usec; usec is ns with STA_NANO)
+        public static final long TICK = 88;      // long: us between clock ticks
+        public static final long TAI = 160;      // int: TAI - UTC in seconds
+
+        private Timex() {}
+
+        public static long getLong(MemorySegment timex, long offset) {
+            return timex.get(JAVA_LONG, offset);
+        }
+
+        public static int getInt(MemorySegment timex, long offset) {
+            return timex.get(JAVA_INT, offset);
+        }
+    }
+
+    /** struct utsname (man 2 uname): six char[65] fields on Linux, 390 bytes. */
+    public static final class Utsname {
+        public static final long FIELD = 65;
+        public static final long SIZE = 6 * FIELD;
+        public static final long SYSNAME = 0;
+        public static final long NODENAME = FIELD;
+        public static final long RELEASE = 2 * FIELD;
+        public static final long VERSION = 3 * FIELD;
+        public static final long MACHINE = 4 * FIELD;
+
+        private Utsname() {}
+
+        public static String field(MemorySegment uts, long offset) {
+            return uts.asSlice(offset, FIELD).getString(0);
+        }
+    }
+
+}

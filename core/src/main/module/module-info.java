@@ -1,0 +1,9 @@
+/**
+ * timekeeping4j: Linux timekeeping for the JVM through the Foreign Function and Memory API.
+ *
+ * <p>The exported package {@code org.timekeeping4j} is the public API. Every other package is an
+ * implementation detail shaped like the kernel's own time code: {@code linux} (FFM bindings).
+ */
+module org.timekeeping4j {
+    exports org.timekeeping4j;
+}
