@@ -1,0 +1,73 @@
+package org.timekeeping4j.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.linux.KernelInfo;
+
+class InfoCommandTest {
+
+    @Test
+    void infoShouldShowKernelClocksourceFlagsEveryClockAndSyncStatus() {
+        CliHarness r = CliHarness.run("info");
+        assertThat(r.exitCode()).isZero();
+        assertThat(r.err()).isEmpty();
+        assertThat(r.out()).contains("kernel        Linux " + System.getProperty("os.version"));
+        assertThat(r.out()).contains("clocksource   " + KernelInfo.currentClocksource());
+        assertThat(r.out()).contains("counter flags");
+        for (ClockId c : ClockId.values()) {
+            assertThat(r.out()).containsPattern("(?m)^" + c.id() + "\\s+" + java.util.regex.Pattern.quote(c.kernelName()) + "\\s+(yes|no)");
+        }
+        assertThat(r.out()).containsPattern("(?m)^4\\s+CLOCK_MONOTONIC_RAW\\s+yes\\s+1 ns");
+        assertThat(r.out()).contains("sync status");
+    }
+
+    @Test
+    void infoJsonShouldCarryTheSameFacts() {
+        CliHarness r = CliHarness.run("info", "--json");
+        assertThat(r.exitCode()).isZero();
+        String json = r.out().trim();
+        assertThat(json).startsWith("{").endsWith("}");
+        assertThat(json).contains("\"currentClocksource\": \"" + KernelInfo.currentClocksource() + "\"");
+        assertThat(json).contains("\"name\": \"CLOCK_MONOTONIC_RAW\"");
+        assertThat(json).contains("\"sync\": {");
+        assertThat(json).containsPattern("\"synchronized\": (true|false)");
+    }
+
+    @Test
+    void noArgumentsShouldRunTheMainJob() {
+        CliHarness r = CliHarness.run();
+        assertThat(r.exitCode()).isZero();
+        assertThat(r.out()).contains("CLOCK_MONOTONIC_RAW").contains("sync status");
+    }
+
+    @Test
+    void versionAndHelpShouldWork() {
+        CliHarness v = CliHarness.run("--version");
+        assertThat(v.exitCode()).isZero();
+        assertThat(v.out()).startsWith("tk4j ").contains("Java 25");
+        CliHarness h = CliHarness.run("--help");
+        assertThat(h.exitCode()).isZero();
+        assertThat(h.out()).contains("Usage: tk4j").contains("info");
+    }
+
+    @Test
+    void badUsageShouldPrintOneLineAndExitTwo() {
+        CliHarness r = CliHarness.run("info", "--no-such-option");
+        assertThat(r.exitCode()).isEqualTo(Tk4j.EXIT_USAGE);
+        assertThat(r.err().strip().lines()).hasSize(1);
+        assertThat(r.err()).startsWith("tk4j: Unknown option: '--no-such-option'");
+        CliHarness unknown = CliHarness.run("frobnicate");
+        assertThat(unknown.exitCode()).isEqualTo(Tk4j.EXIT_USAGE);
+        assertThat(unknown.err().strip().lines()).hasSize(1);
+    }
+
+    @Test
+    void errorsShouldBeOneLineWithTheCause() {
+        assertThat(Tk4j.oneLine(new RuntimeException(new IllegalStateException("line one\nline two"))))
+                .isEqualTo("java.lang.IllegalStateException: line one line two");
+        assertThat(Tk4j.oneLine(new RuntimeException((String) null, new IllegalStateException("inner"))))
+                .isEqualTo("inner");
+    }
+}

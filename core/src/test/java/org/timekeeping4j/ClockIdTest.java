@@ -1,0 +1,67 @@
+package org.timekeeping4j;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class ClockIdTest {
+
+    @Test
+    void shouldCarryTheKernelsNumbers() {
+        assertThat(ClockId.REALTIME.id()).isZero();
+        assertThat(ClockId.MONOTONIC.id()).isEqualTo(1);
+        assertThat(ClockId.PROCESS_CPUTIME_ID.id()).isEqualTo(2);
+        assertThat(ClockId.THREAD_CPUTIME_ID.id()).isEqualTo(3);
+        assertThat(ClockId.MONOTONIC_RAW.id()).isEqualTo(4);
+        assertThat(ClockId.REALTIME_COARSE.id()).isEqualTo(5);
+        assertThat(ClockId.MONOTONIC_COARSE.id()).isEqualTo(6);
+        assertThat(ClockId.BOOTTIME.id()).isEqualTo(7);
+        assertThat(ClockId.REALTIME_ALARM.id()).isEqualTo(8);
+        assertThat(ClockId.BOOTTIME_ALARM.id()).isEqualTo(9);
+        assertThat(ClockId.TAI.id()).isEqualTo(11);
+        for (int n = 0; n < 8; n++) {
+            assertThat(ClockId.valueOf("AUX_" + n).id()).isEqualTo(16 + n);
+        }
+        assertThat(ClockId.values()).hasSize(19);
+    }
+
+    @Test
+    void shouldRoundTripEveryId() {
+        for (ClockId c : ClockId.values()) {
+            assertThat(ClockId.of(c.id())).isSameAs(c);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {10, 12, 13, 14, 15, -1, 24, 1000, Integer.MIN_VALUE})
+    void shouldRejectIdsThatAreNoLinuxClockNamingTheIdAndTheKernelsAnswer(int id) {
+        assertThatThrownBy(() -> ClockId.of(id))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("clock id " + id + " is not a Linux clock")
+                .hasMessageContaining("the kernel answers EINVAL");
+    }
+
+    @Test
+    void shouldNameClocksAsTheKernelDoes() {
+        assertThat(ClockId.MONOTONIC_RAW.kernelName()).isEqualTo("CLOCK_MONOTONIC_RAW");
+        assertThat(ClockId.AUX_3.kernelName()).isEqualTo("CLOCK_AUX+3");
+        assertThat(ClockId.TAI.isEpochBased()).isTrue();
+        assertThat(ClockId.BOOTTIME.isEpochBased()).isFalse();
+    }
+
+    @Test
+    void shouldEncodeFileDescriptorClocksLikeFdToClockid() {
+        // FD_TO_CLOCKID(3) = ((~3) << 3) | 3 = -29
+        assertThat(new DynamicClockId(3).id()).isEqualTo(-29);
+        assertThat(new DynamicClockId(0).id()).isEqualTo(-5);
+        for (int fd : new int[] {0, 1, 7, 1023, 1 << 20}) {
+            assertThat(DynamicClockId.ofClockId(new DynamicClockId(fd).id()).fd()).isEqualTo(fd);
+        }
+        assertThatThrownBy(() -> new DynamicClockId(-1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> DynamicClockId.ofClockId(-6)) // a process CPU clock, not an fd
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-6");
+    }
+}
