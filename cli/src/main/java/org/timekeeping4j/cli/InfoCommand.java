@@ -10,6 +10,8 @@ import java.util.concurrent.Callable;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
 import org.timekeeping4j.SyncStatus;
+import org.timekeeping4j.clocksource.CounterSelection;
+import org.timekeeping4j.clocksource.CounterSelector;
 import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.LinuxTime;
 import picocli.CommandLine.Command;
@@ -49,6 +51,7 @@ final class InfoCommand implements Callable<Integer> {
         r.put("currentClocksource", KernelInfo.currentClocksource());
         r.put("availableClocksources", KernelInfo.availableClocksources());
         r.put("counterFlags", KernelInfo.counterFlags());
+        r.put("counter", counterReport(CounterSelector.selected()));
         List<Map<String, Object>> clocks = new ArrayList<>();
         for (ClockId c : ClockId.values()) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -67,6 +70,29 @@ final class InfoCommand implements Callable<Integer> {
         r.put("clocks", clocks);
         r.put("sync", syncReport(SyncStatus.read()));
         return r;
+    }
+
+    static Map<String, Object> counterReport(CounterSelection s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("mode", s.mode().name().toLowerCase(java.util.Locale.ROOT));
+        m.put("hardware", s.isHardware());
+        m.put("clocksource", s.clocksource().name());
+        m.put("read", s.readFlavour());
+        m.put("ticksRead", s.ticks() instanceof org.timekeeping4j.clocksource.HardwareCounter h
+                ? h.flavour().instructions() : s.readFlavour());
+        m.put("frequencyHz", s.frequency().hz());
+        m.put("uncertaintyPpb", s.frequency().uncertaintyPpb());
+        m.put("frequencySource", s.frequency().source());
+        m.put("widthBits", s.clocksource().widthBits());
+        m.put("mult", s.clocksource().multShift().mult());
+        m.put("shift", s.clocksource().multShift().shift());
+        m.put("rejected", s.rejected().stream().map(r -> {
+            Map<String, Object> x = new LinkedHashMap<>();
+            x.put("candidate", r.candidate());
+            x.put("reason", r.reason());
+            return x;
+        }).toList());
+        return m;
     }
 
     static Map<String, Object> syncReport(SyncStatus s) {
@@ -95,6 +121,15 @@ final class InfoCommand implements Callable<Integer> {
                 String.join(" ", (List<String>) r.get("availableClocksources")));
         List<String> flags = (List<String>) r.get("counterFlags");
         out.printf("counter flags %s%n", flags.isEmpty() ? "(none)" : String.join(" ", flags));
+        Map<String, Object> k = (Map<String, Object>) r.get("counter");
+        out.printf("counter       %s read with %s (mode %s); ticks with %s%n", k.get("clocksource"), k.get("read"),
+                k.get("mode"), k.get("ticksRead"));
+        out.printf("frequency     %.6f MHz +/- %.0f ppb, %s (mult %d, shift %d, %d bit)%n",
+                (Double) k.get("frequencyHz") / 1e6, k.get("uncertaintyPpb"), k.get("frequencySource"),
+                k.get("mult"), k.get("shift"), k.get("widthBits"));
+        for (Map<String, Object> x : (List<Map<String, Object>>) k.get("rejected")) {
+            out.printf("  rejected    %s: %s%n", x.get("candidate"), x.get("reason"));
+        }
         out.println();
         out.printf("%-3s %-24s %-4s %12s  %s%n", "id", "clock", "ok", "resolution", "value");
         for (Map<String, Object> c : (List<Map<String, Object>>) r.get("clocks")) {

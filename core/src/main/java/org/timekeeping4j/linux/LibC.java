@@ -78,6 +78,27 @@ public final class LibC {
     public static final MethodHandle UNAME_ERRNO =
             handle("uname", FunctionDescriptor.of(JAVA_INT, ADDRESS), ERRNO_OPTION);
 
+    /** void *mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset): man 2 mmap. */
+    public static final MethodHandle MMAP_ERRNO = handle("mmap",
+            FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG), ERRNO_OPTION);
+
+    /** int mprotect(void *addr, size_t len, int prot): man 2 mprotect. */
+    public static final MethodHandle MPROTECT_ERRNO = handle("mprotect",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), ERRNO_OPTION);
+
+    /** int munmap(void *addr, size_t length): man 2 munmap. */
+    public static final MethodHandle MUNMAP_ERRNO = handle("munmap",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG), ERRNO_OPTION);
+
+    /** mmap/mprotect constants (asm-generic/mman-common.h, the same on x86_64 and aarch64). */
+    public static final int PROT_READ = 0x1;
+    public static final int PROT_WRITE = 0x2;
+    public static final int PROT_EXEC = 0x4;
+    public static final int MAP_PRIVATE = 0x02;
+    public static final int MAP_ANONYMOUS = 0x20;
+    /** mmap's MAP_FAILED, (void *) -1. */
+    public static final long MAP_FAILED = -1L;
+
     private LibC() {}
 
     /** errno as the linker captured it into a {@link #CAPTURE_STATE} segment. */

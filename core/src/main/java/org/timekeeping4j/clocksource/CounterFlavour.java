@@ -1,0 +1,51 @@
+package org.timekeeping4j.clocksource;
+
+import org.timekeeping4j.linux.Platform;
+
+/** The ways a hardware counter can be read, with their ordering guarantee. */
+public enum CounterFlavour {
+    /** x86 rdtsc: cheapest, may execute before earlier instructions. */
+    X86_RDTSC(Platform.Arch.X86_64, false, "rdtsc"),
+    /** x86 lfence;rdtsc: ordered after earlier loads; what the vDSO uses. */
+    X86_LFENCE_RDTSC(Platform.Arch.X86_64, true, "lfence;rdtsc"),
+    /** x86 rdtscp: ordered, and returns TSC_AUX (the CPU number on Linux). */
+    X86_RDTSCP(Platform.Arch.X86_64, true, "rdtscp"),
+    /** arm64 mrs cntvct_el0 without a barrier. */
+    A64_CNTVCT(Platform.Arch.AARCH64, false, "mrs cntvct_el0"),
+    /** arm64 isb;mrs cntvct_el0: ordered, as the kernel's vDSO reads it. */
+    A64_ISB_CNTVCT(Platform.Arch.AARCH64, true, "isb;mrs cntvct_el0");
+
+    private final Platform.Arch arch;
+    private final boolean ordered;
+    private final String instructions;
+
+    CounterFlavour(Platform.Arch arch, boolean ordered, String instructions) {
+        this.arch = arch;
+        this.ordered = ordered;
+        this.instructions = instructions;
+    }
+
+    public Platform.Arch arch() {
+        return arch;
+    }
+
+    public boolean isOrdered() {
+        return ordered;
+    }
+
+    /** The instruction sequence, e.g. "lfence;rdtsc". */
+    public String instructions() {
+        return instructions;
+    }
+
+    /** The stub for this flavour, mapped on first use, or why it cannot be. */
+    Stubs.Mapped mapped() {
+        return switch (this) {
+            case X86_RDTSC -> Stubs.Rdtsc.MAPPED;
+            case X86_LFENCE_RDTSC -> Stubs.LfenceRdtsc.MAPPED;
+            case X86_RDTSCP -> Stubs.Rdtscp.MAPPED;
+            case A64_CNTVCT -> Stubs.Cntvct.MAPPED;
+            case A64_ISB_CNTVCT -> Stubs.IsbCntvct.MAPPED;
+        };
+    }
+}

@@ -1,0 +1,27 @@
+package org.timekeeping4j.clocksource;
+
+import java.util.List;
+
+/**
+ * The counter timekeeping4j reads, and why.
+ *
+ * @param mode        the mode asked for ({@code timekeeping4j.counter})
+ * @param clocksource the counter for clock reads: ordered unless the mode asked for unordered
+ * @param ticks       the cheapest counter for raw timestamps (unordered where available), same frequency
+ * @param frequency   the counter frequency with its uncertainty and source
+ * @param rejected    every candidate that was not used, with its reason
+ */
+public record CounterSelection(CounterSelector.Mode mode, Clocksource clocksource, Clocksource ticks,
+                               Frequency frequency, List<Rejection> rejected) {
+
+    /** True where a hardware counter is read; false on the kernel fallback. */
+    public boolean isHardware() {
+        return clocksource instanceof HardwareCounter;
+    }
+
+    /** The read flavour's instructions, or "clock_gettime(CLOCK_MONOTONIC_RAW)" on the fallback. */
+    public String readFlavour() {
+        return clocksource instanceof HardwareCounter h ? h.flavour().instructions()
+                : "clock_gettime(CLOCK_MONOTONIC_RAW)";
+    }
+}

@@ -1,0 +1,344 @@
+package org.timekeeping4j.clocksource;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.linux.KernelInfo;
+import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.linux.Platform;
+
+/**
+ * Chooses the counter that timekeeping4j reads: a hardware counter where it is provably linear with the
+ * kernel's clocks, the kernel itself everywhere else.
+ *
+ * <h2>When the hardware counter may be used</h2>
+ * <ol>
+ *   <li>The kernel's current clocksource is the same counter ({@code tsc} on x86, {@code arch_sys_counter}
+ *       on arm64). Otherwise (kvm-clock, hpet, acpi_pm, a TSC the kernel marked unstable) the kernel's
+ *       clocks follow something else and reading the TSC would drift from them.</li>
+ *   <li>x86: the CPU advertises an invariant TSC ({@code constant_tsc} and {@code nonstop_tsc}): the rate
+ *       is fixed across P-states and the counter runs through C-states.</li>
+ *   <li>The stub maps: executable memory is allowed (W^X mapping, see ExecutableMemory).</li>
+ *   <li>The self-test passes: the counter never goes backwards over a burst of reads, and its frequency
+ *       agrees with CLOCK_MONOTONIC_RAW within {@link #SELF_TEST_PPM} ppm.</li>
+ * </ol>
+ * Otherwise the selection falls back to {@link KernelCounter} and records every rejection's reason.
+ *
+ * <h2>Frequency</h2>
+ * From what the platform states without privilege (arm64 cntfrq_el0; x86 CPUID leaf 0x15 or the
+ * hypervisor leaf 0x40000010), cross-checked by a short calibration; else calibrated against
+ * CLOCK_MONOTONIC_RAW with the narrowest of many brackets (see Calibrator).
+ */
+public final class CounterSelector {
+
+    /** The system property that chooses the counter mode. */
+    public static final String PROPERTY = "timekeeping4j.counter";
+
+    /** The agreement the self-test demands between the counter's frequency and CLOCK_MONOTONIC_RAW. */
+    public static final double SELF_TEST_PPM = 100;
+
+    /** Reads in the monotonicity burst of the self-test. */
+    static final int SELF_TEST_READS = 20_000;
+
+    /** Counter modes. */
+    public enum Mode {
+        /** The ordered hardware counter where it can be trusted, else the kernel. */
+        AUTO,
+        /** Like AUTO, stated explicitly: ordered hardware reads or the kernel. */
+        ORDERED,
+        /** The unordered hardware counter (cheapest, may be read early), else the kernel. */
+        UNORDERED,
+        /** Always the kernel (CLOCK_MONOTONIC_RAW through clock_gettime). */
+        KERNEL;
+
+        /**
+         * The mode a property value names.
+         *
+         * @throws IllegalArgumentException naming the valid values, for anything else
+         */
+        public static Mode parse(String value) {
+            String v = value == null ? "auto" : value.trim().toLowerCase(Locale.ROOT);
+            for (Mode m : values()) {
+                if (m.name().toLowerCase(Locale.ROOT).equals(v)) {
+                    return m;
+                }
+            }
+            throw new IllegalArgumentException(PROPERTY + "=" + value + " is not a counter mode; use one of "
+                    + Arrays.stream(values()).map(m -> m.name().toLowerCase(Locale.ROOT))
+                            .collect(Collectors.joining(", ")));
+        }
+    }
+
+    /** What the selector needs to know of the machine: the real one, or a test's. */
+    interface Environment {
+        Platform.Arch arch();
+
+        String currentClocksource();
+
+        Set<String> cpuFlags();
+
+        /** A reader for the flavour, or empty with the reason in {@code why}. */
+        Optional<LongSupplier> counter(CounterFlavour flavour, List<String> why);
+
+        /** The frequency the platform states, if any. */
+        Optional<Frequency> statedFrequency();
+
+        /** CLOCK_MONOTONIC_RAW in ns. */
+        long kernelRawNanos();
+
+        /** Creates the clocksource for a flavour that passed. */
+        Clocksource create(CounterFlavour flavour, double hz);
+    }
+
+    private static volatile CounterSelection selected;
+
+    private CounterSelector() {}
+
+    /**
+     * The selection for this JVM, made on first call from the {@value #PROPERTY} property (default auto).
+     *
+     * @throws IllegalArgumentException if the property names no mode
+     */
+    public static CounterSelection selected() {
+        CounterSelection s = selected;
+        if (s == null) {
+            synchronized (CounterSelector.class) {
+                s = selected;
+                if (s == null) {
+                    s = select(Mode.parse(System.getProperty(PROPERTY, "auto")), RealEnvironment.INSTANCE);
+                    selected = s;
+                }
+            }
+        }
+        return s;
+    }
+
+    static CounterSelection select(Mode mode, Environment env) {
+        List<Rejection> rejected = new ArrayList<>();
+        if (mode == Mode.KERNEL) {
+            rejected.add(new Rejection("hardware counter", "not tried: " + PROPERTY + "=kernel"));
+            return kernel(mode, rejected);
+        }
+        Platform.Arch arch = env.arch();
+        if (arch == null) {
+            rejected.add(new Rejection("hardware counter", "unsupported platform"));
+            return kernel(mode, rejected);
+        }
+        String expected = arch == Platform.Arch.X86_64 ? "tsc" : "arch_sys_counter";
+        String current = env.currentClocksource();
+        if (!expected.equals(current)) {
+            rejected.add(new Rejection("hardware counter", "the kernel's clocksource is "
+                    + (current.isEmpty() ? "unknown (sysfs unreadable)" : current) + ", not " + expected
+                    + ": the kernel's clocks do not follow the " + expected + " counter"));
+            return kernel(mode, rejected);
+        }
+        if (arch == Platform.Arch.X86_64) {
+            Set<String> flags = env.cpuFlags();
+            List<String> missing = List.of("constant_tsc", "nonstop_tsc").stream()
+                    .filter(f -> !flags.contains(f)).toList();
+            if (!missing.isEmpty()) {
+                rejected.add(new Rejection("hardware counter", "the CPU lacks " + String.join(" and ", missing)
+                        + ": the TSC rate may change with P-states or stop in C-states"));
+                return kernel(mode, rejected);
+            }
+        }
+        List<CounterFlavour> candidates = candidates(mode, arch, env.cpuFlags());
+        Frequency frequency = null;
+        Clocksource chosen = null;
+        for (CounterFlavour flavour : candidates) {
+            List<String> why = new ArrayList<>();
+            Optional<LongSupplier> reader = env.counter(flavour, why);
+            if (reader.isEmpty()) {
+                rejected.add(new Rejection(flavour.instructions(), String.join("; ", why)));
+                continue;
+            }
+            String failure = monotonicBurst(reader.get());
+            if (failure != null) {
+                rejected.add(new Rejection(flavour.instructions(), failure));
+                continue;
+            }
+            if (frequency == null) {
+                frequency = frequency(reader.get(), env, rejected);
+            }
+            Frequency check = Calibrator.calibrate(reader.get(), env::kernelRawNanos, 20_000_000L, 500);
+            double ppm = Math.abs(frequency.ppmFrom(check.hz()));
+            if (ppm > SELF_TEST_PPM + check.uncertaintyPpb() / 1000) {
+                rejected.add(new Rejection(flavour.instructions(), String.format(
+                        "self-test: frequency %.6f MHz disagrees with CLOCK_MONOTONIC_RAW (%.6f MHz) by %.1f ppm",
+                        frequency.hz() / 1e6, check.hz() / 1e6, ppm)));
+                continue;
+            }
+            chosen = env.create(flavour, frequency.hz());
+            break;
+        }
+        if (chosen == null) {
+            return kernel(mode, rejected);
+        }
+        Clocksource ticks = chosen;
+        if (chosen.isOrdered()) {
+            CounterFlavour cheap = arch == Platform.Arch.X86_64 ? CounterFlavour.X86_RDTSC : CounterFlavour.A64_CNTVCT;
+            Optional<LongSupplier> r = env.counter(cheap, new ArrayList<>());
+            if (r.isPresent() && monotonicBurst(r.get()) == null) {
+                ticks = env.create(cheap, frequency.hz());
+            }
+        }
+        return new CounterSelection(mode, chosen, ticks, frequency, List.copyOf(rejected));
+    }
+
+    private static List<CounterFlavour> candidates(Mode mode, Platform.Arch arch, Set<String> flags) {
+        if (arch == Platform.Arch.X86_64) {
+            if (mode == Mode.UNORDERED) {
+                return List.of(CounterFlavour.X86_RDTSC);
+            }
+            // lfence;rdtsc first: the kernel's rdtsc_ordered(), and it does not need the rdtscp flag.
+            return flags.contains("rdtscp")
+                    ? List.of(CounterFlavour.X86_LFENCE_RDTSC, CounterFlavour.X86_RDTSCP)
+                    : List.of(CounterFlavour.X86_LFENCE_RDTSC);
+        }
+        return mode == Mode.UNORDERED ? List.of(CounterFlavour.A64_CNTVCT) : List.of(CounterFlavour.A64_ISB_CNTVCT);
+    }
+
+    /** Null if the counter never went backwards over the burst, else what happened. */
+    static String monotonicBurst(LongSupplier counter) {
+        long last = counter.getAsLong();
+        for (int i = 0; i < SELF_TEST_READS; i++) {
+            long now = counter.getAsLong();
+            if (now < last) {
+                return "self-test: the counter went backwards by " + (last - now) + " cycles within one thread";
+            }
+            last = now;
+        }
+        return null;
+    }
+
+    private static Frequency frequency(LongSupplier counter, Environment env, List<Rejection> rejected) {
+        Optional<Frequency> stated = env.statedFrequency();
+        Frequency calibrated = Calibrator.calibrate(counter, env::kernelRawNanos, 100_000_000L, 10_000);
+        if (stated.isPresent()) {
+            double ppm = Math.abs(stated.get().ppmFrom(calibrated.hz()));
+            if (ppm <= SELF_TEST_PPM) {
+                return stated.get();
+            }
+            rejected.add(new Rejection(stated.get().source() + " frequency", String.format(
+                    "states %.6f MHz but CLOCK_MONOTONIC_RAW measures %.6f MHz (%.1f ppm apart)",
+                    stated.get().hz() / 1e6, calibrated.hz() / 1e6, ppm)));
+        }
+        return calibrated;
+    }
+
+    private static CounterSelection kernel(Mode mode, List<Rejection> rejected) {
+        KernelCounter k = new KernelCounter();
+        return new CounterSelection(mode, k, k, new Frequency(1e9, 0, "the kernel's nanoseconds"),
+                List.copyOf(rejected));
+    }
+
+    /** This machine. */
+    static final class RealEnvironment implements Environment {
+        static final RealEnvironment INSTANCE = new RealEnvironment();
+
+        @Override
+        public Platform.Arch arch() {
+            return Platform.ARCH;
+        }
+
+        @Override
+        public String currentClocksource() {
+            return KernelInfo.currentClocksource();
+        }
+
+        @Override
+        public Set<String> cpuFlags() {
+            return KernelInfo.cpuFlags();
+        }
+
+        @Override
+        public Optional<LongSupplier> counter(CounterFlavour flavour, List<String> why) {
+            Stubs.Mapped m = flavour.mapped();
+            if (!m.ok()) {
+                why.add(m.failure());
+                return Optional.empty();
+            }
+            // A counter with a placeholder frequency: calibration only needs its raw reads, and these go
+            // through the static handles that the JIT inlines, so brackets are as narrow as real reads.
+            return Optional.of(HardwareCounter.create(flavour, 1e9)::read);
+        }
+
+        @Override
+        public Optional<Frequency> statedFrequency() {
+            return Platform.ARCH == Platform.Arch.AARCH64 ? armFrequency() : x86Frequency();
+        }
+
+        @Override
+        public long kernelRawNanos() {
+            return LinuxTime.clockGettimeNanos(ClockId.MONOTONIC_RAW.id());
+        }
+
+        @Override
+        public Clocksource create(CounterFlavour flavour, double hz) {
+            return HardwareCounter.create(flavour, hz);
+        }
+    }
+
+    /** cntfrq_el0: the frequency firmware programmed, which the kernel uses as is. */
+    static Optional<Frequency> armFrequency() {
+        if (!Stubs.Cntfrq.MAPPED.ok()) {
+            return Optional.empty();
+        }
+        try {
+            long hz = (long) Stubs.Cntfrq.HANDLE.invokeExact();
+            return hz > 0 ? Optional.of(new Frequency(hz, 0, "cntfrq_el0")) : Optional.empty();
+        } catch (Throwable t) {
+            throw Stubs.rethrow(t);
+        }
+    }
+
+    /** CPUID leaf 0x15 (TSC/crystal ratio), else the hypervisor timing leaf 0x40000010 (TSC kHz). */
+    static Optional<Frequency> x86Frequency() {
+        if (!Stubs.Cpuid.MAPPED.ok()) {
+            return Optional.empty();
+        }
+        int[] basic = cpuid(0);
+        if (Integer.compareUnsigned(basic[0], 0x15) >= 0) {
+            int[] r = cpuid(0x15);
+            long denominator = Integer.toUnsignedLong(r[0]);
+            long numerator = Integer.toUnsignedLong(r[1]);
+            long crystalHz = Integer.toUnsignedLong(r[2]);
+            if (denominator != 0 && numerator != 0 && crystalHz != 0) {
+                double hz = (double) crystalHz * numerator / denominator;
+                return Optional.of(new Frequency(hz, 1e9 / hz, "CPUID 0x15 (crystal " + crystalHz + " Hz x "
+                        + numerator + "/" + denominator + ")"));
+            }
+        }
+        boolean hypervisor = (cpuid(1)[2] & (1 << 31)) != 0;
+        if (hypervisor && Integer.compareUnsigned(cpuid(0x4000_0000)[0], 0x4000_0010) >= 0) {
+            long khz = Integer.toUnsignedLong(cpuid(0x4000_0010)[0]);
+            if (khz != 0) {
+                double hz = khz * 1000.0;
+                // Stated in whole kHz: half a kHz of rounding.
+                return Optional.of(new Frequency(hz, 500.0 / hz * 1e9, "CPUID 0x40000010 (hypervisor, "
+                        + khz + " kHz)"));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** eax, ebx, ecx, edx of a CPUID leaf (subleaf 0). */
+    static int[] cpuid(int leaf) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(16, 4);
+            Stubs.Cpuid.HANDLE.invokeExact(leaf, 0, out);
+            return out.toArray(ValueLayout.JAVA_INT);
+        } catch (Throwable t) {
+            throw Stubs.rethrow(t);
+        }
+    }
+}

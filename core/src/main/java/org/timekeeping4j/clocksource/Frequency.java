@@ -1,0 +1,22 @@
+package org.timekeeping4j.clocksource;
+
+/**
+ * A counter frequency and how well it is known.
+ *
+ * @param hz             cycles per second
+ * @param uncertaintyPpb the bound on the relative error, parts per billion
+ * @param source         where it came from ("CPUID 0x40000010", "cntfrq_el0", "calibrated against
+ *                       CLOCK_MONOTONIC_RAW over 200 ms", ...)
+ */
+public record Frequency(double hz, double uncertaintyPpb, String source) {
+
+    /** The relative difference to {@code other}, in ppm. */
+    public double ppmFrom(double otherHz) {
+        return (hz - otherHz) / otherHz * 1e6;
+    }
+
+    @Override
+    public String toString() {
+        return String.format("%.6f MHz +/- %.0f ppb (%s)", hz / 1e6, uncertaintyPpb, source);
+    }
+}

@@ -1,0 +1,140 @@
+package org.timekeeping4j.clocksource;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The CPU's own counter read from Java: the x86 TSC or the arm64 virtual counter, through a stub of a few
+ * instructions (see {@link MachineCode}).
+ *
+ * <p>One subclass per flavour, each reading through its holder's {@code static final} handle, so that the
+ * JIT inlines the downcall: a virtual call on a {@code Clocksource} whose concrete class is one of these
+ * is as cheap as the stub itself once the call site is monomorphic. Instances come from
+ * {@link CounterSelector}, which only creates flavours whose stub mapped and passed the self-test.
+ */
+public abstract sealed class HardwareCounter extends Clocksource {
+
+    /** The kernel rates the TSC 300 (desired) and the arm64 architected counter 400. */
+    private static final int RATING = 300;
+
+    private final CounterFlavour flavour;
+
+    private HardwareCounter(CounterFlavour flavour, int widthBits, double frequencyHz) {
+        super(flavour.arch() == org.timekeeping4j.linux.Platform.Arch.X86_64 ? "tsc" : "arch_sys_counter",
+                widthBits, frequencyHz, RATING, true, flavour.isOrdered());
+        this.flavour = flavour;
+    }
+
+    /** The read flavour. */
+    public final CounterFlavour flavour() {
+        return flavour;
+    }
+
+    /** A counter of this flavour at this frequency; its stub must have mapped (see {@link CounterFlavour#mapped()}). */
+    static HardwareCounter create(CounterFlavour flavour, double frequencyHz) {
+        if (!flavour.mapped().ok()) {
+            throw new IllegalStateException(flavour + " unavailable: " + flavour.mapped().failure());
+        }
+        return switch (flavour) {
+            case X86_RDTSC -> new Rdtsc(frequencyHz);
+            case X86_LFENCE_RDTSC -> new LfenceRdtsc(frequencyHz);
+            case X86_RDTSCP -> new Rdtscp(frequencyHz);
+            case A64_CNTVCT -> new Cntvct(frequencyHz);
+            case A64_ISB_CNTVCT -> new IsbCntvct(frequencyHz);
+        };
+    }
+
+    @Override
+    public String toString() {
+        return super.toString() + " via " + flavour.instructions();
+    }
+
+    static final class Rdtsc extends HardwareCounter {
+        Rdtsc(double hz) {
+            super(CounterFlavour.X86_RDTSC, 64, hz);
+        }
+
+        @Override
+        public long read() {
+            try {
+                return (long) Stubs.Rdtsc.HANDLE.invokeExact();
+            } catch (Throwable t) {
+                throw Stubs.rethrow(t);
+            }
+        }
+    }
+
+    static final class LfenceRdtsc extends HardwareCounter {
+        LfenceRdtsc(double hz) {
+            super(CounterFlavour.X86_LFENCE_RDTSC, 64, hz);
+        }
+
+        @Override
+        public long read() {
+            try {
+                return (long) Stubs.LfenceRdtsc.HANDLE.invokeExact();
+            } catch (Throwable t) {
+                throw Stubs.rethrow(t);
+            }
+        }
+    }
+
+    static final class Rdtscp extends HardwareCounter {
+        // rdtscp stores TSC_AUX here. Shared by all threads: read() ignores the value, so the benign race
+        // between threads writing it costs nothing and needs no ordering.
+        private static final MemorySegment AUX_SINK = Arena.global().allocate(4);
+
+        Rdtscp(double hz) {
+            super(CounterFlavour.X86_RDTSCP, 64, hz);
+        }
+
+        @Override
+        public long read() {
+            try {
+                return (long) Stubs.Rdtscp.HANDLE.invokeExact(AUX_SINK);
+            } catch (Throwable t) {
+                throw Stubs.rethrow(t);
+            }
+        }
+
+        /** Reads the TSC and TSC_AUX (Linux: (node << 12) | cpu) into {@code aux}, a 4-byte segment. */
+        public long read(MemorySegment aux) {
+            try {
+                return (long) Stubs.Rdtscp.HANDLE.invokeExact(aux);
+            } catch (Throwable t) {
+                throw Stubs.rethrow(t);
+            }
+        }
+    }
+
+    // The arm64 generic timer is at least 56 bits wide (64 from Armv8.6); the kernel treats it as 56.
+    static final class Cntvct extends HardwareCounter {
+        Cntvct(double hz) {
+            super(CounterFlavour.A64_CNTVCT, 56, hz);
+        }
+
+        @Override
+        public long read() {
+            try {
+                return (long) Stubs.Cntvct.HANDLE.invokeExact();
+            } catch (Throwable t) {
+                throw Stubs.rethrow(t);
+            }
+        }
+    }
+
+    static final class IsbCntvct extends HardwareCounter {
+        IsbCntvct(double hz) {
+            super(CounterFlavour.A64_ISB_CNTVCT, 56, hz);
+        }
+
+        @Override
+        public long read() {
+            try {
+                return (long) Stubs.IsbCntvct.HANDLE.invokeExact();
+            } catch (Throwable t) {
+                throw Stubs.rethrow(t);
+            }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+package org.timekeeping4j.clocksource;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import org.timekeeping4j.linux.ErrnoException;
+import org.timekeeping4j.linux.ExecutableMemory;
+import org.timekeeping4j.linux.Platform;
+
+/**
+ * The counter stubs, mapped on first use and bound to critical downcall handles.
+ *
+ * <p>Each stub lives in its own holder class so that its handle is a {@code static final} field: the JIT
+ * treats it as a constant and inlines the downcall into the caller, which is what makes a Java-side
+ * counter read cost no more than the bare downcall. A holder whose stub could not be mapped (another
+ * architecture, executable memory refused) has a null handle and says why in {@code FAILURE}; nothing
+ * reads a null handle because selection checks {@code FAILURE} first.
+ *
+ * <p>Critical downcalls (Linker.Option.critical(false)) skip the thread-state transition: allowed because
+ * the stubs neither block, nor call back, nor touch the Java heap.
+ */
+final class Stubs {
+
+    /** Set to "deny" to behave as if the system refused executable memory (tests, hardened-system drills). */
+    static final String EXECMEM_PROPERTY = "timekeeping4j.execmem";
+
+    private static final FunctionDescriptor LONG_VOID = FunctionDescriptor.of(JAVA_LONG);
+
+    private Stubs() {}
+
+    /** A mapped stub's handle, or why there is none. */
+    record Mapped(MethodHandle handle, String failure) {
+        boolean ok() {
+            return handle != null;
+        }
+    }
+
+    static Mapped map(String name, byte[] code, FunctionDescriptor descriptor, Platform.Arch arch) {
+        if (Platform.UNSUPPORTED_REASON != null) {
+            return new Mapped(null, Platform.UNSUPPORTED_REASON);
+        }
+        if (Platform.ARCH != arch) {
+            return new Mapped(null, name + " is " + arch + " code and this is " + Platform.ARCH);
+        }
+        if ("deny".equals(System.getProperty(EXECMEM_PROPERTY))) {
+            return new Mapped(null, "executable memory refused (" + EXECMEM_PROPERTY + "=deny)");
+        }
+        try {
+            MemorySegment code1 = ExecutableMemory.map(code);
+            return new Mapped(Linker.nativeLinker().downcallHandle(code1, descriptor, Linker.Option.critical(false)),
+                    null);
+        } catch (ErrnoException e) {
+            return new Mapped(null, "executable memory refused: " + e.getMessage()
+                    + " (SELinux deny_execmem, PaX MPROTECT or a hardened kernel)");
+        }
+    }
+
+    static final class Rdtsc {
+        static final Mapped MAPPED = map("rdtsc", MachineCode.X86_RDTSC, LONG_VOID, Platform.Arch.X86_64);
+        static final MethodHandle HANDLE = MAPPED.handle();
+    }
+
+    static final class LfenceRdtsc {
+        static final Mapped MAPPED =
+                map("lfence;rdtsc", MachineCode.X86_LFENCE_RDTSC, LONG_VOID, Platform.Arch.X86_64);
+        static final MethodHandle HANDLE = MAPPED.handle();
+    }
+
+    static final class Rdtscp {
+        static final Mapped MAPPED = map("rdtscp", MachineCode.X86_RDTSCP,
+                FunctionDescriptor.of(JAVA_LONG, ADDRESS), Platform.Arch.X86_64);
+        static final MethodHandle HANDLE = MAPPED.handle();
+    }
+
+    static final class Cpuid {
+        static final Mapped MAPPED = map("cpuid", MachineCode.X86_CPUID,
+                FunctionDescriptor.ofVoid(JAVA_INT, JAVA_INT, ADDRESS), Platform.Arch.X86_64);
+        static final MethodHandle HANDLE = MAPPED.handle();
+    }
+
+    static final class Cntvct {
+        static final Mapped MAPPED = map("mrs cntvct_el0", MachineCode.A64_CNTVCT, LONG_VOID, Platform.Arch.AARCH64);
+        static final MethodHandle HANDLE = MAPPED.handle();
+    }
+
+    static final class IsbCntvct {
+        static final Mapped MAPPED =
+                map("isb;mrs cntvct_el0", MachineCode.A64_ISB_CNTVCT, LONG_VOID, Platform.Arch.AARCH64);
+        static final MethodHandle HANDLE = MAPPED.handle();
+    }
+
+    static final class Cntfrq {
+        static final Mapped MAPPED = map("mrs cntfrq_el0", MachineCode.A64_CNTFRQ, LONG_VOID, Platform.Arch.AARCH64);
+        static final MethodHandle HANDLE = MAPPED.handle();
+    }
+
+    static RuntimeException rethrow(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            return r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new IllegalStateException(t);
+    }
+}

@@ -1,0 +1,44 @@
+package org.timekeeping4j.clocksource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Encoding checks. The aarch64 stubs cannot run here (x86_64), so their words are checked against the
+ * architecture's encoding rules and the reference's published values; the x86 stubs also run in
+ * HardwareCounterTest.
+ */
+class MachineCodeTest {
+
+    @Test
+    void aarch64WordsShouldMatchTheirEncodings() {
+        assertThat(MachineCode.A64_MRS_X0_CNTVCT).isEqualTo(0xd53be040);
+        assertThat(MachineCode.A64_MRS_X0_CNTFRQ).isEqualTo(0xd53be000);
+        assertThat(MachineCode.A64_ISB).isEqualTo(0xd5033fdf);
+        assertThat(MachineCode.A64_RET).isEqualTo(0xd65f03c0);
+        // mrs x5, cntvct_el0 differs only in Rt.
+        assertThat(MachineCode.mrs(3, 3, 14, 0, 2, 5)).isEqualTo(0xd53be045);
+        assertThatThrownBy(() -> MachineCode.mrs(1, 3, 14, 0, 2, 0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aarch64StubsShouldBeLittleEndianWordsEndingInRet() {
+        assertThat(MachineCode.A64_ISB_CNTVCT).containsExactly(
+                0xdf, 0x3f, 0x03, 0xd5, 0x40, 0xe0, 0x3b, 0xd5, 0xc0, 0x03, 0x5f, 0xd6);
+        assertThat(MachineCode.A64_CNTVCT).hasSize(8);
+        assertThat(MachineCode.A64_CNTFRQ).startsWith((byte) 0x00, (byte) 0xe0, (byte) 0x3b, (byte) 0xd5);
+    }
+
+    @Test
+    void x86StubsShouldBeTheDocumentedBytes() {
+        byte[] tail = MachineCode.bytes(0x48, 0xc1, 0xe2, 0x20, 0x48, 0x09, 0xd0, 0xc3); // shl; or; ret
+        assertThat(MachineCode.X86_RDTSC).startsWith((byte) 0x0f, (byte) 0x31).endsWith(tail);
+        assertThat(MachineCode.X86_LFENCE_RDTSC).startsWith(MachineCode.bytes(0x0f, 0xae, 0xe8, 0x0f, 0x31)).endsWith(tail);
+        assertThat(MachineCode.X86_RDTSCP).startsWith(MachineCode.bytes(0x0f, 0x01, 0xf9, 0x89, 0x0f)).endsWith(tail);
+        // cpuid saves and restores rbx (callee-saved in System V).
+        assertThat(MachineCode.X86_CPUID[0]).isEqualTo((byte) 0x53);
+        assertThat(MachineCode.X86_CPUID).endsWith((byte) 0x5b, (byte) 0xc3);
+    }
+}
