@@ -33,6 +33,32 @@ public final class Clocks {
     private Clocks() {}
 
     /**
+     * The clock's current value in nanoseconds by the fastest correct path: the user-space timekeeper
+     * over the CPU counter where that counter can be trusted, else the kernel (see {@link #kernelNanos}).
+     *
+     * @throws UnsupportedOperationException if this kernel cannot read the clock now, saying why
+     */
+    public static long nanos(ClockId clock) {
+        return kernelNanos(clock);
+    }
+
+    /**
+     * A reader bound to one clock, for hot loops that should pay no dispatch on the clock id.
+     *
+     * @throws UnsupportedOperationException if this kernel cannot read the clock now, saying why
+     */
+    public static ClockReader clock(ClockId clock) {
+        whyUnsupported(clock).ifPresent(why -> {
+            throw new UnsupportedOperationException(why);
+        });
+        return switch (clock) {
+            case MONOTONIC -> () -> kernelNanos(ClockId.MONOTONIC);
+            case REALTIME -> () -> kernelNanos(ClockId.REALTIME);
+            default -> () -> kernelNanos(clock);
+        };
+    }
+
+    /**
      * The clock's current value in nanoseconds, through libc's clock_gettime (the vDSO where the kernel
      * serves this clock there).
      *
