@@ -6,4 +6,5 @@
  */
 module org.timekeeping4j {
     exports org.timekeeping4j;
+    exports org.timekeeping4j.device;
 }
