@@ -29,8 +29,9 @@ import org.timekeeping4j.linux.LinuxTime;
  *
  * <p><b>Reading (seqlock).</b> The single writer makes the generation odd, writes the body, then makes it
  * even again (wrapping to 2, never 0). The reader copies the body between two reads of the generation and
- * retries while the generation is 0 or odd, or changed; after {@link #MAX_READS} attempts it gives up
- * ("never settles"), since a writer that died mid-update leaves the generation odd forever.
+ * retries while the generation is 0 or odd, or changed: spinning first, then yielding; after
+ * {@link #SETTLE_BUDGET_NANOS} and {@link #MIN_READS} attempts it gives up ("never settles"), since a writer that died mid-update leaves
+ * the generation odd forever.
  *
  * <p><b>Bounds.</b> {@link #now(TimeBounds)} reads CLOCK_REALTIME, then CLOCK_MONOTONIC_COARSE (mono).
  * mono earlier than as_of by more than 1 us is a causality breach (an error); a smaller lag counts as 0
@@ -65,8 +66,18 @@ public final class ClockBound implements BoundedClock {
     static final long OFF_CLOCK_STATUS = 68;
     static final long OFF_DISRUPTION_SUPPORT = 72;
 
-    /** Attempts at a consistent copy before giving up; about a millisecond of spinning. */
-    static final int MAX_READS = 1 << 16;
+    /** Attempts that only spin; after them the reader yields, so a writer preempted mid-update can finish. */
+    static final int SPIN_READS = 1 << 10;
+    /**
+     * How long the reader keeps trying before it declares the generation stuck. Time rather than a count:
+     * a writer descheduled while the generation is odd (two busy cores are enough) must not look dead.
+     */
+    static final long SETTLE_BUDGET_NANOS = 20_000_000L;
+    /**
+     * And at least this many attempts: a pause of the reader itself (a safepoint, preemption on a busy
+     * machine) must not count as the writer being stuck.
+     */
+    static final int MIN_READS = 1 << 16;
     /** How far mono may lag as_of before it is a causality breach (CLOCK_MONOTONIC_COARSE imprecision). */
     static final long CAUSALITY_BLUR_NANOS = 1_000;
     /** How long after as_of a Synchronized status is believed without a newer update (a daemon restart). */
@@ -170,7 +181,18 @@ public final class ClockBound implements BoundedClock {
     /** The seqlock read: copies a consistent body into {@code into}'s snapshot fields. */
     void readSegment(TimeBounds into) {
         MemorySegment s = segment;
-        for (int attempt = 0; attempt < MAX_READS; attempt++) {
+        long giveUpAt = 0;
+        for (int attempt = 0; ; attempt++) {
+            if (attempt >= SPIN_READS) {
+                // Slow path only: the clock is read once the fast spins failed.
+                long t = System.nanoTime();
+                if (giveUpAt == 0) {
+                    giveUpAt = t + SETTLE_BUDGET_NANOS;
+                } else if (t - giveUpAt > 0 && attempt >= MIN_READS) {
+                    throw notSettled(s, attempt);
+                }
+                Thread.yield();
+            }
             // Acquire: the body loads below cannot be performed before this load. Pairs with the writer's
             // release store of the even generation after it wrote the body, so an even value we see here
             // comes with the body written before it.
@@ -213,10 +235,14 @@ public final class ClockBound implements BoundedClock {
             into.disruptionSupport = support;
             return;
         }
+    }
+
+    private IllegalStateException notSettled(MemorySegment s, int attempts) {
         int gen = Short.toUnsignedInt((short) GENERATION.getOpaque(s, OFF_GENERATION));
-        throw new IllegalStateException(path + ": ClockBound segment generation never settled after " + MAX_READS
-                + " reads (now " + gen + (gen == 0 ? ", not initialised" : (gen & 1) != 0
-                ? ", writer stuck mid-update" : ", changing too fast") + ")");
+        return new IllegalStateException(path + ": ClockBound segment generation never settled within "
+                + SETTLE_BUDGET_NANOS / 1_000_000 + " ms (" + attempts + " reads; now " + gen
+                + (gen == 0 ? ", not initialised" : (gen & 1) != 0 ? ", writer stuck mid-update" : ", changing too fast")
+                + ")");
     }
 
     /** Applies the protocol's rules to the snapshot in {@code into} at (real, mono). */

@@ -49,6 +49,7 @@ public final class PtpClock implements AutoCloseable {
     public static final int MAX_SAMPLES = Abi.Ptp.MAX_SAMPLES;
 
     private static final int EBUSY_TRIES = 3;
+    private static final int ANY_CLOCK = -1;
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
 
     private final Path path;
@@ -60,7 +61,7 @@ public final class PtpClock implements AutoCloseable {
     /** Scratch large enough for the biggest request struct (ptp_sys_offset_extended, 1216 bytes). */
     private final MemorySegment scratch = arena.allocate(Abi.Ptp.SYS_OFFSET_EXTENDED.byteSize(), 8);
     private final MemorySegment timespec = arena.allocate(16, 8);
-    /** (method ordinal, clock id) pairs the device refused: {@code method << 32 | clockId}. */
+    /** Refusals as {@code method << 32 | clockId}; clock id {@link #ANY_CLOCK} for a device-wide refusal. */
     private final Set<Long> refused = new HashSet<>();
     private boolean closed;
 
@@ -130,7 +131,7 @@ public final class PtpClock implements AutoCloseable {
     public Set<Method> refusedMethods(ClockId systemClock) {
         Set<Method> s = EnumSet.noneOf(Method.class);
         for (Method m : Method.values()) {
-            if (refused.contains(key(m, systemClock))) {
+            if (isRefused(m, systemClock)) {
                 s.add(m);
             }
         }
@@ -190,7 +191,7 @@ public final class PtpClock implements AutoCloseable {
     }
 
     private PtpOffset extended(ClockId systemClock, int samples) {
-        if (refused.contains(key(Method.EXTENDED, systemClock))) {
+        if (isRefused(Method.EXTENDED, systemClock)) {
             return null;
         }
         scratch.asSlice(0, Abi.Ptp.SYS_OFFSET_EXTENDED.byteSize()).fill((byte) 0);
@@ -210,7 +211,7 @@ public final class PtpClock implements AutoCloseable {
     }
 
     private PtpOffset basic(int samples) {
-        if (refused.contains(key(Method.BASIC, ClockId.REALTIME))) {
+        if (isRefused(Method.BASIC, ClockId.REALTIME)) {
             return null;
         }
         scratch.asSlice(0, Abi.Ptp.SYS_OFFSET.byteSize()).fill((byte) 0);
@@ -244,8 +245,7 @@ public final class PtpClock implements AutoCloseable {
      * @param clearSize bytes of {@link #scratch} to zero before each try, or -1 to keep the caller's request
      */
     private boolean ioctl(Method method, ClockId systemClock, long request, long clearSize) {
-        long key = key(method, systemClock);
-        if (refused.contains(key)) {
+        if (isRefused(method, systemClock)) {
             return false;
         }
         for (int attempt = 0; attempt < EBUSY_TRIES; attempt++) {
@@ -260,9 +260,12 @@ public final class PtpClock implements AutoCloseable {
             if (errno == Errno.EBUSY) {
                 continue;
             }
-            if (errno == Errno.EOPNOTSUPP || errno == Errno.ENOTTY
-                    || (errno == Errno.EINVAL && method == Method.EXTENDED && systemClock != ClockId.REALTIME)) {
-                refused.add(key);
+            if (errno == Errno.EOPNOTSUPP || errno == Errno.ENOTTY) {
+                refused.add(key(method, ANY_CLOCK)); // the driver lacks the method altogether
+                return false;
+            }
+            if (errno == Errno.EINVAL && method == Method.EXTENDED && systemClock != ClockId.REALTIME) {
+                refused.add(key(method, systemClock.id())); // a kernel before 6.12: rsv[0] must be 0
                 return false;
             }
             throw new IllegalStateException(new DeviceException(path,
@@ -284,8 +287,12 @@ public final class PtpClock implements AutoCloseable {
                 + Integer.toUnsignedLong(s.get(JAVA_INT, offset + Abi.Ptp.TIME_NSEC));
     }
 
-    private static long key(Method m, ClockId c) {
-        return ((long) m.ordinal() << 32) | c.id();
+    private boolean isRefused(Method m, ClockId c) {
+        return refused.contains(key(m, ANY_CLOCK)) || refused.contains(key(m, c.id()));
+    }
+
+    private static long key(Method m, int clockId) {
+        return ((long) m.ordinal() << 32) | (clockId & 0xFFFFFFFFL);
     }
 
     private void ensureOpen() {
