@@ -7,4 +7,5 @@
 module org.timekeeping4j {
     exports org.timekeeping4j;
     exports org.timekeeping4j.clocksource;
+    exports org.timekeeping4j.device;
 }

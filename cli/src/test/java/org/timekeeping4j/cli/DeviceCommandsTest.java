@@ -1,0 +1,122 @@
+package org.timekeeping4j.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.Clocks;
+
+/** tk4j phc, pps and bounds through Tk4j.run; no PTP/PPS hardware here, so phc and pps cover errors only. */
+class DeviceCommandsTest {
+
+    @TempDir
+    Path dir;
+
+    private record Result(int code, String out, String err) {}
+
+    private static Result run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Tk4j.run(new PrintWriter(out), new PrintWriter(err), args);
+        return new Result(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void phcOnAFileThatIsNoPtpClockSaysEnottyOnOneLine() {
+        Result r = run("phc", "/dev/null");
+        assertThat(r.code()).isEqualTo(Tk4j.EXIT_FAILED);
+        assertThat(r.err()).isEqualTo("tk4j: /dev/null: not a PTP hardware clock (PTP_CLOCK_GETCAPS refused): "
+                + "ENOTTY (Inappropriate ioctl for device)" + System.lineSeparator());
+    }
+
+    @Test
+    void phcOnAMissingDeviceSaysEnoent() {
+        Result r = run("phc", dir.resolve("ptp0").toString(), "--samples", "3");
+        assertThat(r.code()).isEqualTo(Tk4j.EXIT_FAILED);
+        assertThat(r.err()).contains("open failed: ENOENT");
+    }
+
+    @Test
+    void phcRejectsBadOptionsAsUsage() {
+        assertThat(run("phc", "/dev/null", "--samples", "0").code()).isEqualTo(Tk4j.EXIT_USAGE);
+        Result r = run("phc", "/dev/null", "--clock", "SUNDIAL");
+        assertThat(r.code()).isEqualTo(Tk4j.EXIT_USAGE);
+        assertThat(r.err()).contains("unknown clock 'SUNDIAL'");
+    }
+
+    @Test
+    void ppsOnAFileThatIsNoPpsSourceSaysEnotty() {
+        Result r = run("pps", "/dev/null");
+        assertThat(r.code()).isEqualTo(Tk4j.EXIT_FAILED);
+        assertThat(r.err()).startsWith("tk4j: /dev/null: not a PPS source").contains("ENOTTY");
+    }
+
+    @Test
+    void boundsFromAClockBoundSegment() throws IOException {
+        Path shm = dir.resolve("shm0");
+        writeSegment(shm, 0x414D5A4E, 2);
+        Result r = run("bounds", "--shm", shm.toString());
+        assertThat(r.err()).isEmpty();
+        assertThat(r.code()).isZero();
+        assertThat(r.out()).contains("earliest  ", "latest    ", "width     ", "status    ",
+                "source    clockbound " + shm);
+        assertThat(r.out()).containsPattern("status    (SYNCHRONIZED|FREE_RUNNING)");
+        long width = Long.parseLong(r.out().replaceAll("(?s).*width\\s+(\\d+) ns.*", "$1"));
+        assertThat(width).isGreaterThanOrEqualTo(2 * 5_000);
+    }
+
+    @Test
+    void boundsWithABadSegmentFailsOnOneLine() throws IOException {
+        Path shm = dir.resolve("shm0");
+        writeSegment(shm, 0x0BADF00D, 2);
+        Result r = run("bounds", "--shm", shm.toString());
+        assertThat(r.code()).isEqualTo(Tk4j.EXIT_FAILED);
+        assertThat(r.err()).startsWith("tk4j: " + shm + ": not a ClockBound v2 segment: magic 0x0BADF00D")
+                .hasLineCount(1);
+        writeSegment(shm, 0x414D5A4E, 7);
+        assertThat(run("bounds", "--shm", shm.toString()).err()).contains("unsupported ClockBound segment version 7");
+        assertThat(run("bounds", "--shm", dir.resolve("none").toString()).err()).contains("ENOENT");
+    }
+
+    @Test
+    void boundsWithoutASegmentFallsBackToAdjtimex() {
+        // No ClockBound daemon on this machine: the default segment does not exist.
+        org.junit.jupiter.api.Assumptions.assumeFalse(Files.exists(Path.of("/var/run/clockbound/shm0")));
+        Result r = run("bounds");
+        assertThat(r.code()).isZero();
+        assertThat(r.out()).contains("source    adjtimex", "status    ");
+    }
+
+    /** A ClockBound v2 segment as the protocol documents it, as_of = now (MONOTONIC_COARSE). */
+    private static void writeSegment(Path file, int magic0, int version) throws IOException {
+        long mono = Clocks.kernelNanos(ClockId.MONOTONIC_COARSE);
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING); Arena arena = Arena.ofConfined()) {
+            ch.write(java.nio.ByteBuffer.allocate(80));
+            MemorySegment s = ch.map(FileChannel.MapMode.READ_WRITE, 0, 80, arena);
+            s.set(ValueLayout.JAVA_INT, 0, magic0);
+            s.set(ValueLayout.JAVA_INT, 4, 0x43420200);
+            s.set(ValueLayout.JAVA_INT, 8, 80);
+            s.set(ValueLayout.JAVA_SHORT, 12, (short) version);
+            s.set(ValueLayout.JAVA_SHORT, 14, (short) 2);
+            s.set(ValueLayout.JAVA_LONG, 16, mono / 1_000_000_000L);
+            s.set(ValueLayout.JAVA_LONG, 24, mono % 1_000_000_000L);
+            s.set(ValueLayout.JAVA_LONG, 32, mono / 1_000_000_000L + 3600);
+            s.set(ValueLayout.JAVA_LONG, 40, 0);
+            s.set(ValueLayout.JAVA_LONG, 48, 5_000);
+            s.set(ValueLayout.JAVA_INT, 64, 15_000);
+            s.set(ValueLayout.JAVA_INT, 68, 1);
+        }
+    }
+}

@@ -1,0 +1,286 @@
+package org.timekeeping4j.device;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.linux.Errno;
+import org.timekeeping4j.linux.LinuxTime;
+
+/**
+ * Reader of a ClockBound daemon's shared-memory segment, protocol v2 (aws/clock-bound; default
+ * {@code /var/run/clockbound/shm0}, 80 bytes, native endian).
+ *
+ * <p><b>Layout.</b> magic (two u32: 0x414D5A4E, 0x43420200) @0; segsize u32 @8; version u16 @12;
+ * generation u16 @14; as_of timespec @16 and void_after timespec @32 (both CLOCK_MONOTONIC_COARSE);
+ * bound_nsec i64 @48; disruption_marker u64 @56; max_drift_ppb u32 @64; clock_status i32 @68;
+ * disruption_support u8 @72.
+ *
+ * <p><b>Reading (seqlock).</b> The single writer makes the generation odd, writes the body, then makes it
+ * even again (wrapping to 2, never 0). The reader copies the body between two reads of the generation and
+ * retries while the generation is 0 or odd, or changed: spinning first, then yielding; after
+ * {@link #SETTLE_BUDGET_NANOS} and {@link #MIN_READS} attempts it gives up ("never settles"), since a writer that died mid-update leaves
+ * the generation odd forever.
+ *
+ * <p><b>Bounds.</b> {@link #now(TimeBounds)} reads CLOCK_REALTIME, then CLOCK_MONOTONIC_COARSE (mono).
+ * mono earlier than as_of by more than 1 us is a causality breach (an error); a smaller lag counts as 0
+ * elapsed. The bound grows by max_drift_ppb per second since as_of. The status is kept (Synchronized,
+ * FreeRunning) while mono &lt; as_of + 5 s, degrades to FreeRunning while mono &lt; void_after, then
+ * Unknown; Unknown and Disrupted pass through. max_drift_ppb &ge; 10^9 is a malformed segment.
+ *
+ * <p><b>Assumptions and guarantees.</b> Thread-safe; {@link #now(TimeBounds)} allocates nothing (the
+ * clock reads use {@link LinuxTime}'s per-thread buffer). {@link #close()} unmaps the segment: no thread
+ * may be reading then.
+ */
+public final class ClockBound implements BoundedClock {
+
+    /** Where the ClockBound daemon (v2) publishes its segment. */
+    public static final Path DEFAULT_PATH = Path.of("/var/run/clockbound/shm0");
+
+    static final int MAGIC_0 = 0x414D5A4E;
+    static final int MAGIC_1 = 0x43420200;
+    static final int SEGMENT_SIZE = 80;
+    static final int VERSION = 2;
+
+    static final long OFF_MAGIC_0 = 0;
+    static final long OFF_MAGIC_1 = 4;
+    static final long OFF_SEGSIZE = 8;
+    static final long OFF_VERSION = 12;
+    static final long OFF_GENERATION = 14;
+    static final long OFF_AS_OF = 16;
+    static final long OFF_VOID_AFTER = 32;
+    static final long OFF_BOUND_NSEC = 48;
+    static final long OFF_DISRUPTION_MARKER = 56;
+    static final long OFF_MAX_DRIFT_PPB = 64;
+    static final long OFF_CLOCK_STATUS = 68;
+    static final long OFF_DISRUPTION_SUPPORT = 72;
+
+    /** Attempts that only spin; after them the reader yields, so a writer preempted mid-update can finish. */
+    static final int SPIN_READS = 1 << 10;
+    /**
+     * How long the reader keeps trying before it declares the generation stuck. Time rather than a count:
+     * a writer descheduled while the generation is odd (two busy cores are enough) must not look dead.
+     */
+    static final long SETTLE_BUDGET_NANOS = 20_000_000L;
+    /**
+     * And at least this many attempts: a pause of the reader itself (a safepoint, preemption on a busy
+     * machine) must not count as the writer being stuck.
+     */
+    static final int MIN_READS = 1 << 16;
+    /** How far mono may lag as_of before it is a causality breach (CLOCK_MONOTONIC_COARSE imprecision). */
+    static final long CAUSALITY_BLUR_NANOS = 1_000;
+    /** How long after as_of a Synchronized status is believed without a newer update (a daemon restart). */
+    static final long GRACE_PERIOD_NANOS = 5_000_000_000L;
+
+    private static final long NANOS_PER_SECOND = 1_000_000_000L;
+
+    /** Generation as a u16 with acquire/opaque access modes; coordinates (segment, offset). */
+    private static final VarHandle GENERATION = JAVA_SHORT.varHandle();
+
+    private final Path path;
+    private final Arena arena;
+    private final MemorySegment segment;
+
+    private ClockBound(Path path, Arena arena, MemorySegment segment) {
+        this.path = path;
+        this.arena = arena;
+        this.segment = segment;
+    }
+
+    /**
+     * Maps the segment at {@code path} read-only and checks its header.
+     *
+     * @throws DeviceException for a missing or unreadable file (with errno), or a segment with the wrong
+     *                         magic, size or version
+     */
+    public static ClockBound open(Path path) throws DeviceException {
+        Arena arena = Arena.ofShared();
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+            long size = ch.size();
+            if (size < SEGMENT_SIZE) {
+                throw new DeviceException(path, "not a ClockBound v2 segment: " + size + " bytes, expected "
+                        + SEGMENT_SIZE);
+            }
+            // The mapping outlives the channel; the arena unmaps it.
+            MemorySegment seg = ch.map(FileChannel.MapMode.READ_ONLY, 0, SEGMENT_SIZE, arena);
+            int m0 = seg.get(JAVA_INT, OFF_MAGIC_0);
+            int m1 = seg.get(JAVA_INT, OFF_MAGIC_1);
+            if (m0 != MAGIC_0 || m1 != MAGIC_1) {
+                throw new DeviceException(path, String.format(
+                        "not a ClockBound v2 segment: magic 0x%08X 0x%08X, expected 0x%08X 0x%08X",
+                        m0, m1, MAGIC_0, MAGIC_1));
+            }
+            long segsize = Integer.toUnsignedLong(seg.get(JAVA_INT, OFF_SEGSIZE));
+            if (segsize < SEGMENT_SIZE || segsize > size) {
+                throw new DeviceException(path, "malformed ClockBound segment: segsize " + segsize
+                        + ", expected at least " + SEGMENT_SIZE + " and at most the file's " + size + " bytes");
+            }
+            checkVersion(path, Short.toUnsignedInt(seg.get(JAVA_SHORT, OFF_VERSION)));
+            return new ClockBound(path, arena, seg);
+        } catch (DeviceException e) {
+            arena.close();
+            throw e;
+        } catch (NoSuchFileException e) {
+            arena.close();
+            throw new DeviceException(path, "open failed", Errno.ENOENT);
+        } catch (AccessDeniedException e) {
+            arena.close();
+            throw new DeviceException(path, "open failed", Errno.EACCES);
+        } catch (IOException | RuntimeException e) {
+            arena.close();
+            throw new DeviceException(path, "cannot map the ClockBound segment: " + e.getMessage());
+        }
+    }
+
+    private static void checkVersion(Path path, int version) throws DeviceException {
+        if (version == 0) {
+            throw new DeviceException(path, "ClockBound segment not initialised (version 0)");
+        }
+        if (version != VERSION) {
+            throw new DeviceException(path, "unsupported ClockBound segment version " + version + ", expected "
+                    + VERSION);
+        }
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    @Override
+    public String description() {
+        return "clockbound " + path;
+    }
+
+    /**
+     * Fills {@code into} with the bounds now. Allocates nothing.
+     *
+     * @throws IllegalStateException on a causality breach, a malformed drift, a version change, or a
+     *                               generation that never settles, naming the path
+     */
+    @Override
+    public TimeBounds now(TimeBounds into) {
+        readSegment(into);
+        // REALTIME first, as close as possible to the caller's event; then mono. A delay between the two
+        // only makes the bound more pessimistic, never wrong.
+        long real = LinuxTime.clockGettimeNanos(ClockId.REALTIME.id());
+        long mono = LinuxTime.clockGettimeNanos(ClockId.MONOTONIC_COARSE.id());
+        return compute(into, real, mono, path);
+    }
+
+    /** The seqlock read: copies a consistent body into {@code into}'s snapshot fields. */
+    void readSegment(TimeBounds into) {
+        MemorySegment s = segment;
+        long giveUpAt = 0;
+        for (int attempt = 0; ; attempt++) {
+            if (attempt >= SPIN_READS) {
+                // Slow path only: the clock is read once the fast spins failed.
+                long t = System.nanoTime();
+                if (giveUpAt == 0) {
+                    giveUpAt = t + SETTLE_BUDGET_NANOS;
+                } else if (t - giveUpAt > 0 && attempt >= MIN_READS) {
+                    throw notSettled(s, attempt);
+                }
+                Thread.yield();
+            }
+            // Acquire: the body loads below cannot be performed before this load. Pairs with the writer's
+            // release store of the even generation after it wrote the body, so an even value we see here
+            // comes with the body written before it.
+            int first = Short.toUnsignedInt((short) GENERATION.getAcquire(s, OFF_GENERATION));
+            if (first == 0 || (first & 1) != 0) {
+                Thread.onSpinWait(); // not initialised, or a write in progress
+                continue;
+            }
+            int version = Short.toUnsignedInt(s.get(JAVA_SHORT, OFF_VERSION));
+            long asOfSec = s.get(JAVA_LONG, OFF_AS_OF);
+            long asOfNsec = s.get(JAVA_LONG, OFF_AS_OF + 8);
+            long voidSec = s.get(JAVA_LONG, OFF_VOID_AFTER);
+            long voidNsec = s.get(JAVA_LONG, OFF_VOID_AFTER + 8);
+            long bound = s.get(JAVA_LONG, OFF_BOUND_NSEC);
+            long marker = s.get(JAVA_LONG, OFF_DISRUPTION_MARKER);
+            long drift = Integer.toUnsignedLong(s.get(JAVA_INT, OFF_MAX_DRIFT_PPB));
+            int status = s.get(JAVA_INT, OFF_CLOCK_STATUS);
+            int support = s.get(JAVA_BYTE, OFF_DISRUPTION_SUPPORT);
+            // LoadLoad: the body loads above complete before the generation is read again. Pairs with the
+            // writer's storeStoreFence after it made the generation odd: if any body load saw a store of
+            // an update in progress, the load below sees that update's odd (or a later) generation.
+            VarHandle.acquireFence();
+            int second = Short.toUnsignedInt((short) GENERATION.getOpaque(s, OFF_GENERATION));
+            if (second != first) {
+                Thread.onSpinWait();
+                continue;
+            }
+            if (version != VERSION) {
+                throw new IllegalStateException(path + ": ClockBound segment version changed to " + version
+                        + (version == 0 ? " (daemon restarting, not initialised)" : ", expected " + VERSION));
+            }
+            into.asOfSec = asOfSec;
+            into.asOfNsec = asOfNsec;
+            into.voidAfterSec = voidSec;
+            into.voidAfterNsec = voidNsec;
+            into.boundNsec = bound;
+            into.disruptionMarker = marker;
+            into.maxDriftPpb = drift;
+            into.clockStatus = status;
+            into.disruptionSupport = support;
+            return;
+        }
+    }
+
+    private IllegalStateException notSettled(MemorySegment s, int attempts) {
+        int gen = Short.toUnsignedInt((short) GENERATION.getOpaque(s, OFF_GENERATION));
+        return new IllegalStateException(path + ": ClockBound segment generation never settled within "
+                + SETTLE_BUDGET_NANOS / 1_000_000 + " ms (" + attempts + " reads; now " + gen
+                + (gen == 0 ? ", not initialised" : (gen & 1) != 0 ? ", writer stuck mid-update" : ", changing too fast")
+                + ")");
+    }
+
+    /** Applies the protocol's rules to the snapshot in {@code into} at (real, mono). */
+    static TimeBounds compute(TimeBounds into, long real, long mono, Path path) {
+        if (into.maxDriftPpb >= NANOS_PER_SECOND) {
+            throw new IllegalStateException(path + ": malformed ClockBound segment: max_drift_ppb "
+                    + into.maxDriftPpb + " >= 10^9");
+        }
+        long asOf = into.asOfSec * NANOS_PER_SECOND + into.asOfNsec;
+        long voidAfter = into.voidAfterSec * NANOS_PER_SECOND + into.voidAfterNsec;
+        if (mono < asOf - CAUSALITY_BLUR_NANOS) {
+            throw new IllegalStateException(path + ": ClockBound causality breach: CLOCK_MONOTONIC_COARSE "
+                    + mono + " ns is before the segment's as_of " + asOf + " ns");
+        }
+        long elapsed = Math.max(0, mono - asOf); // within the blur: counts as no time elapsed
+        // Drift growth, exact in integers: elapsed_s * ppb, split so neither product overflows
+        // (drift < 10^9, remainder < 10^9).
+        long growth = (elapsed / NANOS_PER_SECOND) * into.maxDriftPpb
+                + (elapsed % NANOS_PER_SECOND) * into.maxDriftPpb / NANOS_PER_SECOND;
+        long bound = into.boundNsec + growth;
+        into.earliest = real - bound;
+        into.latest = real + bound;
+        into.source = TimeBounds.Source.CLOCKBOUND;
+        into.status = switch (into.clockStatus) {
+            case 1, 2 -> mono < asOf + GRACE_PERIOD_NANOS
+                    ? (into.clockStatus == 1 ? TimeBounds.Status.SYNCHRONIZED : TimeBounds.Status.FREE_RUNNING)
+                    : mono < voidAfter ? TimeBounds.Status.FREE_RUNNING : TimeBounds.Status.UNKNOWN;
+            case 3 -> TimeBounds.Status.DISRUPTED;
+            default -> TimeBounds.Status.UNKNOWN;
+        };
+        return into;
+    }
+
+    /** Unmaps the segment. */
+    @Override
+    public void close() {
+        if (arena.scope().isAlive()) {
+            arena.close();
+        }
+    }
+}

@@ -1,0 +1,41 @@
+package org.timekeeping4j.device;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import org.timekeeping4j.linux.Errno;
+
+/**
+ * A device or shared-memory segment could not be opened or used. The message is one line naming the
+ * path, what failed and, where a system call refused, the errno's symbolic name, e.g.
+ * {@code /dev/ptp0: open failed: ENOENT (No such file or directory)}.
+ */
+public final class DeviceException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    private final transient Path path;
+    private final int errno;
+
+    /** A failure a system call reported with {@code errno}. */
+    public DeviceException(Path path, String what, int errno) {
+        super(path + ": " + what + ": " + Errno.describe(errno));
+        this.path = path;
+        this.errno = errno;
+    }
+
+    /** A failure that is no errno (a malformed segment, say). */
+    public DeviceException(Path path, String what) {
+        super(path + ": " + what);
+        this.path = path;
+        this.errno = 0;
+    }
+
+    /** The device or file. */
+    public Path path() {
+        return path;
+    }
+
+    /** The errno of the refused call, or 0 where the failure is not a system call's. */
+    public int errno() {
+        return errno;
+    }
+}

@@ -1,0 +1,173 @@
+package org.timekeeping4j.device;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.io.InterruptedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import org.timekeeping4j.linux.DeviceIo;
+import org.timekeeping4j.linux.Errno;
+
+/**
+ * A pulse-per-second source (/dev/ppsN, RFC 2783 over the Linux PPS ioctls), open read-only: its
+ * capabilities and its events.
+ *
+ * <p><b>Fetching.</b> {@link #fetch(Duration)} with a positive timeout blocks in PPS_FETCH until the next
+ * edge or the timeout (ETIMEDOUT, reported as empty); with {@link Duration#ZERO} the kernel returns the
+ * latest event at once (polling, as chrony does). Either way an event whose sequence numbers were already
+ * returned is dropped as a duplicate, and an event with no edge yet (both sequences 0) is ignored.
+ * A signal interrupting the wait (EINTR) restarts it with the time left, unless the Java thread was
+ * interrupted, which throws {@link InterruptedIOException}.
+ *
+ * <p><b>Assumptions and guarantees.</b> One thread at a time. Only PPS_SETPARAMS needs CAP_SYS_TIME; this
+ * class never calls it.
+ */
+public final class PpsSource implements AutoCloseable {
+
+    private final Path path;
+    private final DeviceSyscalls sys;
+    private final int fd;
+    private final PpsCapabilities capabilities;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment fdata = arena.allocate(Abi.Pps.FDATA);
+    private long lastAssert = -1;
+    private long lastClear = -1;
+    private boolean closed;
+
+    private PpsSource(Path path, DeviceSyscalls sys, int fd, PpsCapabilities capabilities) {
+        this.path = path;
+        this.sys = sys;
+        this.fd = fd;
+        this.capabilities = capabilities;
+    }
+
+    /** Opens {@code device} read-only. */
+    public static PpsSource open(Path device) throws DeviceException {
+        return open(device, DeviceSyscalls.linux());
+    }
+
+    /**
+     * Opens {@code device} through {@code sys}.
+     *
+     * @throws DeviceException naming the path and errno: ENOENT, EACCES, or ENOTTY for a file that is no
+     *                         PPS source
+     */
+    public static PpsSource open(Path device, DeviceSyscalls sys) throws DeviceException {
+        int fd = sys.open(device.toString(), DeviceIo.O_RDONLY | DeviceIo.O_CLOEXEC);
+        if (fd < 0) {
+            throw new DeviceException(device, "open failed", -fd);
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment mode = a.allocate(8, 8); // the kernel writes an int; the request encodes a pointer
+            int rc = sys.ioctl(fd, Abi.Pps.GETCAP, mode);
+            if (rc < 0) {
+                sys.close(fd);
+                String what = -rc == Errno.ENOTTY || -rc == Errno.EINVAL
+                        ? "not a PPS source (PPS_GETCAP refused)" : "PPS_GETCAP failed";
+                throw new DeviceException(device, what, -rc);
+            }
+            return new PpsSource(device, sys, fd, new PpsCapabilities(mode.get(JAVA_INT, 0)));
+        } catch (RuntimeException e) {
+            sys.close(fd);
+            throw e;
+        }
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    /** PPS_GETCAP, read once at open. */
+    public PpsCapabilities capabilities() {
+        return capabilities;
+    }
+
+    /**
+     * The next new event, waiting at most {@code timeout} ({@link Duration#ZERO}: return the latest event
+     * without waiting).
+     *
+     * @return the event, or empty when none came in time or the latest was already returned
+     * @throws DeviceException         when PPS_FETCH fails otherwise (naming path and errno)
+     * @throws InterruptedIOException  when the Java thread is interrupted during the wait
+     */
+    public Optional<PpsEvent> fetch(Duration timeout) throws DeviceException, InterruptedIOException {
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must not be negative: " + timeout);
+        }
+        return fetch(timeout.toNanos(), false);
+    }
+
+    /** The next new event, waiting without limit (the timeout's PPS_TIME_INVALID flag). */
+    public Optional<PpsEvent> fetchWithoutTimeout() throws DeviceException, InterruptedIOException {
+        return fetch(0, true);
+    }
+
+    private Optional<PpsEvent> fetch(long timeoutNanos, boolean forever)
+            throws DeviceException, InterruptedIOException {
+        ensureOpen();
+        long deadline = System.nanoTime() + timeoutNanos;
+        long left = timeoutNanos;
+        while (true) {
+            fdata.fill((byte) 0);
+            fdata.set(JAVA_LONG, Abi.Pps.TIMEOUT + Abi.Pps.KTIME_SEC, left / 1_000_000_000L);
+            fdata.set(JAVA_INT, Abi.Pps.TIMEOUT + Abi.Pps.KTIME_NSEC, (int) (left % 1_000_000_000L));
+            fdata.set(JAVA_INT, Abi.Pps.TIMEOUT + Abi.Pps.KTIME_FLAGS, forever ? Abi.Pps.TIME_INVALID : 0);
+            int rc = sys.ioctl(fd, Abi.Pps.FETCH, fdata);
+            if (rc >= 0) {
+                return event();
+            }
+            int errno = -rc;
+            if (errno == Errno.ETIMEDOUT) {
+                return Optional.empty();
+            }
+            if (errno != Errno.EINTR) {
+                throw new DeviceException(path, "PPS_FETCH failed", errno);
+            }
+            // EINTR: a signal ended the wait early.
+            if (Thread.currentThread().isInterrupted()) {
+                throw new InterruptedIOException(path + ": interrupted while waiting for a PPS event");
+            }
+            if (!forever && timeoutNanos > 0) {
+                left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return Optional.empty();
+                }
+            }
+        }
+    }
+
+    private Optional<PpsEvent> event() {
+        long a = Integer.toUnsignedLong(fdata.get(JAVA_INT, Abi.Pps.ASSERT_SEQUENCE));
+        long c = Integer.toUnsignedLong(fdata.get(JAVA_INT, Abi.Pps.CLEAR_SEQUENCE));
+        if ((a == 0 && c == 0) || (a == lastAssert && c == lastClear)) {
+            return Optional.empty(); // no edge yet, or a duplicate of the last event returned
+        }
+        lastAssert = a;
+        lastClear = c;
+        return Optional.of(new PpsEvent(
+                a, fdata.get(JAVA_LONG, Abi.Pps.ASSERT_TU + Abi.Pps.KTIME_SEC),
+                fdata.get(JAVA_INT, Abi.Pps.ASSERT_TU + Abi.Pps.KTIME_NSEC),
+                c, fdata.get(JAVA_LONG, Abi.Pps.CLEAR_TU + Abi.Pps.KTIME_SEC),
+                fdata.get(JAVA_INT, Abi.Pps.CLEAR_TU + Abi.Pps.KTIME_NSEC),
+                fdata.get(JAVA_INT, Abi.Pps.CURRENT_MODE)));
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException(path + ": PPS source is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            sys.close(fd);
+            arena.close();
+        }
+    }
+}

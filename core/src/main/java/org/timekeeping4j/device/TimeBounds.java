@@ -1,0 +1,95 @@
+package org.timekeeping4j.device;
+
+/**
+ * A TrueTime-style reading: true time lies in [earliest, latest] (nanoseconds since the epoch,
+ * CLOCK_REALTIME's scale), with a status saying how far to trust it and the source that produced it.
+ *
+ * <p>A caller-owned, reusable holder: {@link BoundedClock#now(TimeBounds)} fills it without allocating.
+ * Not thread-safe: one holder per thread.
+ */
+public final class TimeBounds {
+
+    /** How far to trust the bounds (ClockBound's clock_status, or the adjtimex sync rule). */
+    public enum Status {
+        /** Nothing is known: the bounds are no guarantee. */
+        UNKNOWN,
+        /** A daemon keeps the clock synchronised and the bound is fresh. */
+        SYNCHRONIZED,
+        /** The clock runs on its own; the bound grows with the maximum drift. */
+        FREE_RUNNING,
+        /** The clock was disrupted (e.g. the VM was migrated); the bounds are no guarantee. */
+        DISRUPTED
+    }
+
+    /** Which source filled the bounds. */
+    public enum Source {
+        /** A ClockBound daemon's shared-memory segment (protocol v2). */
+        CLOCKBOUND,
+        /** The kernel's maxerror from adjtimex(2). */
+        ADJTIMEX
+    }
+
+    long earliest;
+    long latest;
+    Status status = Status.UNKNOWN;
+    Source source;
+
+    // The ClockBound segment's body as last read (valid when source == CLOCKBOUND); package-private so the
+    // reader fills them without allocating and the tests can check a snapshot is never torn.
+    long asOfSec;
+    long asOfNsec;
+    long voidAfterSec;
+    long voidAfterNsec;
+    long boundNsec;
+    long disruptionMarker;
+    long maxDriftPpb;
+    int clockStatus;
+    int disruptionSupport;
+
+    /** The earliest possible true time, ns since the epoch. */
+    public long earliestNanos() {
+        return earliest;
+    }
+
+    /** The latest possible true time, ns since the epoch. */
+    public long latestNanos() {
+        return latest;
+    }
+
+    /** latest - earliest, saturating at Long.MAX_VALUE. */
+    public long widthNanos() {
+        long w = latest - earliest;
+        return w < 0 ? Long.MAX_VALUE : w;
+    }
+
+    public Status status() {
+        return status;
+    }
+
+    public Source source() {
+        return source;
+    }
+
+    /** The ClockBound segment's disruption marker (0 from adjtimex). */
+    public long disruptionMarker() {
+        return source == Source.CLOCKBOUND ? disruptionMarker : 0;
+    }
+
+    /**
+     * The bounds now from the system's source ({@link BoundedClock#system()}): convenience that opens
+     * and closes the source and allocates; keep a {@link BoundedClock} open for repeated reads.
+     *
+     * @throws DeviceException when a ClockBound segment exists but is unusable
+     */
+    public static TimeBounds now() throws DeviceException {
+        try (BoundedClock clock = BoundedClock.system()) {
+            return clock.now(new TimeBounds());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "TimeBounds[earliest=" + earliest + ", latest=" + latest + ", width=" + widthNanos() + "ns, status="
+                + status + ", source=" + source + "]";
+    }
+}
