@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * for a nominal frequency {@code f} (what the timekeeper is told), a frequency error {@code err} in ppb
  * (the crystal's real offset, unknown to the timekeeper) and a drift in ppb per simulated second (the
  * error grows linearly, as a warming crystal's does). Without drift the rate {@code f*(1e9+err)/1e18}
- * cycles per ns is held as a 64.64 fixed-point number (exact to 2^-64 cycles per ns); with drift the
+ * cycles per ns is held as a 64.64 fixed-point number (rounded up to 2^-64 cycles per ns); with drift the
  * formula above is evaluated exactly with BigInteger (allocates: a test tool, not a read path to copy).
  *
  * <p>Simulated time is advanced by hand ({@link #advanceNanos}, {@link #setNanos}: fully deterministic)
@@ -65,9 +65,12 @@ public final class SimulatedCounter extends Clocksource {
         this.start = b.startCycles;
         this.errorPpb = b.errorPpb;
         this.driftPpbPerSecond = b.driftPpbPerSecond;
-        // rate = f * (1e9 + err) / 1e18 cycles per ns, as rateInt + rateFrac / 2^64 (floor).
-        BigInteger rate = BigInteger.valueOf(b.frequencyHz).multiply(BigInteger.valueOf(NANOS_PER_SECOND + b.errorPpb))
-                .shiftLeft(64).divide(BigInteger.TEN.pow(18));
+        // rate = f * (1e9 + err) / 1e18 cycles per ns, as rateInt + rateFrac / 2^64, rounded up: then
+        // floor(t * rate) is the exact floor whenever the exact count is a whole number of cycles (a
+        // floor-rounded rate would read one cycle short there) and at most one cycle high otherwise.
+        BigInteger[] qr = BigInteger.valueOf(b.frequencyHz).multiply(BigInteger.valueOf(NANOS_PER_SECOND + b.errorPpb))
+                .shiftLeft(64).divideAndRemainder(BigInteger.TEN.pow(18));
+        BigInteger rate = qr[1].signum() == 0 ? qr[0] : qr[0].add(BigInteger.ONE);
         this.rateInt = rate.shiftRight(64).longValueExact();
         this.rateFrac = rate.longValue();
         this.jitterCycles = b.jitterCycles;
