@@ -129,6 +129,7 @@ public final class Timekeeper {
     private long adjustedPpb;
     private boolean suspended;
     private long suspendCycles;
+    private long validCycles = -1L;
 
     private Timekeeper(Builder b) {
         this.clocksource = b.clocksource;
@@ -157,7 +158,7 @@ public final class Timekeeper {
         for (int i = 0; i < size; i++) {
             ring[i] = new TimekeeperState(mask, shift);
         }
-        long now = clocksource.read();
+        long now = b.anchored ? b.anchorCounter & mask : clocksource.read();
         TimekeeperState s = ring[0];
         s.mono.cycleLast = now;
         s.raw.cycleLast = now;
@@ -167,6 +168,7 @@ public final class Timekeeper {
         s.raw.base = b.monotonicNanos;
         s.offsReal = b.realtimeNanos - b.monotonicNanos;
         s.offsTai = s.offsReal + b.taiOffsetSeconds * NANOS_PER_SECOND;
+        s.offsBoot = b.boottimeOffsetNanos;
         s.leapMono = Long.MAX_VALUE;
         s.maxCycles = maxCycles(rawMult);
         this.lastAdjustCycles = now;
@@ -264,8 +266,54 @@ public final class Timekeeper {
      * converts (the kernel's do_hres: the arithmetic stays outside the retry loop).
      */
     private long read(int p) {
+        return read(p, false);
+    }
+
+    /** Value returned by {@link #readFresh} when the published state is older than its validity. */
+    public static final long STALE = Long.MIN_VALUE;
+
+    /**
+     * As {@link #nanos(ClockId)} for REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME and TAI, but returns
+     * {@link #STALE} instead of extrapolating when the counter has moved more than the validity set by
+     * {@link #setValidityCycles} past the last update (the updater was starved, or the machine slept).
+     */
+    public long readFresh(ClockId clock) {
+        return read(projection(clock), true);
+    }
+
+    /**
+     * The largest value any {@link #readFresh} of {@code clock} could have returned under the current
+     * state: its value at cycle_last + validity. A fallback that returns at least this never goes below
+     * a fresh read it replaces.
+     */
+    public long freshCeiling(ClockId clock) {
+        int p = projection(clock);
+        for (;;) {
+            long s = (long) SEQ.getAcquire(this); // pairs with setRelease in endWrite(), as in read()
+            if ((s & 1) != 0) {
+                Thread.onSpinWait();
+                continue;
+            }
+            TimekeeperState st = ring[(int) (s >>> 1) & ringMask];
+            long limit = st.validCycles == -1L ? 0 : st.validCycles;
+            long counter = st.mono.cycleLast + limit;
+            VarHandle.acquireFence(); // field loads before the re-read; pairs with the fullFence in beginWrite()
+            if ((long) SEQ.getVolatile(this) == s) {
+                return convert(counter & mask, p, null);
+            }
+        }
+    }
+
+    /** Deltas beyond {@code cycles} make {@link #readFresh} return {@link #STALE}; applied from the next update. */
+    public void setValidityCycles(long cycles) {
+        synchronized (writeLock) {
+            this.validCycles = cycles;
+        }
+    }
+
+    private long read(int p, boolean fresh) {
         boolean coarse = p == P_REALTIME_COARSE || p == P_MONOTONIC_COARSE;
-        long cycleLast, mult, xtime, base, maxCycles, offset, leapMono, leapStep, now;
+        long cycleLast, mult, xtime, base, maxCycles, offset, leapMono, leapStep, now, valid;
         for (;;) {
             // Pairs with the writer's SEQ.setRelease in endWrite(): seeing the even value makes the state it
             // published (all stores before that release) visible to the loads below.
@@ -290,6 +338,7 @@ public final class Timekeeper {
             };
             leapMono = st.leapMono;
             leapStep = st.leapStepNs;
+            valid = st.validCycles;
             now = coarse ? cycleLast : clocksource.read();
             // Orders the field loads and the counter read above before the sequence re-read below. Pairs with
             // the writer's fullFence after its odd store in beginWrite(): if the re-read still sees s, no
@@ -302,6 +351,9 @@ public final class Timekeeper {
         long delta = (now - cycleLast) & mask;
         if (Long.compareUnsigned(delta, halfMask) > 0) {
             delta = 0; // counter before cycle_last: clamp, as the x86 vDSO does
+        }
+        if (fresh && Long.compareUnsigned(delta, valid) > 0) {
+            return STALE;
         }
         long ns = Long.compareUnsigned(delta, maxCycles) <= 0
                 ? (xtime + delta * mult) >>> shift
@@ -550,6 +602,7 @@ public final class Timekeeper {
             beginWrite();
             long now = clocksource.read();
             next.copyFrom(cur);
+            next.validCycles = validCycles;
             long offset = (now - cur.mono.cycleLast) & mask;
             if (Long.compareUnsigned(offset, halfMask) > 0) {
                 offset = 0; // the counter reads before cycle_last (jitter): no time has passed, keep cycle_last
@@ -789,6 +842,9 @@ public final class Timekeeper {
         private long realtimeNanos;
         private long monotonicNanos;
         private int taiOffsetSeconds;
+        private long boottimeOffsetNanos;
+        private boolean anchored;
+        private long anchorCounter;
         private int historySize = 64;
         private long conversionSeconds = 4;
 
@@ -817,6 +873,26 @@ public final class Timekeeper {
         /** TAI - UTC in seconds (default 0, as the kernel's until a daemon sets it). */
         public Builder taiOffsetSeconds(int seconds) {
             this.taiOffsetSeconds = seconds;
+            return this;
+        }
+
+        /**
+         * The counter value at which the initial clock values hold (default: the counter when
+         * {@link #build()} reads it). Anchoring on a counter value read together with the kernel's clocks
+         * makes the new timekeeper agree with them exactly, however long the construction takes.
+         */
+        public Builder anchorCounter(long counterValue) {
+            this.anchored = true;
+            this.anchorCounter = counterValue;
+            return this;
+        }
+
+        /** BOOTTIME - MONOTONIC at construction: time already spent in suspend (default 0). */
+        public Builder boottimeOffsetNanos(long nanos) {
+            if (nanos < 0) {
+                throw new IllegalArgumentException("boot offset must be >= 0: " + nanos);
+            }
+            this.boottimeOffsetNanos = nanos;
             return this;
         }
 

@@ -1,0 +1,545 @@
+package org.timekeeping4j.tracking;
+
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.clocksource.Clocksource;
+import org.timekeeping4j.linux.ErrnoException;
+import org.timekeeping4j.linux.KernelInfo;
+import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.linux.TimerFd;
+import org.timekeeping4j.timekeeper.Timekeeper;
+
+/**
+ * A user-space timekeeper that tracks the kernel's clocks at counter speed: the vDSO of timekeeping4j.
+ *
+ * <h2>How it follows the kernel</h2>
+ * Two {@link Timekeeper}s read the same ordered hardware counter: {@code mono}'s adjusted line follows
+ * CLOCK_MONOTONIC (REALTIME, BOOTTIME and TAI are offsets of it, as in the kernel), {@code raw}'s
+ * adjusted line follows CLOCK_MONOTONIC_RAW. A daemon thread, the updater, samples the kernel at
+ * every step: the narrowest of several brackets (counter, clock_gettime, counter) gives a counter value
+ * and the kernel's time at it within half the bracket. From these it
+ * <ul>
+ *   <li>estimates each line's frequency over a long baseline (up to {@link #BASELINE_NANOS}): the slope of
+ *       kernel time over counter cycles, to a few ppb once the baseline is long;</li>
+ *   <li>measures the phase error (kernel minus ours at the same counter value) and slews it away over the
+ *       next interval: the frequency it hands the timekeeper is slope + error / interval. The timekeeper
+ *       applies a new frequency continuously at its update's counter value, so the clocks never jump,
+ *       and it is monotonic across updates (see Timekeeper's class comment);</li>
+ *   <li>narrows the offsets REALTIME - MONOTONIC and BOOTTIME - MONOTONIC to their exact value by
+ *       intersecting bracket intervals (they are constants between kernel events), and reads TAI - UTC.</li>
+ * </ul>
+ *
+ * <h2>Kernel events</h2>
+ * <ul>
+ *   <li>REALTIME set (clock_settime, ADJ_SETOFFSET, leap second, resume): a timerfd armed with
+ *       TFD_TIMER_CANCEL_ON_SET wakes the updater at once; it re-measures the offset and steps REALTIME
+ *       and TAI (MONOTONIC untouched; the clock-was-set sequence moves).</li>
+ *   <li>Suspend/resume, or any jump of the counter against the kernel beyond {@link #REBUILD_NANOS}:
+ *       the timekeepers are rebuilt, anchored on the kernel again. Readers meanwhile use the kernel.</li>
+ *   <li>The kernel leaving the counter's clocksource (current_clocksource changes), or residuals beyond
+ *       the bound three times: the tracker stops for good and readers use the kernel.</li>
+ *   <li>An updater starved past the validity window: readers stop extrapolating (Timekeeper.readFresh)
+ *       and use the kernel.</li>
+ * </ul>
+ * Every switch to the kernel path returns at least the highest value a fast read could have returned
+ * under the last state ({@link Timekeeper#freshCeiling}), so a clock never goes back when its path
+ * changes.
+ *
+ * <h2>Assumptions and guarantees</h2>
+ * One updater thread writes; any number of readers. Readers allocate nothing and take no lock. The
+ * updater's cost at default settings is measured by {@link Status#updaterCpuNanos()}.
+ */
+public final class KernelTracker implements AutoCloseable {
+
+    /** Steps per second while converging (first {@link #FAST_PHASE_NANOS} after a (re)build). */
+    static final long FAST_INTERVAL_NANOS = 10_000_000L;
+    /** Steps per second once converged. */
+    static final long INTERVAL_NANOS = 50_000_000L;
+    static final long FAST_PHASE_NANOS = 2_000_000_000L;
+    /** The longest baseline for the frequency estimate. */
+    static final long BASELINE_NANOS = 60_000_000_000L;
+    /** Readers extrapolate at most this many intervals past an update. */
+    static final int VALIDITY_INTERVALS = 4;
+    /** Phase errors beyond this are a discontinuity (suspend, counter jump): rebuild. */
+    static final long REBUILD_NANOS = 100_000L;
+    /** A state is published for readers only after this many steps within {@link #CONVERGED_NANOS}. */
+    static final int CONVERGED_STEPS = 3;
+    static final long CONVERGED_NANOS = 25;
+    /** Fraction of the phase error slewed away per interval. */
+    static final double GAIN = 0.7;
+    static final int BRACKET_TRIES = 12;
+
+    private static final int HISTORY = 2048;
+    private static final int RESIDUALS = 4096;
+
+    private final Clocksource counter;
+    private final String expectedClocksource;
+    private final Thread updater;
+    private final TimerFd realtimeSet; // null where timerfd is refused
+    private final String realtimeSetProblem;
+
+    // ---- published to readers -------------------------------------------------------------------------
+    // Readers load these plain-volatile: null means "use the kernel" (not converged, rebuilding, stopped).
+    // The floors are written before the volatile null store that publishes them (release), and read after
+    // the volatile load that saw null (acquire).
+    private volatile Timekeeper mono;
+    private volatile Timekeeper raw;
+    private final long[] floors = new long[ClockId.values().length];
+    private volatile String inactiveReason = "starting";
+    private volatile boolean stopped;
+
+    // ---- updater-only state ---------------------------------------------------------------------------
+    private Timekeeper tkMono;
+    private Timekeeper tkRaw;
+    private final TrackingAdjustment adjMono = new TrackingAdjustment();
+    private final TrackingAdjustment adjRaw = new TrackingAdjustment();
+    private final Sample sMono = new Sample();
+    private final Sample sRaw = new Sample();
+    private final long[] hCounter = new long[HISTORY];
+    private final long[] hMono = new long[HISTORY];
+    private final long[] hRaw = new long[HISTORY];
+    private int hCount;
+    private long builtAt;
+    private int convergedSteps;
+    private int rebuilds;
+    private int residualFaults;
+    private final long[] interval = new long[2];
+    private long realLo;
+    private long realHi;
+    private long bootLo;
+    private long bootHi;
+    private long lastClocksourceCheck;
+
+    // ---- statistics (written by the updater, read by status()) -----------------------------------------
+    private final long[] residuals = new long[RESIDUALS];
+    private volatile long steps;
+    private volatile long updaterCpuNanos;
+    private volatile long lastErrorMono;
+    private volatile long lastErrorRaw;
+    private volatile long monoPpb;
+    private volatile long rawPpb;
+    private volatile long realtimeSteps;
+
+    /**
+     * Starts tracking on {@code counter} (an ordered hardware counter whose frequency is calibrated within
+     * 100 ppm). Returns at once; readers use the kernel until the first state has converged (typically
+     * 50 ms).
+     */
+    public static KernelTracker start(Clocksource counter) {
+        KernelTracker t = new KernelTracker(counter);
+        t.updater.start();
+        return t;
+    }
+
+    private KernelTracker(Clocksource counter) {
+        this.counter = Objects.requireNonNull(counter);
+        this.expectedClocksource = KernelInfo.currentClocksource();
+        TimerFd fd = null;
+        String problem = null;
+        try {
+            fd = TimerFd.watchRealtimeSet();
+        } catch (ErrnoException e) {
+            problem = "timerfd refused (" + e.getMessage() + "): REALTIME steps are seen at the next update";
+        }
+        this.realtimeSet = fd;
+        this.realtimeSetProblem = problem;
+        Arrays.fill(floors, Long.MIN_VALUE);
+        this.updater = Thread.ofPlatform().daemon().name("timekeeping4j-tracker").unstarted(this::run);
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Readers
+
+    /**
+     * The clock's value: from the user-space timekeeper when it is tracking and fresh, else from the kernel
+     * (never below what a fast read could have returned). REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME, TAI.
+     */
+    public long nanos(ClockId clock) {
+        Timekeeper tk = clock == ClockId.MONOTONIC_RAW ? raw : mono;
+        ClockId line = clock == ClockId.MONOTONIC_RAW ? ClockId.MONOTONIC : clock;
+        if (tk != null) {
+            long v = tk.readFresh(line);
+            if (v != Timekeeper.STALE) {
+                return v;
+            }
+            return Math.max(LinuxTime.clockGettimeNanos(clock.id()), tk.freshCeiling(line));
+        }
+        return Math.max(LinuxTime.clockGettimeNanos(clock.id()), floors[clock.ordinal()]);
+    }
+
+    /** CLOCK_MONOTONIC, as {@link #nanos(ClockId)} without the dispatch. */
+    public long monotonic() {
+        Timekeeper tk = mono;
+        if (tk != null) {
+            long v = tk.readFresh(ClockId.MONOTONIC);
+            if (v != Timekeeper.STALE) {
+                return v;
+            }
+        }
+        return nanos(ClockId.MONOTONIC);
+    }
+
+    /** CLOCK_REALTIME, as {@link #nanos(ClockId)} without the dispatch. */
+    public long realtime() {
+        Timekeeper tk = mono;
+        if (tk != null) {
+            long v = tk.readFresh(ClockId.REALTIME);
+            if (v != Timekeeper.STALE) {
+                return v;
+            }
+        }
+        return nanos(ClockId.REALTIME);
+    }
+
+    /**
+     * Converts a counter value read in the last seconds to what {@link #nanos} returned at that counter
+     * value, through the timekeepers' parameter history.
+     *
+     * @throws IllegalStateException while the tracker is not tracking (nothing to convert with)
+     */
+    public long convert(long counterValue, ClockId clock) {
+        Timekeeper tk = clock == ClockId.MONOTONIC_RAW ? raw : mono;
+        if (tk == null) {
+            throw new IllegalStateException("the fast path is not tracking the kernel: " + inactiveReason);
+        }
+        return tk.convert(counterValue, clock == ClockId.MONOTONIC_RAW ? ClockId.MONOTONIC : clock);
+    }
+
+    /** Converts with the full result (history flag, clock-was-set sequence); allocation-free. */
+    public boolean convert(long counterValue, ClockId clock, Timekeeper.Conversion into) {
+        Timekeeper tk = clock == ClockId.MONOTONIC_RAW ? raw : mono;
+        if (tk == null) {
+            throw new IllegalStateException("the fast path is not tracking the kernel: " + inactiveReason);
+        }
+        return tk.convert(counterValue, clock == ClockId.MONOTONIC_RAW ? ClockId.MONOTONIC : clock, into);
+    }
+
+    /** The counter this tracker reads. */
+    public Clocksource counter() {
+        return counter;
+    }
+
+    /** The timekeeper serving {@code clock} now, or null while the kernel serves it. */
+    public Timekeeper timekeeper(ClockId clock) {
+        return clock == ClockId.MONOTONIC_RAW ? raw : mono;
+    }
+
+    /** True while reads are served from the counter. */
+    public boolean isTracking() {
+        return mono != null;
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Status
+
+    /**
+     * What the tracker is doing.
+     *
+     * @param tracking        reads are served from the counter
+     * @param reason          why not, when not tracking ("starting", "stopped: ...")
+     * @param steps           updates so far
+     * @param monoErrorNanos  the last measured phase error of MONOTONIC (kernel minus ours)
+     * @param rawErrorNanos   the same for MONOTONIC_RAW
+     * @param monoPpb         the frequency offset the MONOTONIC line runs at, against the counter's nominal
+     * @param rawPpb          the same for the raw line
+     * @param realtimeSteps   REALTIME steps followed
+     * @param rebuilds        re-anchorings after a discontinuity
+     * @param updaterCpuNanos CPU time the updater thread has used
+     * @param timerfdProblem  null, or why REALTIME steps are only seen at the next update
+     */
+    public record Status(boolean tracking, String reason, long steps, long monoErrorNanos, long rawErrorNanos,
+                         long monoPpb, long rawPpb, long realtimeSteps, int rebuilds, long updaterCpuNanos,
+                         String timerfdProblem) {}
+
+    public Status status() {
+        return new Status(mono != null, mono != null ? "tracking" : inactiveReason, steps, lastErrorMono,
+                lastErrorRaw, monoPpb, rawPpb, realtimeSteps, rebuilds, updaterCpuNanos, realtimeSetProblem);
+    }
+
+    /** The absolute MONOTONIC phase errors of the last up to 4096 steps, in ns (a copy). */
+    public long[] recentResiduals() {
+        long n = Math.min(steps, RESIDUALS);
+        synchronized (residuals) {
+            return Arrays.copyOf(residuals, (int) n);
+        }
+    }
+
+    /** Waits until tracking (or stopped); true if tracking. */
+    public boolean awaitTracking(long timeout, TimeUnit unit) {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        while (mono == null && !stopped && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(1_000_000L);
+        }
+        return mono != null;
+    }
+
+    /** Stops the updater and serves every read from the kernel from now on. */
+    @Override
+    public void close() {
+        stopped = true;
+        updater.interrupt();
+        try {
+            updater.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (realtimeSet != null) {
+            realtimeSet.close();
+        }
+    }
+
+    /** True once the updater thread has ended. */
+    public boolean isClosed() {
+        return stopped && !updater.isAlive();
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // The updater
+
+    private void run() {
+        try {
+            build();
+            while (!stopped) {
+                long intervalNanos = currentInterval();
+                boolean set = waitInterval(intervalNanos);
+                if (stopped) {
+                    break;
+                }
+                step(set, intervalNanos);
+                updaterCpuNanos = LinuxTime.clockGettimeNanos(ClockId.THREAD_CPUTIME_ID.id());
+            }
+        } catch (RuntimeException | Error e) {
+            deactivate("the updater failed: " + e);
+        } finally {
+            if (mono != null) {
+                deactivate("stopped");
+            }
+        }
+    }
+
+    private long currentInterval() {
+        return LinuxTime.clockGettimeNanos(ClockId.MONOTONIC.id()) - builtAt < FAST_PHASE_NANOS
+                ? FAST_INTERVAL_NANOS : INTERVAL_NANOS;
+    }
+
+    /** Sleeps one interval; wakes early (returning true) when REALTIME is set. */
+    private boolean waitInterval(long nanos) {
+        if (realtimeSet != null) {
+            try {
+                return realtimeSet.await((int) Math.max(1, nanos / 1_000_000L));
+            } catch (ErrnoException | IllegalStateException e) {
+                if (stopped) {
+                    return false;
+                }
+                throw e;
+            }
+        }
+        LockSupport.parkNanos(nanos);
+        return false;
+    }
+
+    /** (Re)anchors both timekeepers on the kernel. Readers use the kernel until they converge. */
+    private void build() {
+        sMono.take(counter, ClockId.MONOTONIC.id(), 64);
+        Sample.offset(() -> LinuxTime.clockGettimeNanos(ClockId.MONOTONIC.id()),
+                () -> LinuxTime.clockGettimeNanos(ClockId.REALTIME.id()), 64, interval);
+        realLo = interval[0];
+        realHi = interval[1];
+        Sample.offset(() -> LinuxTime.clockGettimeNanos(ClockId.MONOTONIC.id()),
+                () -> LinuxTime.clockGettimeNanos(ClockId.BOOTTIME.id()), 64, interval);
+        bootLo = interval[0];
+        bootHi = interval[1];
+        int tai = taiSeconds();
+        sMono.take(counter, ClockId.MONOTONIC.id(), 64);
+        // Anchored on the sample's counter value: the line agrees with the kernel within half the bracket.
+        long monoNow = sMono.kernel;
+        adjMono.set(0);
+        tkMono = Timekeeper.builder(counter).adjustment(adjMono).anchorCounter(sMono.counter).monotonicNanos(monoNow)
+                .realtimeNanos(monoNow + mid(realLo, realHi)).boottimeOffsetNanos(Math.max(0, mid(bootLo, bootHi)))
+                .taiOffsetSeconds(tai).historySize(1024).build();
+        sRaw.take(counter, ClockId.MONOTONIC_RAW.id(), 64);
+        adjRaw.set(0);
+        tkRaw = Timekeeper.builder(counter).adjustment(adjRaw).anchorCounter(sRaw.counter).monotonicNanos(sRaw.kernel).historySize(1024).build();
+        hCount = 0;
+        convergedSteps = 0;
+        builtAt = LinuxTime.clockGettimeNanos(ClockId.MONOTONIC.id());
+        setValidity(FAST_INTERVAL_NANOS);
+    }
+
+    private void setValidity(long intervalNanos) {
+        long cycles = (long) (intervalNanos * (double) VALIDITY_INTERVALS * counter.frequencyHz() / 1e9);
+        tkMono.setValidityCycles(cycles);
+        tkRaw.setValidityCycles(cycles);
+    }
+
+    private void step(boolean realtimeWasSet, long intervalNanos) {
+        if (now() - lastClocksourceCheck > 1_000_000_000L) {
+            lastClocksourceCheck = now();
+            String cs = KernelInfo.currentClocksource();
+            if (!cs.equals(expectedClocksource)) {
+                stop("the kernel's clocksource changed from " + expectedClocksource + " to " + cs);
+                return;
+            }
+        }
+        sMono.take(counter, ClockId.MONOTONIC.id(), BRACKET_TRIES);
+        sRaw.take(counter, ClockId.MONOTONIC_RAW.id(), BRACKET_TRIES);
+        long errMono = sMono.kernel - tkMono.convert(sMono.counter, ClockId.MONOTONIC);
+        long errRaw = sRaw.kernel - tkRaw.convert(sRaw.counter, ClockId.MONOTONIC);
+        lastErrorMono = errMono;
+        lastErrorRaw = errRaw;
+        if (Math.abs(errMono) > REBUILD_NANOS || Math.abs(errRaw) > REBUILD_NANOS) {
+            rebuild("phase error " + errMono + " ns (MONOTONIC), " + errRaw + " ns (MONOTONIC_RAW)");
+            return;
+        }
+        record(errMono);
+        remember(sMono.counter, sMono.kernel, sRaw.counter, sRaw.kernel);
+        long ppbM = frequencyPpb(hMono, tkMono) + slewPpb(errMono, intervalNanos);
+        long ppbR = frequencyPpb(hRaw, tkRaw) + slewPpb(errRaw, intervalNanos);
+        adjMono.set(ppbM);
+        adjRaw.set(ppbR);
+        monoPpb = ppbM;
+        rawPpb = ppbR;
+        setValidity(intervalNanos);
+        tkMono.update();
+        tkRaw.update();
+        followOffsets(realtimeWasSet);
+        steps++;
+        if (mono == null) {
+            convergedSteps = Math.abs(errMono) <= CONVERGED_NANOS && Math.abs(errRaw) <= CONVERGED_NANOS
+                    ? convergedSteps + 1 : 0;
+            if (convergedSteps >= CONVERGED_STEPS) {
+                raw = tkRaw;
+                mono = tkMono; // volatile store: publishes the converged timekeepers to readers
+                residualFaults = 0;
+            }
+        }
+    }
+
+    private static long now() {
+        return LinuxTime.clockGettimeNanos(ClockId.MONOTONIC.id());
+    }
+
+    private void remember(long cMono, long kMono, long cRaw, long kRaw) {
+        int i = hCount++ & (HISTORY - 1);
+        hCounter[i] = cMono;
+        hMono[i] = kMono;
+        // The raw sample's counter differs from the mono one by the bracket's spacing; store the raw line
+        // against its own counter by shifting its kernel time to cMono with the nominal rate (sub-ns error).
+        hRaw[i] = kRaw + (long) ((cMono - cRaw) * 1e9 / counter.frequencyHz());
+    }
+
+    /**
+     * The frequency offset (ppb against the timekeeper's raw mult) that makes a line run at the kernel's
+     * rate: the slope between the newest sample and the oldest within the baseline.
+     */
+    private long frequencyPpb(long[] kernel, Timekeeper tk) {
+        if (hCount < 2) {
+            return 0;
+        }
+        int newest = (hCount - 1) & (HISTORY - 1);
+        int available = Math.min(hCount, HISTORY);
+        int oldest = (hCount - available) & (HISTORY - 1);
+        // Skip samples older than the baseline.
+        for (int k = available; k > 2; k--) {
+            int i = (hCount - k) & (HISTORY - 1);
+            if (kernel[newest] - kernel[i] <= BASELINE_NANOS) {
+                oldest = i;
+                break;
+            }
+        }
+        long dc = hCounter[newest] - hCounter[oldest];
+        long dk = kernel[newest] - kernel[oldest];
+        if (dc <= 0 || dk <= 0) {
+            return 0;
+        }
+        double nsPerCycle = (double) dk / dc;
+        double nominal = tk.rawMult() / Math.scalb(1.0, tk.shift());
+        return Math.round((nsPerCycle / nominal - 1) * 1e9);
+    }
+
+    private static long slewPpb(long errorNanos, long intervalNanos) {
+        return Math.round(errorNanos * GAIN * 1e9 / intervalNanos);
+    }
+
+    private void record(long err) {
+        synchronized (residuals) {
+            residuals[(int) (steps % RESIDUALS)] = Math.abs(err);
+        }
+    }
+
+    private void followOffsets(boolean realtimeWasSet) {
+        Sample.offset(() -> LinuxTime.clockGettimeNanos(ClockId.MONOTONIC.id()),
+                () -> LinuxTime.clockGettimeNanos(ClockId.REALTIME.id()), realtimeWasSet ? 32 : 4, interval);
+        boolean disjoint = interval[0] > realHi || interval[1] < realLo;
+        if (realtimeWasSet || disjoint) {
+            realLo = interval[0];
+            realHi = interval[1];
+        } else {
+            realLo = Math.max(realLo, interval[0]);
+            realHi = Math.min(realHi, interval[1]);
+        }
+        long c = counter.read();
+        long ours = tkMono.convert(c, ClockId.REALTIME) - tkMono.convert(c, ClockId.MONOTONIC);
+        if (ours < realLo || ours > realHi) {
+            tkMono.step(mid(realLo, realHi) - ours);
+            realtimeSteps++;
+        }
+        int tai = taiSeconds();
+        if (tai != tkMono.taiOffsetSeconds()) {
+            tkMono.setTaiOffsetSeconds(tai);
+        }
+        Sample.offset(() -> LinuxTime.clockGettimeNanos(ClockId.MONOTONIC.id()),
+                () -> LinuxTime.clockGettimeNanos(ClockId.BOOTTIME.id()), 2, interval);
+        if (interval[0] > bootHi + 1_000 || interval[1] < bootLo - 1_000) {
+            rebuild("BOOTTIME - MONOTONIC changed by " + (mid(interval[0], interval[1]) - mid(bootLo, bootHi))
+                    + " ns: the machine was suspended");
+        } else {
+            bootLo = Math.max(bootLo, interval[0]);
+            bootHi = Math.min(bootHi, interval[1]);
+        }
+    }
+
+    private static int taiSeconds() {
+        long real = LinuxTime.clockGettimeNanos(ClockId.REALTIME.id());
+        long tai = LinuxTime.clockGettimeNanos(ClockId.TAI.id());
+        return (int) Math.round((tai - real) / 1e9);
+    }
+
+    private static long mid(long lo, long hi) {
+        return lo + (hi - lo) / 2;
+    }
+
+    private void rebuild(String why) {
+        rebuilds++;
+        if (++residualFaults > 3) {
+            stop("phase errors beyond " + REBUILD_NANOS + " ns kept coming back (" + why + ")");
+            return;
+        }
+        deactivate("re-anchoring on the kernel: " + why);
+        build();
+    }
+
+    private void stop(String why) {
+        deactivate("stopped: " + why);
+        stopped = true;
+    }
+
+    /** Routes readers to the kernel, never below what the last state could have returned. */
+    private void deactivate(String why) {
+        Timekeeper m = mono;
+        Timekeeper r = raw;
+        if (m != null) {
+            for (ClockId c : new ClockId[] {ClockId.REALTIME, ClockId.MONOTONIC, ClockId.BOOTTIME, ClockId.TAI}) {
+                floors[c.ordinal()] = Math.max(floors[c.ordinal()], m.freshCeiling(c));
+            }
+            floors[ClockId.MONOTONIC_RAW.ordinal()] = Math.max(floors[ClockId.MONOTONIC_RAW.ordinal()],
+                    r.freshCeiling(ClockId.MONOTONIC));
+        }
+        inactiveReason = why;
+        raw = null;
+        mono = null; // volatile store after the floors: readers that see null see them
+    }
+}
