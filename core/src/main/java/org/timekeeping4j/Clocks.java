@@ -4,7 +4,13 @@ import java.time.Clock;
 import java.time.InstantSource;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.Optional;
+import org.timekeeping4j.clocksource.Clocksource;
+import org.timekeeping4j.clocksource.HardwareCounter;
+import org.timekeeping4j.clocksource.KernelCounter;
+import org.timekeeping4j.tracking.KernelTracker;
 import org.timekeeping4j.linux.Errno;
 import org.timekeeping4j.linux.ErrnoException;
 import org.timekeeping4j.linux.LinuxTime;
@@ -34,11 +40,30 @@ public final class Clocks {
 
     /**
      * The clock's current value in nanoseconds by the fastest correct path: the user-space timekeeper
-     * over the CPU counter where that counter can be trusted, else the kernel (see {@link #kernelNanos}).
+     * over the CPU counter for REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME and TAI (and their ALARM
+     * twins) where the counter can be trusted and the tracker is following the kernel; the kernel for
+     * every other clock and whenever the fast path cannot be trusted. See {@link #source()}.
+     *
+     * <p>Guarantees: never goes backwards for MONOTONIC, MONOTONIC_RAW and BOOTTIME, including when the
+     * path changes; within a few tens of ns of the kernel's value.
      *
      * @throws UnsupportedOperationException if this kernel cannot read the clock now, saying why
+     * @throws IllegalArgumentException      if {@code timekeeping4j.counter} names no mode
      */
     public static long nanos(ClockId clock) {
+        KernelTracker t = FastPath.tracker();
+        if (t != null) {
+            switch (clock) {
+                case MONOTONIC:
+                    return t.monotonic();
+                case REALTIME:
+                    return t.realtime();
+                case MONOTONIC_RAW, BOOTTIME, TAI:
+                    return t.nanos(clock);
+                default:
+                    break;
+            }
+        }
         return kernelNanos(clock);
     }
 
@@ -52,10 +77,102 @@ public final class Clocks {
             throw new UnsupportedOperationException(why);
         });
         return switch (clock) {
-            case MONOTONIC -> () -> kernelNanos(ClockId.MONOTONIC);
-            case REALTIME -> () -> kernelNanos(ClockId.REALTIME);
+            case MONOTONIC -> Clocks::monotonicNanos;
+            case REALTIME -> Clocks::realtimeNanos;
+            case MONOTONIC_RAW -> () -> fastNanos(ClockId.MONOTONIC_RAW);
+            case BOOTTIME -> () -> fastNanos(ClockId.BOOTTIME);
+            case TAI -> () -> fastNanos(ClockId.TAI);
             default -> () -> kernelNanos(clock);
         };
+    }
+
+    private static long monotonicNanos() {
+        KernelTracker t = FastPath.tracker();
+        return t != null ? t.monotonic() : kernelNanos(ClockId.MONOTONIC);
+    }
+
+    private static long realtimeNanos() {
+        KernelTracker t = FastPath.tracker();
+        return t != null ? t.realtime() : kernelNanos(ClockId.REALTIME);
+    }
+
+    private static long fastNanos(ClockId clock) {
+        KernelTracker t = FastPath.tracker();
+        return t != null ? t.nanos(clock) : kernelNanos(clock);
+    }
+
+    /**
+     * The cheapest timestamp there is: the CPU counter read without ordering (rdtsc, mrs cntvct_el0),
+     * in counter cycles; clock_gettime(MONOTONIC_RAW) nanoseconds where no counter can be trusted.
+     *
+     * <p>Guarantees, honestly: within one thread, ticks never decrease (the TSC is invariant and
+     * synchronised across cores here, checked by the selection's self-test). Unordered means the CPU may
+     * execute the read before earlier loads complete: a tick taken after reading a value another thread
+     * published may be smaller than a tick that thread took before publishing, by up to a few tens of
+     * cycles. Use {@link #nanos} where cross-thread order matters. The first call waits for the counter
+     * selection (a few hundred ms, once per process).
+     */
+    public static long ticks() {
+        return FastPath.Ticks.SOURCE.read();
+    }
+
+    /**
+     * Converts a {@link #ticks()} value from the last few seconds to what {@link #nanos} returned at that
+     * counter value, through the fast path's parameter history: exact while the fast path is tracking.
+     * On the kernel path ticks are MONOTONIC_RAW nanoseconds and are converted with the clocks' current
+     * offsets (exact for MONOTONIC_RAW, within a bracket, tens of ns, for the others).
+     */
+    public static long ticksToNanos(long ticks, ClockId clock) {
+        KernelTracker t = FastPath.tracker();
+        Clocksource cs = FastPath.Ticks.SOURCE;
+        if (t != null && cs instanceof HardwareCounter && cs.frequencyHz() == t.counter().frequencyHz()) {
+            try {
+                return t.convert(ticks, clock); // ticks and the tracker read the same counter
+            } catch (IllegalStateException notTracking) {
+                // fall through to the approximate conversion
+            }
+        }
+        if (cs instanceof KernelCounter) {
+            return clock == ClockId.MONOTONIC_RAW ? ticks
+                    : ticks + kernelNanos(clock) - kernelNanos(ClockId.MONOTONIC_RAW);
+        }
+        // Hardware ticks without a tracker: scale by the calibrated frequency from now.
+        long now = cs.read();
+        long k = kernelNanos(clock);
+        return k - Math.round((now - ticks) * 1e9 / cs.frequencyHz());
+    }
+
+    /** The counter calibration in use; {@code valid() == false} on the kernel path. */
+    public static Calibration calibration() {
+        KernelTracker t = FastPath.tracker();
+        return t != null ? t.calibration()
+                : new Calibration(false, 0, 0, 0, 0, 0, 0, 0, FastPath.notTrackingReason());
+    }
+
+    /** Which path serves each clock now, and why. */
+    public static Map<ClockId, ClockSource> source() {
+        KernelTracker t = FastPath.tracker();
+        boolean tracking = t != null && t.isTracking();
+        String why = tracking ? null : FastPath.notTrackingReason();
+        Map<ClockId, ClockSource> m = new EnumMap<>(ClockId.class);
+        for (ClockId c : ClockId.values()) {
+            boolean fastCapable = c == ClockId.REALTIME || c == ClockId.MONOTONIC || c == ClockId.MONOTONIC_RAW
+                    || c == ClockId.BOOTTIME || c == ClockId.TAI;
+            if (fastCapable && tracking) {
+                m.put(c, new ClockSource(c, ClockSource.Path.COUNTER, "user-space timekeeper over "
+                        + t.counter() + ", tracking the kernel"));
+            } else if (fastCapable) {
+                m.put(c, new ClockSource(c, ClockSource.Path.KERNEL, "kernel clock_gettime: " + why));
+            } else if (c == ClockId.REALTIME_COARSE || c == ClockId.MONOTONIC_COARSE) {
+                m.put(c, new ClockSource(c, ClockSource.Path.KERNEL,
+                        "kernel clock_gettime (vDSO): COARSE means the kernel's value at its last tick"));
+            } else {
+                m.put(c, new ClockSource(c, ClockSource.Path.KERNEL, isSupported(c)
+                        ? "kernel clock_gettime: no counter-based equivalent"
+                        : "unsupported: " + whyUnsupported(c).orElse("")));
+            }
+        }
+        return m;
     }
 
     /**
