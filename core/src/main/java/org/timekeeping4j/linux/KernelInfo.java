@@ -21,7 +21,7 @@ public final class KernelInfo {
 
     /** The CPU flags that say whether the counter can be trusted for timekeeping (x86 and arm64 names). */
     public static final List<String> COUNTER_FLAGS = List.of(
-            "constant_tsc", "nonstop_tsc", "rdtscp", "tsc_known_freq", "tsc_reliable", "invariant_tsc",
+            "constant_tsc", "nonstop_tsc", "rdtscp", "lfence_rdtsc", "tsc_known_freq", "tsc_reliable", "invariant_tsc",
             "evtstrm");
 
     private KernelInfo() {}
