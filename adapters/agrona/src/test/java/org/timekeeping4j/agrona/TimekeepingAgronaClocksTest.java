@@ -1,0 +1,73 @@
+package org.timekeeping4j.agrona;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.EpochNanoClock;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.errors.DistinctErrorLog;
+import org.agrona.concurrent.errors.ErrorLogReader;
+import org.junit.jupiter.api.Test;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.ClockReader;
+import org.timekeeping4j.Clocks;
+
+class TimekeepingAgronaClocksTest {
+
+    /**
+     * How far a fast-path read may stray outside the bracket of kernel reads taken around it: the fast
+     * path's bound against the kernel plus slack. Scheduling delays need no slack, the brackets absorb them.
+     */
+    private static final long AGREEMENT_BOUND_NANOS = 50_000;
+
+    @Test
+    void shouldReadEpochNanosWithinKernelRealtimeBrackets() {
+        EpochNanoClock clock = TimekeepingEpochNanoClock.getInstance();
+
+        long before = Clocks.kernelNanos(ClockId.REALTIME);
+        long read = clock.nanoTime();
+        long after = Clocks.kernelNanos(ClockId.REALTIME);
+
+        assertThat(read).isBetween(before - AGREEMENT_BOUND_NANOS, after + AGREEMENT_BOUND_NANOS);
+    }
+
+    @Test
+    void shouldReadNanosWithinKernelMonotonicBrackets() {
+        NanoClock clock = TimekeepingNanoClock.getInstance();
+
+        long before = Clocks.kernelNanos(ClockId.MONOTONIC);
+        long read = clock.nanoTime();
+        long after = Clocks.kernelNanos(ClockId.MONOTONIC);
+
+        assertThat(read).isBetween(before - AGREEMENT_BOUND_NANOS, after + AGREEMENT_BOUND_NANOS);
+    }
+
+    @Test
+    void shouldStampDistinctErrorLogEntriesFromTimekeepingRealtime() {
+        AtomicLong realtimeReads = new AtomicLong();
+        ClockReader realtime = Clocks.clock(ClockId.REALTIME);
+        EpochClock clock = new TimekeepingEpochClock(() -> {
+            realtimeReads.incrementAndGet();
+            return realtime.nanos();
+        });
+        AtomicBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(64 * 1024));
+        DistinctErrorLog log = new DistinctErrorLog(buffer, clock);
+
+        long before = Clocks.kernelNanos(ClockId.REALTIME);
+        assertThat(log.record(new IllegalStateException("bracketed"))).isTrue();
+        long after = Clocks.kernelNanos(ClockId.REALTIME);
+
+        List<Long> firstObservations = new ArrayList<>();
+        int entries = ErrorLogReader.read(buffer, (count, first, last, encoded) -> firstObservations.add(first));
+        assertThat(entries).isEqualTo(1);
+        assertThat(realtimeReads.get()).as("REALTIME reads by DistinctErrorLog").isPositive();
+        assertThat(firstObservations.get(0)).isBetween(
+                (before - AGREEMENT_BOUND_NANOS) / 1_000_000, (after + AGREEMENT_BOUND_NANOS) / 1_000_000);
+    }
+}

@@ -1,0 +1,58 @@
+package org.timekeeping4j.benchmarks;
+
+import io.micrometer.core.instrument.Clock;
+import org.timekeeping4j.micrometer.TimekeepingMicrometerClock;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Micrometer: {@code Clock.SYSTEM} against {@link TimekeepingMicrometerClock}, both methods.
+ *
+ * <p>Run (java must be a JDK 25; add {@code -prof gc} to see allocation per read):
+ * <pre>
+ * mvn -B -Pjmh -pl adapters/benchmarks -am package -DskipTests
+ * java -jar adapters/benchmarks/target/benchmarks.jar MicrometerClockBenchmark
+ * </pre>
+ * Compare scores within one run only: the ratio is the result, absolute numbers depend on the machine and
+ * on which path {@code Clocks.nanos} takes (kernel vDSO today, the user-space timekeeper once it lands).
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED",
+        "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"})
+public class MicrometerClockBenchmark {
+
+    private final Clock system = Clock.SYSTEM;
+    private final Clock timekeeping = TimekeepingMicrometerClock.getInstance();
+
+    @Benchmark
+    public long wallTimeSystem() {
+        return system.wallTime();
+    }
+
+    @Benchmark
+    public long wallTimeTimekeeping() {
+        return timekeeping.wallTime();
+    }
+
+    @Benchmark
+    public long monotonicTimeSystem() {
+        return system.monotonicTime();
+    }
+
+    @Benchmark
+    public long monotonicTimeTimekeeping() {
+        return timekeeping.monotonicTime();
+    }
+}

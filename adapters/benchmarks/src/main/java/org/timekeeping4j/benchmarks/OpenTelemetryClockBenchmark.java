@@ -1,0 +1,58 @@
+package org.timekeeping4j.benchmarks;
+
+import io.opentelemetry.sdk.common.Clock;
+import org.timekeeping4j.opentelemetry.TimekeepingOtelClock;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * OpenTelemetry SDK: {@code Clock.getDefault()} against {@link TimekeepingOtelClock}, both methods.
+ *
+ * <p>Run (java must be a JDK 25; add {@code -prof gc} to see allocation per read):
+ * <pre>
+ * mvn -B -Pjmh -pl adapters/benchmarks -am package -DskipTests
+ * java -jar adapters/benchmarks/target/benchmarks.jar OpenTelemetryClockBenchmark
+ * </pre>
+ * Compare scores within one run only: the ratio is the result, absolute numbers depend on the machine and
+ * on which path {@code Clocks.nanos} takes (kernel vDSO today, the user-space timekeeper once it lands).
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED",
+        "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"})
+public class OpenTelemetryClockBenchmark {
+
+    private final Clock sdkDefault = Clock.getDefault();
+    private final Clock timekeeping = TimekeepingOtelClock.getInstance();
+
+    @Benchmark
+    public long nowSdkDefault() {
+        return sdkDefault.now();
+    }
+
+    @Benchmark
+    public long nowTimekeeping() {
+        return timekeeping.now();
+    }
+
+    @Benchmark
+    public long nanoTimeSdkDefault() {
+        return sdkDefault.nanoTime();
+    }
+
+    @Benchmark
+    public long nanoTimeTimekeeping() {
+        return timekeeping.nanoTime();
+    }
+}

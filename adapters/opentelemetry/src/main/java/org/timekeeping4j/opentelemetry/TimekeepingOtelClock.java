@@ -1,0 +1,63 @@
+package org.timekeeping4j.opentelemetry;
+
+import io.opentelemetry.sdk.common.Clock;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.ClockReader;
+import org.timekeeping4j.Clocks;
+
+/**
+ * An OpenTelemetry SDK {@link Clock} reading timekeeping4j's fast path: {@link #now()} is CLOCK_REALTIME in
+ * nanoseconds since the epoch, {@link #nanoTime()} is CLOCK_MONOTONIC in nanoseconds since boot.
+ *
+ * <pre>{@code
+ * SdkTracerProvider tracing = SdkTracerProvider.builder()
+ *         .setClock(TimekeepingOtelClock.getInstance())
+ *         ...
+ *         .build();
+ * }</pre>
+ *
+ * <p><b>Assumptions and Guarantees.</b> Stateless and safe for any number of threads; neither method
+ * allocates. The SDK anchors each trace on one {@code now()} and derives later span timestamps from
+ * {@code nanoTime()} deltas, so both clocks must advance at the same (NTP-slewed) rate: REALTIME and
+ * MONOTONIC do, which {@code System.nanoTime()} alone does not promise.
+ */
+public final class TimekeepingOtelClock implements Clock {
+
+    private static final TimekeepingOtelClock INSTANCE =
+            new TimekeepingOtelClock(Clocks.clock(ClockId.REALTIME), Clocks.clock(ClockId.MONOTONIC));
+
+    private final ClockReader realtime;
+    private final ClockReader monotonic;
+
+    /** Tests substitute recording readers here; users take {@link #getInstance()}. */
+    TimekeepingOtelClock(ClockReader realtime, ClockReader monotonic) {
+        this.realtime = realtime;
+        this.monotonic = monotonic;
+    }
+
+    /**
+     * The shared instance.
+     *
+     * @throws ExceptionInInitializerError wrapping {@link UnsupportedOperationException} off Linux
+     */
+    public static TimekeepingOtelClock getInstance() {
+        return INSTANCE;
+    }
+
+    /** CLOCK_REALTIME in nanoseconds since the Unix epoch. */
+    @Override
+    public long now() {
+        return realtime.nanos();
+    }
+
+    /** CLOCK_MONOTONIC in nanoseconds since boot; only differences are meaningful. */
+    @Override
+    public long nanoTime() {
+        return monotonic.nanos();
+    }
+
+    @Override
+    public String toString() {
+        return "TimekeepingOtelClock[REALTIME, MONOTONIC]";
+    }
+}

@@ -1,0 +1,80 @@
+package org.timekeeping4j.opentelemetry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.ClockReader;
+import org.timekeeping4j.Clocks;
+
+class TimekeepingOtelClockTest {
+
+    /**
+     * How far a fast-path read may stray outside the bracket of kernel reads taken around it: the fast
+     * path's bound against the kernel plus slack. Scheduling delays need no slack, the brackets absorb them.
+     */
+    private static final long AGREEMENT_BOUND_NANOS = 50_000;
+
+    @Test
+    void shouldStampSpansFromTimekeepingRealtimeWithinKernelBrackets() {
+        AtomicLong realtimeReads = new AtomicLong();
+        AtomicLong monotonicReads = new AtomicLong();
+        ClockReader realtime = Clocks.clock(ClockId.REALTIME);
+        ClockReader monotonic = Clocks.clock(ClockId.MONOTONIC);
+        TimekeepingOtelClock clock = new TimekeepingOtelClock(
+                () -> {
+                    realtimeReads.incrementAndGet();
+                    return realtime.nanos();
+                },
+                () -> {
+                    monotonicReads.incrementAndGet();
+                    return monotonic.nanos();
+                });
+        InMemorySpanExporter exporter = InMemorySpanExporter.create();
+        try (SdkTracerProvider provider = SdkTracerProvider.builder()
+                .setClock(clock)
+                .addSpanProcessor(SimpleSpanProcessor.create(exporter))
+                .build()) {
+            Tracer tracer = provider.get("timekeeping4j-test");
+
+            long before = Clocks.kernelNanos(ClockId.REALTIME);
+            Span span = tracer.spanBuilder("bracketed").startSpan();
+            span.end();
+            long after = Clocks.kernelNanos(ClockId.REALTIME);
+
+            List<SpanData> spans = exporter.getFinishedSpanItems();
+            assertThat(spans).hasSize(1);
+            SpanData data = spans.get(0);
+            assertThat(realtimeReads.get()).as("REALTIME reads by the SDK").isPositive();
+            assertThat(monotonicReads.get()).as("MONOTONIC reads by the SDK").isPositive();
+            assertThat(data.getStartEpochNanos())
+                    .isBetween(before - AGREEMENT_BOUND_NANOS, after + AGREEMENT_BOUND_NANOS);
+            assertThat(data.getEndEpochNanos())
+                    .isBetween(data.getStartEpochNanos(), after + AGREEMENT_BOUND_NANOS);
+        }
+    }
+
+    @Test
+    void shouldReadRealtimeAndMonotonicWithinKernelBrackets() {
+        TimekeepingOtelClock clock = TimekeepingOtelClock.getInstance();
+
+        long realtimeBefore = Clocks.kernelNanos(ClockId.REALTIME);
+        long now = clock.now();
+        long realtimeAfter = Clocks.kernelNanos(ClockId.REALTIME);
+        long monotonicBefore = Clocks.kernelNanos(ClockId.MONOTONIC);
+        long nanoTime = clock.nanoTime();
+        long monotonicAfter = Clocks.kernelNanos(ClockId.MONOTONIC);
+
+        assertThat(now).isBetween(realtimeBefore - AGREEMENT_BOUND_NANOS, realtimeAfter + AGREEMENT_BOUND_NANOS);
+        assertThat(nanoTime)
+                .isBetween(monotonicBefore - AGREEMENT_BOUND_NANOS, monotonicAfter + AGREEMENT_BOUND_NANOS);
+    }
+}
