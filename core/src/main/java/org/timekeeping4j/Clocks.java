@@ -142,6 +142,89 @@ public final class Clocks {
         return k - Math.round((now - ticks) * 1e9 / cs.frequencyHz());
     }
 
+    /**
+     * Reads the counter, then fills {@code into} with {@code clock} and MONOTONIC_RAW at that counter value,
+     * converted with the parameters in force there (the kernel's ktime_get_snapshot_id()).
+     *
+     * <p>The counter read is the very first thing this method does: no dispatch on the clock id, no state
+     * cleared, nothing before it, because PPS and PTP capture depend on how close it comes to the
+     * triggering event. Conversion happens afterwards, REALTIME first. Works for REALTIME, MONOTONIC,
+     * MONOTONIC_RAW, BOOTTIME and TAI. On the kernel path (no trusted counter, tracker not converged or
+     * starved) the snapshot says so: {@code counter() == 0}, {@code isFromCounter() == false}, and the two
+     * values come from two clock_gettime calls.
+     *
+     * @return true (the snapshot is valid; kept boolean for the kernel's calling convention)
+     * @throws IllegalArgumentException for a clock other than the five above
+     */
+    public static boolean snapshot(ClockId clock, Snapshot into) {
+        long counter = FastPath.Ordered.SOURCE.read();
+        KernelTracker t = FastPath.tracker();
+        if (t != null && (clock == ClockId.REALTIME || snapshotCapable(clock))
+                && t.snapshot(counter, clock, into.clockConversion, into.rawConversion)) {
+            into.counter = counter;
+            into.nanos = into.clockConversion.nanos();
+            into.rawNanos = into.rawConversion.nanos();
+            into.clockWasSetSeq = into.clockConversion.clockWasSetSeq();
+            into.fromCounter = true;
+            into.sourceChangedSeq = t.sourceChangedSeq();
+        } else {
+            if (!snapshotCapable(clock)) {
+                throw new IllegalArgumentException("snapshots serve REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME "
+                        + "and TAI, not " + clock);
+            }
+            into.counter = 0;
+            into.nanos = kernelNanos(clock);
+            into.rawNanos = kernelNanos(ClockId.MONOTONIC_RAW);
+            into.clockWasSetSeq = 0;
+            into.fromCounter = false;
+            into.sourceChangedSeq = t != null ? t.sourceChangedSeq() : 0;
+        }
+        into.clock = clock;
+        into.valid = true;
+        return true;
+    }
+
+    private static boolean snapshotCapable(ClockId clock) {
+        return clock == ClockId.REALTIME || clock == ClockId.MONOTONIC || clock == ClockId.MONOTONIC_RAW
+                || clock == ClockId.BOOTTIME || clock == ClockId.TAI;
+    }
+
+    /**
+     * Correlates two clocks: fills {@code into} with a value of each taken at the same instant, and the
+     * uncertainty. Where both are served from the counter, one counter read converted twice: width 0.
+     * Otherwise the narrowest of {@code samples} brackets (a, b, a): a is the midpoint, the width is the
+     * bracket's, in {@code a}'s nanoseconds.
+     */
+    public static CrossTimestamp crossTimestamp(ClockId a, ClockId b, int samples, CrossTimestamp into) {
+        into.a = a;
+        into.b = b;
+        KernelTracker t = FastPath.tracker();
+        if (t != null && snapshotCapable(a) && snapshotCapable(b)) {
+            long counter = FastPath.Ordered.SOURCE.read();
+            if (t.snapshot(counter, a, into.first, into.second) && t.snapshot(counter, b, into.second, into.scratch)) {
+                into.aNanos = into.first.nanos();
+                into.bNanos = into.second.nanos();
+                into.widthNanos = 0;
+                into.fromCounter = true;
+                return into;
+            }
+        }
+        long best = Long.MAX_VALUE;
+        for (int i = 0; i < Math.max(1, samples); i++) {
+            long a0 = nanos(a);
+            long bv = nanos(b);
+            long a1 = nanos(a);
+            if (a1 - a0 >= 0 && a1 - a0 < best) {
+                best = a1 - a0;
+                into.aNanos = a0 + (a1 - a0) / 2;
+                into.bNanos = bv;
+            }
+        }
+        into.widthNanos = best;
+        into.fromCounter = false;
+        return into;
+    }
+
     /** The counter calibration in use; {@code valid() == false} on the kernel path. */
     public static Calibration calibration() {
         KernelTracker t = FastPath.tracker();

@@ -70,11 +70,16 @@ final class FastPath {
         return t != null ? t.status().reason() : notTrackingReason;
     }
 
+    /** The ordered counter snapshots read first: the selection's clocksource (the tracker reads the same). */
+    static final class Ordered {
+        static final Clocksource SOURCE = Ticks.selection().clocksource();
+    }
+
     /** The counter {@link Clocks#ticks()} reads: the selection's cheapest (unordered) flavour. */
     static final class Ticks {
         static final Clocksource SOURCE = selection().ticks();
 
-        private static CounterSelection selection() {
+        static CounterSelection selection() {
             if (CONFIG_ERROR != null) {
                 throw CONFIG_ERROR;
             }

@@ -1,6 +1,5 @@
 package org.timekeeping4j.clocksource;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -80,10 +79,6 @@ public abstract sealed class HardwareCounter extends Clocksource {
     }
 
     static final class Rdtscp extends HardwareCounter {
-        // rdtscp stores TSC_AUX here. Shared by all threads: read() ignores the value, so the benign race
-        // between threads writing it costs nothing and needs no ordering.
-        private static final MemorySegment AUX_SINK = Arena.global().allocate(4);
-
         Rdtscp(double hz) {
             super(CounterFlavour.X86_RDTSCP, 64, hz);
         }
@@ -91,7 +86,8 @@ public abstract sealed class HardwareCounter extends Clocksource {
         @Override
         public long read() {
             try {
-                return (long) Stubs.Rdtscp.HANDLE.invokeExact(AUX_SINK);
+                // The variant that drops TSC_AUX: no store, so no cache line shared between readers.
+                return (long) Stubs.RdtscpNoAux.HANDLE.invokeExact();
             } catch (Throwable t) {
                 throw Stubs.rethrow(t);
             }

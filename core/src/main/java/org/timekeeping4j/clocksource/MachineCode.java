@@ -56,6 +56,18 @@ final class MachineCode {
             bytes(0x0f, 0x01, 0xf9, 0x89, 0x0f, 0x48, 0xc1, 0xe2, 0x20, 0x48, 0x09, 0xd0, 0xc3);
 
     /**
+     * {@code uint64_t rdtscp_noaux(void)}: rdtscp for clock reads, dropping TSC_AUX (ecx is caller-saved).
+     * Storing TSC_AUX to one shared location from every thread would bounce its cache line between cores.
+     * <pre>
+     *   0f 01 f9       rdtscp
+     *   48 c1 e2 20    shl  rdx, 32
+     *   48 09 d0       or   rax, rdx
+     *   c3             ret
+     * </pre>
+     */
+    static final byte[] X86_RDTSCP_NOAUX = bytes(0x0f, 0x01, 0xf9, 0x48, 0xc1, 0xe2, 0x20, 0x48, 0x09, 0xd0, 0xc3);
+
+    /**
      * {@code void cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4])}: eax, ebx, ecx, edx of the leaf.
      * cpuid overwrites rbx, which the caller expects preserved: it is saved and restored.
      * <pre>

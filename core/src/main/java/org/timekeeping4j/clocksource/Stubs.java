@@ -77,6 +77,11 @@ final class Stubs {
         static final MethodHandle HANDLE = MAPPED.handle();
     }
 
+    static final class RdtscpNoAux {
+        static final Mapped MAPPED = map("rdtscp", MachineCode.X86_RDTSCP_NOAUX, LONG_VOID, Platform.Arch.X86_64);
+        static final MethodHandle HANDLE = MAPPED.handle();
+    }
+
     static final class Cpuid {
         static final Mapped MAPPED = map("cpuid", MachineCode.X86_CPUID,
                 FunctionDescriptor.ofVoid(JAVA_INT, JAVA_INT, ADDRESS), Platform.Arch.X86_64);

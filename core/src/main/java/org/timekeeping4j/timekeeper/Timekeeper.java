@@ -282,9 +282,10 @@ public final class Timekeeper {
     }
 
     /**
-     * The largest value any {@link #readFresh} of {@code clock} could have returned under the current
-     * state: its value at cycle_last + validity. A fallback that returns at least this never goes below
-     * a fresh read it replaces.
+     * The largest value any {@link #readFresh} of {@code clock} can have returned so far: its value at the
+     * current counter, or at cycle_last + validity if that comes first. A fallback that returns at least
+     * this never goes below a fresh read it replaces, and never runs ahead of this clock's own present
+     * (even when a newer state was published since the caller's read went stale).
      */
     public long freshCeiling(ClockId clock) {
         int p = projection(clock);
@@ -295,11 +296,19 @@ public final class Timekeeper {
                 continue;
             }
             TimekeeperState st = ring[(int) (s >>> 1) & ringMask];
-            long limit = st.validCycles == -1L ? 0 : st.validCycles;
-            long counter = st.mono.cycleLast + limit;
+            long cycleLast = st.mono.cycleLast;
+            long valid = st.validCycles;
+            long now = clocksource.read();
             VarHandle.acquireFence(); // field loads before the re-read; pairs with the fullFence in beginWrite()
             if ((long) SEQ.getVolatile(this) == s) {
-                return convert(counter & mask, p, null);
+                long delta = (now - cycleLast) & mask;
+                if (Long.compareUnsigned(delta, halfMask) > 0) {
+                    delta = 0;
+                }
+                if (Long.compareUnsigned(delta, valid) > 0) {
+                    delta = valid;
+                }
+                return convert((cycleLast + delta) & mask, p, null);
             }
         }
     }

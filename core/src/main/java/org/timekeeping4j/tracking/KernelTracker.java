@@ -69,9 +69,11 @@ public final class KernelTracker implements AutoCloseable {
     /** A state is published for readers only after this many steps within {@link #CONVERGED_NANOS}. */
     static final int CONVERGED_STEPS = 3;
     static final long CONVERGED_NANOS = 25;
+    /** ... and a frequency baseline at least this long. */
+    static final long MIN_BASELINE_NANOS = 250_000_000L;
     /** Fraction of the phase error slewed away per interval. */
-    static final double GAIN = 0.7;
-    static final int BRACKET_TRIES = 12;
+    static final double GAIN = 0.5;
+    static final int BRACKET_TRIES = 24;
     /** Rounds of 1000 brackets per line before the first anchor (see {@link #warmUp()}). */
     static final int WARM_UP_ROUNDS = 100;
 
@@ -93,6 +95,8 @@ public final class KernelTracker implements AutoCloseable {
     private final long[] floors = new long[ClockId.values().length];
     private volatile String inactiveReason = "starting";
     private volatile boolean stopped;
+    /** Moves whenever the serving timekeepers change (published, re-anchored, given up). */
+    private volatile long sourceChangedSeq;
 
     // ---- updater-only state ---------------------------------------------------------------------------
     private Timekeeper tkMono;
@@ -101,11 +105,13 @@ public final class KernelTracker implements AutoCloseable {
     private final TrackingAdjustment adjRaw = new TrackingAdjustment();
     private final Sample sMono = new Sample();
     private final Sample sRaw = new Sample();
+    private final Sample sReal = new Sample();
     private final long[] hCounter = new long[HISTORY];
     private final long[] hMono = new long[HISTORY];
     private final long[] hRaw = new long[HISTORY];
     private int hCount;
     private boolean warmedUp;
+    private final long[] narrowest = {Long.MAX_VALUE / 2, Long.MAX_VALUE / 2};
     private long builtAt;
     private int convergedSteps;
     private int rebuilds;
@@ -222,6 +228,34 @@ public final class KernelTracker implements AutoCloseable {
             throw new IllegalStateException("the fast path is not tracking the kernel: " + inactiveReason);
         }
         return tk.convert(counterValue, clock == ClockId.MONOTONIC_RAW ? ClockId.MONOTONIC : clock, into);
+    }
+
+    /** Moves whenever the path serving the clocks changes (the kernel's cs_was_changed_seq analogue). */
+    public long sourceChangedSeq() {
+        return sourceChangedSeq;
+    }
+
+    /**
+     * Fills a snapshot for a counter value the caller has just read: {@code clock} and MONOTONIC_RAW
+     * converted with the parameters in force at that value, exactly what {@link #nanos} returned there.
+     *
+     * @return false (nothing written) when not tracking, or when the counter value is past the state's
+     *         validity (the updater is starved and fast reads use the kernel)
+     */
+    public boolean snapshot(long counterValue, ClockId clock, Timekeeper.Conversion clockOut,
+                            Timekeeper.Conversion rawOut) {
+        Timekeeper m = mono;
+        Timekeeper r = raw;
+        if (m == null || r == null) {
+            return false;
+        }
+        ClockId line = clock == ClockId.MONOTONIC_RAW ? ClockId.MONOTONIC : clock;
+        Timekeeper tk = clock == ClockId.MONOTONIC_RAW ? r : m;
+        tk.convert(counterValue, line, clockOut);
+        r.convert(counterValue, ClockId.MONOTONIC, rawOut);
+        // Past the validity a fast read would have used the kernel: so must the snapshot.
+        return clockOut.withinHistory() && clockOut.nanos() <= tk.freshCeiling(line)
+                && rawOut.nanos() <= r.freshCeiling(ClockId.MONOTONIC);
     }
 
     /** The counter this tracker reads. */
@@ -353,7 +387,7 @@ public final class KernelTracker implements AutoCloseable {
         warmUp();
         sMono.take(counter, ClockId.MONOTONIC.id(), 64);
         Sample.offset(() -> LinuxTime.clockGettimeNanos(ClockId.MONOTONIC.id()),
-                () -> LinuxTime.clockGettimeNanos(ClockId.REALTIME.id()), 64, interval);
+                () -> LinuxTime.clockGettimeNanos(ClockId.REALTIME.id()), 256, interval);
         realLo = interval[0];
         realHi = interval[1];
         Sample.offset(() -> LinuxTime.clockGettimeNanos(ClockId.MONOTONIC.id()),
@@ -373,6 +407,8 @@ public final class KernelTracker implements AutoCloseable {
         tkRaw = Timekeeper.builder(counter).adjustment(adjRaw).anchorCounter(sRaw.counter).monotonicNanos(sRaw.kernel).historySize(1024).build();
         hCount = 0;
         convergedSteps = 0;
+        narrowest[0] = Math.max(1, sMono.width);
+        narrowest[1] = Math.max(1, sRaw.width);
         builtAt = LinuxTime.clockGettimeNanos(ClockId.MONOTONIC.id());
         setValidity(FAST_INTERVAL_NANOS);
     }
@@ -420,9 +456,16 @@ public final class KernelTracker implements AutoCloseable {
             return;
         }
         record(errMono);
-        remember(sMono.counter, sMono.kernel, sRaw.counter, sRaw.kernel);
-        long ppbM = frequencyPpb(hMono, tkMono) + slewPpb(errMono, intervalNanos);
-        long ppbR = frequencyPpb(hRaw, tkRaw) + slewPpb(errRaw, intervalNanos);
+        // A bracket much wider than the narrowest seen lately was stretched (preemption, an interrupt, a cache
+        // miss): its midpoint can be tens of ns off. Such a step keeps its frequency but neither corrects
+        // the phase nor joins the frequency history, so noise is not slewed into the clock.
+        boolean monoGood = goodWidth(sMono.width, 0);
+        boolean rawGood = goodWidth(sRaw.width, 1);
+        if (monoGood && rawGood) {
+            remember(sMono.counter, sMono.kernel, sRaw.counter, sRaw.kernel);
+        }
+        long ppbM = frequencyPpb(hMono, tkMono) + (monoGood ? slewPpb(errMono, intervalNanos) : 0);
+        long ppbR = frequencyPpb(hRaw, tkRaw) + (rawGood ? slewPpb(errRaw, intervalNanos) : 0);
         adjMono.set(ppbM);
         adjRaw.set(ppbR);
         monoPpb = ppbM;
@@ -430,14 +473,17 @@ public final class KernelTracker implements AutoCloseable {
         setValidity(intervalNanos);
         tkMono.update();
         tkRaw.update();
-        followOffsets(realtimeWasSet);
+        followOffsets(realtimeWasSet, errMono);
         publishCalibration(intervalNanos);
         steps++;
         if (mono == null) {
+            // Converged: small phase errors, and a frequency baseline long enough that the error cannot grow
+            // by more than a few ns between updates (brackets of +/-25 ns over 250 ms: 0.2 ppm, 2 ns/10 ms).
             convergedSteps = Math.abs(errMono) <= CONVERGED_NANOS && Math.abs(errRaw) <= CONVERGED_NANOS
-                    ? convergedSteps + 1 : 0;
+                    && baselineNanos >= MIN_BASELINE_NANOS ? convergedSteps + 1 : 0;
             if (convergedSteps >= CONVERGED_STEPS) {
                 raw = tkRaw;
+                sourceChangedSeq++;
                 mono = tkMono; // volatile store: publishes the converged timekeepers to readers
                 residualFaults = 0;
             }
@@ -507,6 +553,20 @@ public final class KernelTracker implements AutoCloseable {
                 c.counterBase(), c.rawBaseNanos(), c.validForNanos(), inactiveReason);
     }
 
+    /**
+     * Whether a bracket is narrow enough to trust: within 1.5x the narrowest of the recent ones (the
+     * reference relaxes by 1/64 per step so that a machine that got slower is followed).
+     */
+    private boolean goodWidth(long width, int line) {
+        long ref = narrowest[line];
+        if (width < ref) {
+            narrowest[line] = width;
+            return true;
+        }
+        narrowest[line] = ref + Math.max(1, ref / 64);
+        return width <= ref + ref / 2;
+    }
+
     private static long slewPpb(long errorNanos, long intervalNanos) {
         return Math.round(errorNanos * GAIN * 1e9 / intervalNanos);
     }
@@ -517,9 +577,14 @@ public final class KernelTracker implements AutoCloseable {
         }
     }
 
-    private void followOffsets(boolean realtimeWasSet) {
+    private void followOffsets(boolean realtimeWasSet, long errMono) {
+        boolean converging = mono == null;
+        // Strict bounds on REALTIME - MONOTONIC (real read between two mono reads): they detect a kernel step
+        // that the timerfd missed, but their midpoint is no good estimate: a mono/real/mono bracket is 70 to
+        // 80 ns wide here and the kernel's reads do not sit at its middle.
         Sample.offset(() -> LinuxTime.clockGettimeNanos(ClockId.MONOTONIC.id()),
-                () -> LinuxTime.clockGettimeNanos(ClockId.REALTIME.id()), realtimeWasSet ? 32 : 4, interval);
+                () -> LinuxTime.clockGettimeNanos(ClockId.REALTIME.id()), realtimeWasSet || converging ? 32 : 4,
+                interval);
         boolean disjoint = interval[0] > realHi || interval[1] < realLo;
         if (realtimeWasSet || disjoint) {
             realLo = interval[0];
@@ -530,9 +595,22 @@ public final class KernelTracker implements AutoCloseable {
         }
         long c = counter.read();
         long ours = tkMono.convert(c, ClockId.REALTIME) - tkMono.convert(c, ClockId.MONOTONIC);
-        if (ours < realLo || ours > realHi) {
-            tkMono.step(mid(realLo, realHi) - ours);
-            realtimeSteps++;
+        boolean outside = ours < realLo || ours > realHi;
+        if (converging || realtimeWasSet || outside) {
+            // The offset's error is measured the way the lines' errors are (kernel REALTIME around one
+            // counter read) minus the MONOTONIC line's own error: then REALTIME is centred in the kernel's
+            // brackets exactly as MONOTONIC is. Before publication nobody reads these timekeepers, so the
+            // offset is refined freely; afterwards it moves only on a kernel step.
+            sReal.take(counter, ClockId.REALTIME.id(), 32);
+            long errReal = sReal.kernel - tkMono.convert(sReal.counter, ClockId.REALTIME);
+            long offsetError = errReal - errMono;
+            if (outside && (ours + offsetError < realLo || ours + offsetError > realHi)) {
+                offsetError = mid(realLo, realHi) - ours; // the measurement disagrees with the bounds: trust them
+            }
+            if (Math.abs(offsetError) > (converging ? 1 : 0)) {
+                tkMono.step(offsetError);
+                realtimeSteps++;
+            }
         }
         int tai = taiSeconds();
         if (tai != tkMono.taiOffsetSeconds()) {
@@ -586,6 +664,7 @@ public final class KernelTracker implements AutoCloseable {
                     r.freshCeiling(ClockId.MONOTONIC));
         }
         inactiveReason = why;
+        sourceChangedSeq++;
         raw = null;
         mono = null; // volatile store after the floors: readers that see null see them
     }

@@ -37,6 +37,8 @@ class MachineCodeTest {
         assertThat(MachineCode.X86_RDTSC).startsWith((byte) 0x0f, (byte) 0x31).endsWith(tail);
         assertThat(MachineCode.X86_LFENCE_RDTSC).startsWith(MachineCode.bytes(0x0f, 0xae, 0xe8, 0x0f, 0x31)).endsWith(tail);
         assertThat(MachineCode.X86_RDTSCP).startsWith(MachineCode.bytes(0x0f, 0x01, 0xf9, 0x89, 0x0f)).endsWith(tail);
+        assertThat(MachineCode.X86_RDTSCP_NOAUX).startsWith(MachineCode.bytes(0x0f, 0x01, 0xf9)).endsWith(tail)
+                .hasSize(3 + tail.length);
         // cpuid saves and restores rbx (callee-saved in System V).
         assertThat(MachineCode.X86_CPUID[0]).isEqualTo((byte) 0x53);
         assertThat(MachineCode.X86_CPUID).endsWith((byte) 0x5b, (byte) 0xc3);

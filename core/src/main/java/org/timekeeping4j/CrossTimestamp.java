@@ -1,0 +1,61 @@
+package org.timekeeping4j;
+
+import org.timekeeping4j.timekeeper.Timekeeper;
+
+/**
+ * Two clocks at one instant, with the uncertainty: what {@link Clocks#crossTimestamp} fills. For users who
+ * correlate logs or events across clocks (REALTIME against MONOTONIC_RAW, BOOTTIME against TAI, ...).
+ * Caller-owned, reusable, allocation-free to fill; one per thread.
+ */
+public final class CrossTimestamp {
+
+    final Timekeeper.Conversion first = new Timekeeper.Conversion();
+    final Timekeeper.Conversion second = new Timekeeper.Conversion();
+    final Timekeeper.Conversion scratch = new Timekeeper.Conversion();
+
+    ClockId a;
+    ClockId b;
+    long aNanos;
+    long bNanos;
+    long widthNanos;
+    boolean fromCounter;
+
+    public ClockId clockA() {
+        return a;
+    }
+
+    public ClockId clockB() {
+        return b;
+    }
+
+    /** Clock A's value. */
+    public long aNanos() {
+        return aNanos;
+    }
+
+    /** Clock B's value at the same instant. */
+    public long bNanos() {
+        return bNanos;
+    }
+
+    /** {@code bNanos() - aNanos()}: add it to an A timestamp to express it on clock B. */
+    public long offsetNanos() {
+        return bNanos - aNanos;
+    }
+
+    /** How far apart the two reads may have been: 0 for one counter read converted twice. */
+    public long widthNanos() {
+        return widthNanos;
+    }
+
+    /** True when both values come from one counter read. */
+    public boolean isFromCounter() {
+        return fromCounter;
+    }
+
+    @Override
+    public String toString() {
+        return "CrossTimestamp[" + a + "=" + aNanos + ", " + b + "=" + bNanos + ", offset=" + offsetNanos()
+                + " ns, width=" + widthNanos + " ns" + (fromCounter ? ", one counter read" : "") + "]";
+    }
+}
