@@ -1,0 +1,83 @@
+package org.timekeeping4j.cli.verify;
+
+import java.io.PrintWriter;
+
+/**
+ * A progress line on stderr for runs long enough to wonder about (planned 2 s or more): once a second,
+ * "tk4j verify: 3 s of 10 s, consistency kernel CLOCK_MONOTONIC". Shorter runs print nothing.
+ *
+ * <p>Threading: {@link #doing} from the coordinating thread; the line is printed by a daemon ticker thread.
+ */
+public final class Progress implements AutoCloseable {
+
+    private static final long MIN_PLANNED_NANOS = 2_000_000_000L;
+
+    private final PrintWriter err;
+    private final String what;
+    private final double plannedSeconds;
+    private final long start = System.nanoTime();
+    private final Thread ticker;
+    private volatile String current = "";
+    private volatile boolean done;
+    private boolean printed;
+
+    /** A progress line for a run of about {@code plannedSeconds}; {@code err} may be null for none. */
+    public Progress(PrintWriter err, String what, double plannedSeconds) {
+        this.err = err;
+        this.what = what;
+        this.plannedSeconds = plannedSeconds;
+        if (err != null && plannedSeconds * 1e9 >= MIN_PLANNED_NANOS) {
+            ticker = Thread.ofPlatform().daemon().name("tk4j-progress").start(this::tick);
+        } else {
+            ticker = null;
+        }
+    }
+
+    /** A progress reporter that prints nothing. */
+    public static Progress none() {
+        return new Progress(null, "", 0);
+    }
+
+    /** Names the step now running. */
+    public void doing(String step) {
+        current = step;
+    }
+
+    private void tick() {
+        while (!done) {
+            try {
+                Thread.sleep(1000);
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (done) {
+                return;
+            }
+            double elapsed = (System.nanoTime() - start) / 1e9;
+            synchronized (err) {
+                err.printf("\r%s: %.0f s of %.0f s, %s   ", what, elapsed, plannedSeconds, current);
+                err.flush();
+                printed = true;
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        done = true;
+        if (ticker != null) {
+            ticker.interrupt();
+            try {
+                ticker.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            synchronized (err) {
+                if (printed) {
+                    err.println();
+                    err.flush();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package org.timekeeping4j.cli.verify;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Runs worker threads for a fixed time: they poll {@link #running()} between batches, the coordinator clears it
+ * after the duration and joins them.
+ */
+final class TimedRun {
+
+    // Written once by the coordinator after the duration; workers poll it between batches. volatile: the store
+    // must become visible to the spinning workers (a plain field could be hoisted out of their loops).
+    private volatile boolean running = true;
+
+    boolean running() {
+        return running;
+    }
+
+    /** The body of worker thread {@code index}: loops while {@code run.running()}. */
+    interface Worker {
+        void work(int index, TimedRun run);
+    }
+
+    /** Starts {@code threads} threads running {@code worker}, waits {@code nanos}, stops and joins them. */
+    static void run(int threads, long nanos, Worker worker) {
+        new TimedRun().runWith(threads, nanos, worker);
+    }
+
+    private void runWith(int threads, long nanos, Worker worker) {
+        List<Thread> started = new ArrayList<>();
+        Throwable[] failure = new Throwable[1];
+        for (int i = 0; i < threads; i++) {
+            int index = i;
+            Thread t = Thread.ofPlatform().name("tk4j-verify-" + i).daemon().unstarted(() -> worker.work(index, this));
+            t.setUncaughtExceptionHandler((th, e) -> {
+                synchronized (failure) {
+                    if (failure[0] == null) {
+                        failure[0] = e;
+                    }
+                }
+                running = false;
+            });
+            started.add(t);
+        }
+        started.forEach(Thread::start);
+        long end = System.nanoTime() + nanos;
+        for (long left; running && (left = end - System.nanoTime()) > 0; ) {
+            LockSupport.parkNanos(Math.min(left, 50_000_000L));
+        }
+        running = false;
+        for (Thread t : started) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while joining " + t.getName(), e);
+            }
+        }
+        synchronized (failure) {
+            if (failure[0] instanceof RuntimeException re) {
+                throw re;
+            } else if (failure[0] != null) {
+                throw new IllegalStateException(failure[0]);
+            }
+        }
+    }
+}
