@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
         versionProvider = Tk4j.Version.class,
         description = "Linux timekeeping for the JVM: clocks, counters, checks and benchmarks.%n"
                 + "Without a command, runs 'info'.",
-        subcommands = {InfoCommand.class, VerifyCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {InfoCommand.class, VerifyCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class Tk4j implements Callable<Integer> {
 
     /** A check or operation failed. */

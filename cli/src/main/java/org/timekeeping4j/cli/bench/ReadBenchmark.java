@@ -1,0 +1,143 @@
+package org.timekeeping4j.cli.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.cli.path.ClockPath;
+import org.timekeeping4j.cli.path.ClockPaths;
+import org.timekeeping4j.cli.path.ClockReader;
+import org.timekeeping4j.cli.verify.Cell;
+import org.timekeeping4j.cli.verify.Progress;
+
+/**
+ * vdsotest bench for every (clock, path) cell: the cost of one read in ns. Reads are timed in batches (one
+ * System.nanoTime pair around {@code batch} calls, so the timer's own cost is spread over the batch); each batch
+ * records its time per call into an HdrHistogram in picoseconds, which keeps sub-ns precision: a batch of 1000
+ * calls taking T ns is T ps per call. Mean, p50 and p99 are over batches, not single calls.
+ *
+ * <p>Every path is called through the same {@link ClockReader} interface from one loop, so the figures include
+ * the same small dispatch cost for every path (the JDK baseline too); the JMH benchmarks (module benchmarks)
+ * measure the calls without it.
+ */
+public final class ReadBenchmark {
+
+    /** Calls timed together. */
+    public static final int DEFAULT_BATCH = 1000;
+
+    // Every read is folded in here so that no read can be proven useless.
+    private static long sink;
+
+    private ReadBenchmark() {}
+
+    /**
+     * One cell's figures.
+     *
+     * @param cell           the (path, clock) measured
+     * @param meanNs         mean ns per call over all batches
+     * @param p50Ns          median batch's ns per call
+     * @param p99Ns          99th-percentile batch's ns per call
+     * @param calls          calls measured
+     * @param call           the call measured, e.g. Clocks.kernelNanos
+     * @param baselineCall   the JDK call compared with (System.nanoTime, Instant.now)
+     * @param baselineMeanNs its mean ns per call in the same run
+     */
+    public record CellResult(Cell cell, double meanNs, double p50Ns, double p99Ns, long calls, String call,
+                             String baselineCall, double baselineMeanNs) {
+
+        /** mean / the JDK baseline's mean: below 1 is faster than the JDK. */
+        public double ratio() {
+            return meanNs / baselineMeanNs;
+        }
+
+        public Map<String, Object> toMap() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("clock", cell.clock().kernelName());
+            m.put("path", cell.path().name());
+            m.put("call", call);
+            m.put("meanNs", round(meanNs));
+            m.put("p50Ns", round(p50Ns));
+            m.put("p99Ns", round(p99Ns));
+            m.put("calls", calls);
+            m.put("baseline", baselineCall);
+            m.put("ratioToBaseline", round(ratio()));
+            return m;
+        }
+    }
+
+    /**
+     * Measures every cell: a first pass warms every reader up (so the shared loop is compiled once, seeing all
+     * of them), then each cell runs {@code warmupNanos} unrecorded and {@code durationNanos} recorded.
+     * The JDK baselines are measured even when the jdk path is not among {@code paths}.
+     */
+    public static List<CellResult> run(List<ClockPath> paths, List<ClockId> clocks, long warmupNanos,
+                                       long durationNanos, int batch, Progress progress) {
+        List<Cell> cells = Cell.of(paths, clocks, c -> true);
+        List<Cell> all = new ArrayList<>(cells);
+        for (Cell c : cells) {
+            Cell base = baselineCell(c.clock());
+            if (!all.contains(base)) {
+                all.add(base);
+            }
+        }
+        ClockReader[] readers = all.stream().map(c -> c.path().reader(c.clock())).toArray(ClockReader[]::new);
+        progress.doing("warming up every reader");
+        for (ClockReader r : readers) {
+            measure(r, Math.max(1_000_000L, warmupNanos / 4), batch, null);
+        }
+        Map<Cell, Histogram> histograms = new LinkedHashMap<>();
+        for (int i = 0; i < all.size(); i++) {
+            progress.doing(all.get(i).clock().kernelName() + " " + all.get(i).path().name());
+            measure(readers[i], warmupNanos, batch, null);
+            Histogram h = new Histogram(3);
+            measure(readers[i], durationNanos, batch, h);
+            histograms.put(all.get(i), h);
+        }
+        List<CellResult> results = new ArrayList<>();
+        List<Cell> byClock = new ArrayList<>(cells);
+        byClock.sort(java.util.Comparator.comparing((Cell c) -> c.clock()).thenComparing(c -> paths.indexOf(c.path())));
+        for (Cell c : byClock) {
+            Histogram h = histograms.get(c);
+            Cell base = baselineCell(c.clock());
+            results.add(new CellResult(c, h.getMean() / 1000.0, h.getValueAtPercentile(50) / 1000.0,
+                    h.getValueAtPercentile(99) / 1000.0, h.getTotalCount() * batch, c.path().callName(c.clock()),
+                    base.path().callName(base.clock()), histograms.get(base).getMean() / 1000.0));
+        }
+        return results;
+    }
+
+    /** The JDK call a clock is compared with: the JDK's own for MONOTONIC and REALTIME, System.nanoTime otherwise. */
+    static Cell baselineCell(ClockId clock) {
+        return new Cell(ClockPaths.JDK, ClockPaths.jdkBaselineClock(clock));
+    }
+
+    /** Times batches of {@code batch} calls for {@code nanos}; records ps per call into {@code into} unless null. */
+    private static void measure(ClockReader reader, long nanos, int batch, Histogram into) {
+        long acc = 0;
+        long end = System.nanoTime() + nanos;
+        long now;
+        do {
+            long start = System.nanoTime();
+            for (int i = 0; i < batch; i++) {
+                acc += reader.readNanos();
+            }
+            now = System.nanoTime();
+            if (into != null) {
+                // (now - start) ns for batch calls = (now - start) * 1000 / batch ps per call.
+                into.recordValue((now - start) * 1000 / batch);
+            }
+        } while (now < end);
+        sink += acc;
+    }
+
+    static double round(double v) {
+        return Math.round(v * 100) / 100.0;
+    }
+
+    /** Keeps {@link #sink} observable. */
+    static long sink() {
+        return sink;
+    }
+}
