@@ -164,7 +164,8 @@ public final class BenchHtml {
         return v == Math.rint(v) ? String.format(Locale.ROOT, "%.0f ns", v) : String.format(Locale.ROOT, "%.1f ns", v);
     }
 
-    static String fmt(double ns) {
+    /** ns with one decimal below 100, none above. */
+    public static String fmt(double ns) {
         return ns >= 100 ? String.format(Locale.ROOT, "%.0f", ns) : String.format(Locale.ROOT, "%.1f", ns);
     }
 
