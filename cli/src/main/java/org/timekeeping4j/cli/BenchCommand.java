@@ -103,7 +103,7 @@ final class BenchCommand implements Callable<Integer> {
                                                   double duration, int batch, PrintWriter err) {
         long cells = paths.stream().mapToLong(p -> clocks.isEmpty() ? p.clocks().size()
                 : clocks.stream().filter(p::serves).count()).sum();
-        try (Progress progress = new Progress(err, "tk4j bench", cells * (warmup * 1.25 + duration))) {
+        try (Progress progress = new Progress(err, "tk4j bench", cells * (warmup * 1.25 + duration) + 0.5)) {
             return ReadBenchmark.run(paths, clocks, (long) (warmup * 1e9), (long) (duration * 1e9), batch, progress);
         }
     }

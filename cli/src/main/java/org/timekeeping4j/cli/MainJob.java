@@ -111,37 +111,39 @@ final class MainJob {
         List<String> aux = unsupported.stream().filter(u -> u.startsWith("CLOCK_AUX+")).toList();
         for (String u : unsupported) {
             if (!u.startsWith("CLOCK_AUX+")) {
-                out.println("  not readable: " + u);
+                out.println("  not readable: " + u.substring(u.indexOf(": ") + 2));
             }
         }
         if (!aux.isEmpty()) {
             String first = aux.get(0);
-            out.println("  not readable: CLOCK_AUX+0..+" + (aux.size() - 1) + " ("
-                    + first.substring(first.indexOf(": ") + 2).replace("/aux_clocks/0/", "/aux_clocks/N/") + ")");
+            out.println("  not readable: CLOCK_AUX+0..+" + (aux.size() - 1) + ": " + first.substring(first.indexOf(": ") + 2)
+                    .replace("CLOCK_AUX+0 is", "they are").replace("/aux_clocks/0/", "/aux_clocks/N/"));
         }
     }
 
     private int footer(List<ClockPath> paths, List<CheckResult> checks) {
         out.println();
-        List<String> usable = paths.stream().map(p -> p.name() + " (" + p.description() + ")").toList();
-        out.println("paths here: " + String.join("; ", usable));
+        out.println("paths here:");
+        for (ClockPath p : paths) {
+            out.printf("  %-11s %s%n", p.name(), p.description());
+        }
         List<String> later = ClockPaths.all().stream()
                 .filter(p -> !p.hidden() && p.unavailableReason().isPresent()).map(ClockPath::name).toList();
         if (!later.isEmpty()) {
-            out.println("not yet:    " + String.join(", ", later) + " (the user-space fast clocks are not in this build)");
+            out.println("not yet:     " + String.join(", ", later) + " (the user-space fast clocks are not in this build)");
         }
         List<CheckResult> failed = checks.stream().filter(r -> r.status() == Status.FAILED).toList();
         for (CheckResult r : checks) {
             if (r.status() == Status.SKIPPED) {
-                out.println("SKIPPED:    " + r.summary());
+                out.println("SKIPPED:     " + r.summary());
             }
         }
         for (CheckResult r : failed.stream().limit(8).toList()) {
-            out.println("FAILED:     " + r.mode() + " " + r.subject() + ": " + r.summary());
+            out.println("FAILED:      " + r.mode() + " " + r.subject() + ": " + r.summary());
         }
-        out.println("verify:     " + Verifier.tally(checks) + " (consistency, causality, agreement, abi) -> "
+        out.println("verify:      " + Verifier.tally(checks) + " (consistency, causality, agreement, abi) -> "
                 + (failed.isEmpty() ? "all correct [OK]" : "[FAILED]"));
-        out.println("more:       tk4j info | tk4j bench --html bench.html | tk4j verify all -t 20 | tk4j --help");
+        out.println("more:        tk4j info | tk4j bench --html bench.html | tk4j verify all -t 20 | tk4j --help");
         return failed.isEmpty() ? 0 : Tk4j.EXIT_FAILED;
     }
 

@@ -3,8 +3,9 @@ package org.timekeeping4j.cli.verify;
 import java.io.PrintWriter;
 
 /**
- * A progress line on stderr for runs long enough to wonder about (planned 2 s or more): once a second,
- * "tk4j verify: 3 s of 10 s, consistency kernel CLOCK_MONOTONIC". Shorter runs print nothing.
+ * A progress line on stderr for runs long enough to wonder about (planned 2 s or more): once a second, rewritten
+ * in place, "tk4j verify: 3 s of about 10 s, consistency kernel CLOCK_MONOTONIC", wiped when the run ends.
+ * Shorter runs print nothing.
  *
  * <p>Threading: {@link #doing} from the coordinating thread; the line is printed by a daemon ticker thread.
  */
@@ -19,7 +20,7 @@ public final class Progress implements AutoCloseable {
     private final Thread ticker;
     private volatile String current = "";
     private volatile boolean done;
-    private boolean printed;
+    private int printedWidth;
 
     /** A progress line for a run of about {@code plannedSeconds}; {@code err} may be null for none. */
     public Progress(PrintWriter err, String what, double plannedSeconds) {
@@ -55,9 +56,11 @@ public final class Progress implements AutoCloseable {
             }
             double elapsed = (System.nanoTime() - start) / 1e9;
             synchronized (err) {
-                err.printf("\r%s: %.0f s of %.0f s, %s   ", what, elapsed, plannedSeconds, current);
+                String line = String.format("%s: %.0f s of about %.0f s, %s", what, elapsed, plannedSeconds, current);
+                // Overwrite the previous line in place: '\r', the text, blanks over any longer leftover.
+                err.print("\r" + line + " ".repeat(Math.max(0, printedWidth - line.length())));
                 err.flush();
-                printed = true;
+                printedWidth = Math.max(printedWidth, line.length());
             }
         }
     }
@@ -73,8 +76,8 @@ public final class Progress implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
             synchronized (err) {
-                if (printed) {
-                    err.println();
+                if (printedWidth > 0) { // wipe the line: the report that follows starts clean
+                    err.print("\r" + " ".repeat(printedWidth) + "\r");
                     err.flush();
                 }
             }
