@@ -3,9 +3,9 @@ package org.timekeeping4j.cli.verify;
 import java.io.PrintWriter;
 
 /**
- * A progress line on stderr for runs long enough to wonder about (planned 2 s or more): once a second, rewritten
- * in place, "tk4j verify: 3 s of about 10 s, consistency kernel CLOCK_MONOTONIC", wiped when the run ends.
- * Shorter runs print nothing.
+ * A progress line on stderr for runs long enough to wonder about (planned 2 s or more): on a terminal once a
+ * second, rewritten in place, "tk4j verify: 3 s of about 10 s, consistency kernel CLOCK_MONOTONIC", wiped when the
+ * run ends; elsewhere (a file, a pipe, a test's writer) a plain line every 5 s. Shorter runs print nothing.
  *
  * <p>Threading: {@link #doing} from the coordinating thread; the line is printed by a daemon ticker thread.
  */
@@ -18,6 +18,8 @@ public final class Progress implements AutoCloseable {
     private final double plannedSeconds;
     private final long start = System.nanoTime();
     private final Thread ticker;
+    // On a terminal the line is rewritten in place every second; into a file or pipe, a plain line every 5 s.
+    private final boolean inPlace = System.console() != null && System.console().isTerminal();
     private volatile String current = "";
     private volatile boolean done;
     private int printedWidth;
@@ -47,7 +49,7 @@ public final class Progress implements AutoCloseable {
     private void tick() {
         while (!done) {
             try {
-                Thread.sleep(1000);
+                Thread.sleep(inPlace ? 1000 : 5000);
             } catch (InterruptedException e) {
                 return;
             }
@@ -57,10 +59,14 @@ public final class Progress implements AutoCloseable {
             double elapsed = (System.nanoTime() - start) / 1e9;
             synchronized (err) {
                 String line = String.format("%s: %.0f s of about %.0f s, %s", what, elapsed, plannedSeconds, current);
-                // Overwrite the previous line in place: '\r', the text, blanks over any longer leftover.
-                err.print("\r" + line + " ".repeat(Math.max(0, printedWidth - line.length())));
+                if (inPlace) {
+                    // Overwrite the previous line in place: '\r', the text, blanks over any longer leftover.
+                    err.print("\r" + line + " ".repeat(Math.max(0, printedWidth - line.length())));
+                    printedWidth = Math.max(printedWidth, line.length());
+                } else {
+                    err.println(line);
+                }
                 err.flush();
-                printedWidth = Math.max(printedWidth, line.length());
             }
         }
     }
