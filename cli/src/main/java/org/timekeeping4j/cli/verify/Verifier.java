@@ -89,6 +89,9 @@ public final class Verifier {
                     out.println("    " + d);
                 }
                 out.printf("%-11s %-34s [FAILED]%n", r.mode(), r.subject());
+            } else if (r.status() == Status.SKIPPED) {
+                out.println(r.summary());
+                out.printf("%-11s %-34s [SKIPPED]%n", r.mode(), r.subject());
             } else {
                 out.printf("%-11s %-34s [%s] %s%n", r.mode(), r.subject(), r.status(), r.summary());
             }
