@@ -7,11 +7,15 @@ import org.timekeeping4j.ClockId;
 /**
  * Every clock path verify and bench know, in display order.
  *
- * <p><b>Adding a path</b> (the user-space fast clocks): implement {@link ClockPath} (usually a few lines: name,
- * {@code serves}, a {@code reader} lambda over the new core method, the agreement bound it documents) and put it
- * in {@link #ALL} in place of its {@link PlannedPath} line, e.g.
- * {@code new FastPath()} for {@code Clocks.nanos}. Nothing else changes: {@code tk4j verify}, {@code tk4j bench},
- * the main job and their tests pick it up from this list.
+ * <p><b>Adding a path</b> (the user-space fast clocks): replace its {@link PlannedPath} line in {@link #ALL} with
+ * one {@link SimplePath} line, for example
+ * <pre>{@code
+ * new SimplePath("fast", "Clocks.nanos: counter x mult >> shift in user space", Clocks::isSupported,
+ *         c -> () -> Clocks.nanos(c), c -> 1_000L, c -> "Clocks.nanos"),
+ * }</pre>
+ * (name, description, which clocks it serves, the zero-allocation reader per clock, its agreement bound in ns
+ * against the kernel, the call's name). Nothing else changes: {@code tk4j verify}, {@code tk4j bench}, the main
+ * job, and the contract test {@code ClockPathContractTest} pick it up from this list.
  */
 public final class ClockPaths {
 

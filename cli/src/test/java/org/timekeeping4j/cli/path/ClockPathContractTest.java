@@ -14,7 +14,11 @@ import org.timekeeping4j.ClockId;
 class ClockPathContractTest {
 
     static Stream<ClockPath> paths() {
-        return ClockPaths.available().stream();
+        // Plus a path registered the one-line way, as fast / ticks / snapshot will be.
+        ClockPath oneLiner = new SimplePath("one-liner", "Clocks.kernelNanos for MONOTONIC and BOOTTIME",
+                c -> c == ClockId.MONOTONIC || c == ClockId.BOOTTIME, c -> () -> org.timekeeping4j.Clocks.kernelNanos(c),
+                c -> 0L, c -> "Clocks.kernelNanos");
+        return Stream.concat(ClockPaths.available().stream(), Stream.of(oneLiner));
     }
 
     @ParameterizedTest
