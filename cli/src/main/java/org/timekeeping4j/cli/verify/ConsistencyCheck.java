@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.timekeeping4j.ClockId;
 import org.timekeeping4j.cli.path.ClockReader;
 
 /**
@@ -20,7 +19,7 @@ public final class ConsistencyCheck {
     private ConsistencyCheck() {}
 
     /** Runs the check on one clock reader for {@code nanos} with {@code threads} threads. */
-    public static CheckResult run(String mode, String subject, ClockId clock, ClockReader reader, long nanos,
+    public static CheckResult run(String mode, String subject, ClockReader reader, long nanos,
                                   int threads) {
         ThreadResult[] results = new ThreadResult[threads];
         TimedRun.run(threads, nanos, (index, run) -> results[index] = fill(reader, run));

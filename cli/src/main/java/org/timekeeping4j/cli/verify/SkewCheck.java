@@ -54,7 +54,7 @@ public final class SkewCheck {
                 Thread writer = Thread.ofPlatform().name("tk4j-skew-writer").daemon().start(flipper);
                 CheckResult r;
                 try {
-                    r = ConsistencyCheck.run("skew", tk.name() + " " + c.kernelName(), c, () -> tk.readNanos(c),
+                    r = ConsistencyCheck.run("skew", tk.name() + " " + c.kernelName(), () -> tk.readNanos(c),
                             perClock, threads);
                 } finally {
                     flipper.stop = true;

@@ -35,7 +35,7 @@ public final class Verifier {
 
     public static List<CheckResult> consistency(Settings s) {
         return timed("consistency", s, 2, (cell, nanos, threads) -> ConsistencyCheck.run("consistency",
-                cell.subject(), cell.clock(), cell.path().reader(cell.clock()), nanos, threads));
+                cell.subject(), cell.path().reader(cell.clock()), nanos, threads));
     }
 
     public static List<CheckResult> causality(Settings s) {
