@@ -40,13 +40,19 @@ public final class ReadBenchmark {
      * @param call           the call measured, e.g. Clocks.kernelNanos
      * @param baselineCall   the JDK call compared with (System.nanoTime, Instant.now)
      * @param baselineMeanNs its mean ns per call in the same run
+     * @param baselineP50Ns  its median ns per call in the same run
      */
     public record CellResult(Cell cell, double meanNs, double p50Ns, double p99Ns, long calls, String call,
-                             String baselineCall, double baselineMeanNs) {
+                             String baselineCall, double baselineMeanNs, double baselineP50Ns) {
 
         /** mean / the JDK baseline's mean: below 1 is faster than the JDK. */
         public double ratio() {
             return meanNs / baselineMeanNs;
+        }
+
+        /** p50 / the JDK baseline's p50: the same comparison, robust to a few preempted batches (short runs). */
+        public double p50Ratio() {
+            return p50Ns / baselineP50Ns;
         }
 
         public Map<String, Object> toMap() {
@@ -60,6 +66,7 @@ public final class ReadBenchmark {
             m.put("calls", calls);
             m.put("baseline", baselineCall);
             m.put("ratioToBaseline", round(ratio()));
+            m.put("p50RatioToBaseline", round(p50Ratio()));
             return m;
         }
     }
@@ -102,7 +109,8 @@ public final class ReadBenchmark {
             Cell base = baselineCell(c.clock());
             results.add(new CellResult(c, h.getMean() / 1000.0, h.getValueAtPercentile(50) / 1000.0,
                     h.getValueAtPercentile(99) / 1000.0, h.getTotalCount() * batch, c.path().callName(c.clock()),
-                    base.path().callName(base.clock()), histograms.get(base).getMean() / 1000.0));
+                    base.path().callName(base.clock()), histograms.get(base).getMean() / 1000.0,
+                    histograms.get(base).getValueAtPercentile(50) / 1000.0));
         }
         return results;
     }
