@@ -10,8 +10,12 @@ final class ClockConverter implements CommandLine.ITypeConverter<ClockId> {
     @Override
     public ClockId convert(String value) {
         String v = value.trim().toUpperCase(Locale.ROOT).replace('-', '_');
-        if (v.matches("-?\\d+")) {
-            return ClockId.of(Integer.parseInt(v));
+        if (v.matches("-?\\d{1,10}")) {
+            try {
+                return ClockId.of(Integer.parseInt(v));
+            } catch (IllegalArgumentException e) { // NumberFormatException included: beyond int
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
         }
         if (v.startsWith("CLOCK_")) {
             v = v.substring("CLOCK_".length());

@@ -20,8 +20,9 @@ class VerifyCommandTest {
         assertThat(r.exit()).as(r.toString()).isEqualTo(Tk4j.EXIT_FAILED);
         assertThat(r.out()).contains("--------------------").contains("  <-").containsPattern("Delta: -\\d+ ns")
                 .contains("[FAILED]");
-        // The 64 stamps of the failing batch are printed, numbered 0..63.
-        assertThat(r.out()).contains(" 0 ").contains("63 ");
+        // The 64 stamps of the failing batch are printed (sec:nsec), numbered 0..63, exactly two of them marked.
+        assertThat(r.out().lines().filter(l -> l.matches("\\s+\\d{1,2} \\d+:\\d{9}(  <-)?"))).hasSize(64);
+        assertThat(r.out().lines().filter(l -> l.endsWith("  <-"))).hasSize(2);
     }
 
     @Test
@@ -70,6 +71,13 @@ class VerifyCommandTest {
         Tk4jHarness r = Tk4jHarness.run("verify", "skew", "-t", "0.1");
         assertThat(r.exit()).as(r.toString()).isEqualTo(VerifyCommand.EXIT_SKIPPED);
         assertThat(r.out()).contains("skew: not available yet (needs the user-space timekeeper)");
+    }
+
+    @Test
+    void bogusClockIdsAreUsageErrorsNamingTheId() {
+        Tk4jHarness r = Tk4jHarness.run("verify", "consistency", "-c", "10");
+        assertThat(r.exit()).isEqualTo(Tk4j.EXIT_USAGE);
+        assertThat(r.err()).contains("clock id 10");
     }
 
     @Test

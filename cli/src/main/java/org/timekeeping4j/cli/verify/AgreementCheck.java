@@ -25,6 +25,8 @@ public final class AgreementCheck {
         ClockReader kernel = ClockPaths.KERNEL.reader(clock);
         ClockReader path = cell.path().reader(clock);
         long bound = cell.path().agreementBoundNanos(clock);
+        TimedRun.warm(kernel);
+        TimedRun.warm(path);
         Histogram[] excursions = new Histogram[threads];
         Histogram[] brackets = new Histogram[threads];
         long[] exactMax = new long[threads]; // the histogram's max is rounded up to its precision

@@ -45,6 +45,7 @@ public final class CausalityCheck {
         long[] violations = new long[n];
         long[] worst = new long[n];
         long[] published = new long[1];
+        TimedRun.warm(reader);
         TimedRun.run(n, nanos, (index, run) -> {
             if (index == 0) {
                 long count = 0;

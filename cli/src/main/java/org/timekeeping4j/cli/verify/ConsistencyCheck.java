@@ -22,6 +22,7 @@ public final class ConsistencyCheck {
     public static CheckResult run(String mode, String subject, ClockReader reader, long nanos,
                                   int threads) {
         ThreadResult[] results = new ThreadResult[threads];
+        TimedRun.warm(reader);
         TimedRun.run(threads, nanos, (index, run) -> results[index] = fill(reader, run));
         long reads = 0;
         long violations = 0;
