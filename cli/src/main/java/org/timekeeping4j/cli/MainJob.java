@@ -84,11 +84,11 @@ final class MainJob {
             head.append(String.format(" %-16s", p.name()));
         }
         out.println(head.append(" verify"));
-        List<String> unsupported = new ArrayList<>();
+        Map<ClockId, String> unsupported = new LinkedHashMap<>();
         for (ClockId c : ClockId.values()) {
             Optional<String> why = Clocks.whyUnsupported(c);
             if (why.isPresent()) {
-                unsupported.add(c.kernelName() + ": " + why.get());
+                unsupported.put(c, why.get());
                 continue;
             }
             StringBuilder row = new StringBuilder(String.format("%-26s %6s", c.kernelName(),
@@ -107,17 +107,27 @@ final class MainJob {
         printUnsupported(unsupported);
     }
 
-    private void printUnsupported(List<String> unsupported) {
-        List<String> aux = unsupported.stream().filter(u -> u.startsWith("CLOCK_AUX+")).toList();
-        for (String u : unsupported) {
-            if (!u.startsWith("CLOCK_AUX+")) {
-                out.println("  not readable: " + u.substring(u.indexOf(": ") + 2));
-            }
+    /**
+     * One line per reason, the clocks sharing it named together, e.g. "CLOCK_REALTIME_ALARM, CLOCK_BOOTTIME_ALARM:
+     * need an alarm-capable RTC ..." (tk4j info has the full text per clock).
+     */
+    private void printUnsupported(Map<ClockId, String> unsupported) {
+        Map<String, List<ClockId>> byReason = new LinkedHashMap<>();
+        for (Map.Entry<ClockId, String> e : unsupported.entrySet()) {
+            String reason = e.getValue().replace(e.getKey().kernelName() + " ", "")
+                    .replaceAll("/aux_clocks/\\d+/", "/aux_clocks/N/")
+                    .replaceAll(" \\(clock_gettime answers [^()]*(\\([^()]*\\))?\\)", "");
+            byReason.computeIfAbsent(reason, r -> new ArrayList<>()).add(e.getKey());
         }
-        if (!aux.isEmpty()) {
-            String first = aux.get(0);
-            out.println("  not readable: CLOCK_AUX+0..+" + (aux.size() - 1) + ": " + first.substring(first.indexOf(": ") + 2)
-                    .replace("CLOCK_AUX+0 is", "they are").replace("/aux_clocks/0/", "/aux_clocks/N/"));
+        for (Map.Entry<String, List<ClockId>> e : byReason.entrySet()) {
+            List<ClockId> clocks = e.getValue();
+            String names = clocks.size() > 2 && clocks.stream().allMatch(ClockId::isAux)
+                    ? "CLOCK_AUX+" + (clocks.get(0).id() - ClockId.AUX_BASE) + "..+"
+                            + (clocks.get(clocks.size() - 1).id() - ClockId.AUX_BASE)
+                    : String.join(", ", clocks.stream().map(ClockId::kernelName).toList());
+            String reason = clocks.size() == 1 ? e.getKey()
+                    : e.getKey().replaceFirst("^needs ", "need ").replaceFirst("^is ", "are ");
+            out.println("  not readable: " + names + ": " + reason);
         }
     }
 
