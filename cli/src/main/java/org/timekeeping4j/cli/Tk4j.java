@@ -12,16 +12,19 @@ import picocli.CommandLine.Option;
 /**
  * tk4j: the timekeeping4j command line. One class per command; each returns its exit code.
  *
- * <p>Exit codes: 0 success, 1 a check or operation failed, 2 bad usage. Errors print one line on
+ * <p>Exit codes: 0 success, 1 a check or operation failed, 2 bad usage, 3 a check was skipped because what it
+ * needs is missing (not success). Errors print one line on
  * stderr; {@code --verbose} adds the stack trace.
  */
 @Command(name = "tk4j",
         mixinStandardHelpOptions = true,
         versionProvider = Tk4j.Version.class,
         description = "Linux timekeeping for the JVM: clocks, counters, checks and benchmarks.%n"
-                + "Without a command, runs 'info'.",
-        subcommands = {InfoCommand.class, PhcCommand.class, PpsCommand.class, BoundsCommand.class,
-                CommandLine.HelpCommand.class})
+                + "Without a command: which clock paths this machine can use, how fast each is against the JDK and "
+                + "whether all are correct (a short info, bench and verify, about 10 s).%n"
+                + "Exit codes: 0 success, 1 a check failed, 2 bad usage, 3 a check was skipped (verify skew).",
+        subcommands = {InfoCommand.class, VerifyCommand.class, BenchCommand.class, PhcCommand.class, PpsCommand.class,
+                BoundsCommand.class, CommandLine.HelpCommand.class})
 public final class Tk4j implements Callable<Integer> {
 
     /** A check or operation failed. */
@@ -33,13 +36,17 @@ public final class Tk4j implements Callable<Integer> {
             description = "Print stack traces with errors.")
     boolean verbose;
 
+    @Option(names = "--budget", hidden = true, defaultValue = "10",
+            description = "Seconds the main job (no command) spends measuring and verifying; tests shorten it.")
+    double budget;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() {
         // No command given: the main job.
-        return spec.commandLine().execute("info");
+        return new MainJob(spec.commandLine().getOut(), spec.commandLine().getErr(), budget).run();
     }
 
     public static void main(String[] args) {

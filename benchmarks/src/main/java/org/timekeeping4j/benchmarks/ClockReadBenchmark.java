@@ -1,0 +1,88 @@
+package org.timekeeping4j.benchmarks;
+
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.Clocks;
+import org.timekeeping4j.TimeSpec;
+
+/**
+ * Every clock read that exists today, side by side, in ns per call: the JDK's three clocks and timekeeping4j's
+ * kernel (vDSO), forced-syscall and TimeSpec reads. Ratios go against {@code systemNanoTime} from the same run.
+ *
+ * <h2>Run recipe</h2>
+ * <pre>
+ * mvn -B -q -DskipTests package                      # builds benchmarks/target/benchmarks.jar (JDK 25 toolchain)
+ * JDK=/usr/lib/jvm/temurin-25-jdk-amd64               # any JDK 25+
+ * $JDK/bin/java -jar benchmarks/target/benchmarks.jar ClockReadBenchmark -f 3 -wi 3 -i 5 -prof gc
+ * </pre>
+ * Iterations are 1 s (annotations below), so the whole class takes about seven minutes. {@code -prof gc} reports
+ * {@code gc.alloc.rate.norm}: every read path here must show 0 B/op ({@code instantNow} returns its Instant and
+ * shows the JDK's 24 B/op; {@code instantNowAsNanos} shows that escape analysis removes it when it does not escape).
+ * Results and their date: docs/PERFORMANCE.md.
+ *
+ * <p>Add the user-space fast clocks (Clocks.nanos, ticks, snapshot) as further methods here when they land.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
+@State(Scope.Thread)
+public class ClockReadBenchmark {
+
+    /** The clocks read through {@code Clocks.kernelNanos}. */
+    @State(Scope.Thread)
+    public static class KernelClock {
+        @Param({"MONOTONIC", "REALTIME", "MONOTONIC_RAW", "BOOTTIME", "TAI", "MONOTONIC_COARSE", "REALTIME_COARSE"})
+        public ClockId clock;
+    }
+
+    private final TimeSpec timeSpec = new TimeSpec();
+
+    @Benchmark
+    public long systemNanoTime() {
+        return System.nanoTime();
+    }
+
+    @Benchmark
+    public long currentTimeMillis() {
+        return System.currentTimeMillis();
+    }
+
+    @Benchmark
+    public Instant instantNow() {
+        return Instant.now();
+    }
+
+    @Benchmark
+    public long instantNowAsNanos() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+    }
+
+    @Benchmark
+    public long kernelNanos(KernelClock k) {
+        return Clocks.kernelNanos(k.clock);
+    }
+
+    @Benchmark
+    public long syscallNanosMonotonic() {
+        return Clocks.syscallNanos(ClockId.MONOTONIC);
+    }
+
+    @Benchmark
+    public TimeSpec kernelTimeMonotonic() {
+        return Clocks.kernelTime(ClockId.MONOTONIC, timeSpec);
+    }
+}

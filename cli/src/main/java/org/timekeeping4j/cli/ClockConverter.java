@@ -1,0 +1,30 @@
+package org.timekeeping4j.cli;
+
+import java.util.Locale;
+import org.timekeeping4j.ClockId;
+import picocli.CommandLine;
+
+/** Parses a clock option: MONOTONIC, CLOCK_MONOTONIC, monotonic_raw or a kernel id such as 4. */
+final class ClockConverter implements CommandLine.ITypeConverter<ClockId> {
+
+    @Override
+    public ClockId convert(String value) {
+        String v = value.trim().toUpperCase(Locale.ROOT).replace('-', '_');
+        if (v.matches("-?\\d{1,10}")) {
+            try {
+                return ClockId.of(Integer.parseInt(v));
+            } catch (IllegalArgumentException e) { // NumberFormatException included: beyond int
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+        if (v.startsWith("CLOCK_")) {
+            v = v.substring("CLOCK_".length());
+        }
+        try {
+            return ClockId.valueOf(v);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.TypeConversionException("'" + value + "' is no clock (e.g. MONOTONIC, "
+                    + "CLOCK_REALTIME, 4)");
+        }
+    }
+}

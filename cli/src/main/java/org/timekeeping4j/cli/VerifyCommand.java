@@ -1,0 +1,297 @@
+package org.timekeeping4j.cli;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.cli.path.ClockPath;
+import org.timekeeping4j.cli.path.ClockPaths;
+import org.timekeeping4j.cli.verify.CheckResult;
+import org.timekeeping4j.cli.verify.Progress;
+import org.timekeeping4j.cli.verify.SkewCheck;
+import org.timekeeping4j.cli.verify.Status;
+import org.timekeeping4j.cli.verify.Verifier;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code tk4j verify MODE}: correctness checks of every clock path, modelled on the kernel's own tests.
+ * Without a mode, runs {@code all}.
+ *
+ * <p>Exit codes: 0 every check passed; 1 a check failed; 2 bad usage (unknown or unavailable path, a clock the
+ * path does not serve); 3 the check was SKIPPED because what it needs is missing ({@code skew} without the
+ * user-space timekeeper). {@code all} reports a skipped mode but does not fail for it.
+ */
+@Command(name = "verify", mixinStandardHelpOptions = true,
+        description = "Check that every clock path is correct (modes after the kernel's timer selftests and "
+                + "vdsotest). Without a mode: all.%n"
+                + "Exit: 0 all passed, 1 a check failed, 2 bad usage, 3 skipped (not success).",
+        subcommands = {VerifyCommand.Consistency.class, VerifyCommand.Causality.class, VerifyCommand.Agreement.class,
+                VerifyCommand.Abi.class, VerifyCommand.Skew.class, VerifyCommand.All.class})
+final class VerifyCommand implements Callable<Integer> {
+
+    /** Exit code of a check that could not run here (SKIPPED is not success). */
+    static final int EXIT_SKIPPED = 3;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        return spec.commandLine().execute("all");
+    }
+
+    /** Options every mode shares. */
+    static final class Options {
+        @Option(names = {"-c", "--clock"}, paramLabel = "CLOCK", converter = ClockConverter.class,
+                description = "Clock to check (repeatable): MONOTONIC, CLOCK_REALTIME, 4, ... Default: every clock "
+                        + "each path serves.")
+        List<ClockId> clocks = new ArrayList<>();
+
+        @Option(names = {"-t", "--duration"}, paramLabel = "SECONDS",
+                description = "Total run time of the mode, shared by its (path, clock) cells (default ${DEFAULT-VALUE}).",
+                defaultValue = "2")
+        double seconds;
+
+        @Option(names = "--threads", paramLabel = "N",
+                description = "Threads per cell (causality: one publisher plus N-1 readers). Default: 2 (agreement 1).")
+        int threads;
+
+        @Option(names = "--path", paramLabel = "PATH",
+                description = "Path to check (repeatable): kernel, syscall, jdk, jdk-millis, fast, ticks, snapshot. "
+                        + "Default: every path available here.")
+        List<String> paths = new ArrayList<>();
+
+        @Option(names = "--json", description = "Print one JSON object instead of the report.")
+        boolean json;
+    }
+
+    /** The shared run-and-print of every mode. */
+    abstract static class Mode implements Callable<Integer> {
+        @Mixin
+        Options options;
+
+        @Spec
+        CommandSpec spec;
+
+        abstract String mode();
+
+        abstract List<CheckResult> run(Verifier.Settings settings);
+
+        /** The planned duration, for the progress line. */
+        double plannedSeconds() {
+            return options.seconds;
+        }
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
+            List<ClockPath> paths;
+            try {
+                paths = resolvePaths(options.paths);
+                checkServed(paths, options.clocks);
+            } catch (IllegalArgumentException e) {
+                err.println("tk4j verify " + mode() + ": " + e.getMessage());
+                return Tk4j.EXIT_USAGE;
+            }
+            if (options.seconds <= 0 || options.threads < 0) {
+                err.println("tk4j verify " + mode() + ": --duration must be > 0 and --threads >= 1");
+                return Tk4j.EXIT_USAGE;
+            }
+            List<CheckResult> results;
+            try (Progress progress = new Progress(err, "tk4j verify " + mode(), plannedSeconds())) {
+                results = run(new Verifier.Settings(paths, options.clocks, options.seconds, options.threads, progress));
+            }
+            return report(out, mode(), results, options.json, exitCode(results));
+        }
+
+        int exitCode(List<CheckResult> results) {
+            if (Verifier.anyFailed(results)) {
+                return Tk4j.EXIT_FAILED;
+            }
+            boolean allSkipped = !results.isEmpty() && results.stream().allMatch(r -> r.status() == Status.SKIPPED);
+            return allSkipped ? EXIT_SKIPPED : 0;
+        }
+    }
+
+    static int report(PrintWriter out, String mode, List<CheckResult> results, boolean json, int exit) {
+        if (json) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("mode", mode);
+            m.put("passed", exit == 0);
+            m.put("exitCode", exit);
+            m.put("checks", results.stream().map(CheckResult::toMap).toList());
+            out.println(Json.write(m));
+        } else {
+            Verifier.print(out, results);
+            out.println("verify " + mode + ": " + Verifier.tally(results)
+                    + (exit == 0 ? "" : exit == EXIT_SKIPPED ? " (exit 3: skipped, not passed)" : " (exit " + exit + ")"));
+        }
+        return exit;
+    }
+
+    /** The named paths (all available ones when none is named). */
+    static List<ClockPath> resolvePaths(List<String> names) {
+        if (names.isEmpty()) {
+            return ClockPaths.available();
+        }
+        List<ClockPath> paths = new ArrayList<>();
+        for (String n : names) {
+            ClockPath p = ClockPaths.require(n);
+            if (!paths.contains(p)) {
+                paths.add(p);
+            }
+        }
+        return paths;
+    }
+
+    /** Every explicitly requested clock must be served by at least one requested path. */
+    static void checkServed(List<ClockPath> paths, List<ClockId> clocks) {
+        for (ClockId c : clocks) {
+            if (paths.stream().noneMatch(p -> p.serves(c))) {
+                throw new IllegalArgumentException(c.kernelName() + " is served by none of the paths "
+                        + paths.stream().map(ClockPath::name).toList()
+                        + (paths.size() == 1 ? "" : " (pick one with --path)"));
+            }
+        }
+    }
+
+    @Command(name = "consistency", mixinStandardHelpOptions = true,
+            description = "inconsistency-check: per thread, 64 stamps back to back, then every adjacent pair must "
+                    + "not go backwards. Prints the 64 stamps, the bad pair marked, 'Delta: N ns' and [FAILED].")
+    static final class Consistency extends Mode {
+        @Override
+        String mode() {
+            return "consistency";
+        }
+
+        @Override
+        List<CheckResult> run(Verifier.Settings s) {
+            return Verifier.consistency(s);
+        }
+    }
+
+    @Command(name = "causality", mixinStandardHelpOptions = true,
+            description = "One thread publishes stamps (release), the others read one (acquire) and then the clock: "
+                    + "the clock must not be earlier than the stamp.")
+    static final class Causality extends Mode {
+        @Override
+        String mode() {
+            return "causality";
+        }
+
+        @Override
+        List<CheckResult> run(Verifier.Settings s) {
+            return Verifier.causality(s);
+        }
+    }
+
+    @Command(name = "agreement", mixinStandardHelpOptions = true,
+            description = "Every read of a path between two kernel reads: excursion outside that bracket, "
+                    + "p50/p99/max, within the path's bound (0 for kernel and syscall).")
+    static final class Agreement extends Mode {
+        @Override
+        String mode() {
+            return "agreement";
+        }
+
+        @Override
+        List<CheckResult> run(Verifier.Settings s) {
+            return Verifier.agreement(s);
+        }
+    }
+
+    @Command(name = "abi", mixinStandardHelpOptions = true,
+            description = "vdsotest abi: bogus ids refused naming the id (kernel: EINVAL), unsupported clocks refused "
+                    + "cleanly, getres equal across paths and constant, every timespec normalised.")
+    static final class Abi extends Mode {
+        @Override
+        String mode() {
+            return "abi";
+        }
+
+        @Override
+        double plannedSeconds() {
+            return 0;
+        }
+
+        @Override
+        List<CheckResult> run(Verifier.Settings s) {
+            return Verifier.abi(s);
+        }
+    }
+
+    @Command(name = "skew", mixinStandardHelpOptions = true,
+            description = "skew_consistency: flips the simulated timekeeper's frequency by +/-PPM every FLIP ms "
+                    + "while checking consistency of its clocks. Needs the user-space timekeeper; without it prints "
+                    + "'not available yet' and exits 3 (SKIPPED, not success).")
+    static final class Skew extends Mode {
+        @Option(names = "--flip-ms", paramLabel = "MS", defaultValue = "500",
+                description = "Frequency flip period, ms (default ${DEFAULT-VALUE}; at most a tenth of the run).")
+        double flipMillis;
+
+        @Option(names = "--ppm", paramLabel = "PPM", defaultValue = "500",
+                description = "Frequency offset each way, ppm (default ${DEFAULT-VALUE}).")
+        long ppm;
+
+        @Override
+        String mode() {
+            return "skew";
+        }
+
+        @Override
+        double plannedSeconds() {
+            return SkewCheck.available() ? options.seconds : 0;
+        }
+
+        @Override
+        List<CheckResult> run(Verifier.Settings s) {
+            return Verifier.skew(s, flipNanos(flipMillis, s.seconds()), ppm * 1000);
+        }
+    }
+
+    static long flipNanos(double flipMillis, double seconds) {
+        return (long) Math.min(flipMillis * 1e6, seconds * 1e8);
+    }
+
+    @Command(name = "all", mixinStandardHelpOptions = true,
+            description = "Every mode, one after the other, sharing --duration (default 2 s in all). A skipped mode "
+                    + "(skew without the timekeeper) is reported, not failed.")
+    static final class All extends Mode {
+        @Override
+        String mode() {
+            return "all";
+        }
+
+        @Override
+        List<CheckResult> run(Verifier.Settings s) {
+            return runAll(s);
+        }
+
+        @Override
+        int exitCode(List<CheckResult> results) {
+            return Verifier.anyFailed(results) ? Tk4j.EXIT_FAILED : 0;
+        }
+    }
+
+    /** Every mode with a quarter of the time each (abi untimed, skew only when its timekeeper exists). */
+    static List<CheckResult> runAll(Verifier.Settings s) {
+        Verifier.Settings quarter = new Verifier.Settings(s.paths(), s.clocks(), s.seconds() / 4, s.threads(),
+                s.progress());
+        List<CheckResult> results = new ArrayList<>();
+        results.addAll(Verifier.consistency(quarter));
+        results.addAll(Verifier.causality(quarter));
+        results.addAll(Verifier.agreement(quarter));
+        results.addAll(Verifier.abi(quarter));
+        results.addAll(Verifier.skew(quarter, flipNanos(500, quarter.seconds()), 500_000));
+        return results;
+    }
+}

@@ -1,0 +1,179 @@
+package org.timekeeping4j.cli.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.timekeeping4j.ClockId;
+
+/**
+ * {@code tk4j bench --html}: one self-contained page (no scripts, fonts or images from anywhere: inline CSS and
+ * SVG only). One bar chart per clock, a bar per path: the bar is the mean ns per call, the whisker spans p50 to
+ * p99, the dashed line is the JDK baseline; the label says the ratio. The full table follows the charts.
+ */
+public final class BenchHtml {
+
+    private static final String[] PALETTE = {"#2563eb", "#ea580c", "#16a34a", "#9333ea", "#0891b2", "#ca8a04",
+            "#db2777", "#4b5563"};
+    private static final String JDK_COLOUR = "#6b7280";
+    /** A cell this many times slower than the JDK baseline counts as slow (a system call) when scaling a chart. */
+    private static final double SLOW_RATIO = 5;
+
+    private BenchHtml() {}
+
+    public static String render(List<ReadBenchmark.CellResult> results, Map<String, Object> machine, String when) {
+        Map<ClockId, List<ReadBenchmark.CellResult>> byClock = new LinkedHashMap<>();
+        List<String> pathOrder = new ArrayList<>();
+        for (ReadBenchmark.CellResult r : results) {
+            byClock.computeIfAbsent(r.cell().clock(), c -> new ArrayList<>()).add(r);
+            if (!pathOrder.contains(r.cell().path().name())) {
+                pathOrder.add(r.cell().path().name());
+            }
+        }
+        StringBuilder h = new StringBuilder();
+        h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>tk4j bench</title>\n<style>\n")
+                .append("body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px 32px;color:#111;}")
+                .append("h1{font-size:22px;margin:0 0 4px}h2{font-size:15px;margin:18px 0 2px}")
+                .append(".meta{color:#555;font-size:13px;margin-bottom:8px}")
+                .append(".grid{display:flex;flex-wrap:wrap;gap:8px 28px}")
+                .append(".chart{width:560px}.note{font-size:12px;color:#555;max-width:1150px}")
+                .append("table{border-collapse:collapse;font-size:12px;margin-top:18px}")
+                .append("td,th{padding:2px 10px;text-align:right;border-bottom:1px solid #eee}")
+                .append("td:nth-child(-n+3),th:nth-child(-n+3){text-align:left}")
+                .append("</style></head><body>\n");
+        h.append("<h1>tk4j bench: ns per clock read, by path</h1>\n");
+        h.append("<div class=\"meta\">").append(esc(when)).append(" &middot; ").append(esc(str(machine.get("kernel"))))
+                .append(" ").append(esc(str(machine.get("machine")))).append(" &middot; clocksource ")
+                .append(esc(str(machine.get("clocksource")))).append(" &middot; Java ").append(esc(str(machine.get("java"))))
+                .append("</div>\n");
+        h.append("<div class=\"note\">Bar: mean ns per call (shorter is faster). Whisker: p50 to p99 of batches of ")
+                .append(machine.get("batch")).append(" calls. Dashed line: the JDK call for that clock in the same run")
+                .append(" (System.nanoTime where the JDK has no such clock). Label: mean and ratio to that line. A broken bar runs off")
+                .append(" the axis (a system call, about ten times a vDSO read).</div>\n");
+        h.append("<div class=\"grid\">\n");
+        for (Map.Entry<ClockId, List<ReadBenchmark.CellResult>> e : byClock.entrySet()) {
+            h.append("<div class=\"chart\"><h2>").append(esc(e.getKey().kernelName())).append("</h2>\n");
+            chart(h, e.getValue(), pathOrder);
+            h.append("</div>\n");
+        }
+        h.append("</div>\n<table><tr><th>clock</th><th>path</th><th>call</th><th>mean ns</th><th>p50 ns</th>")
+                .append("<th>p99 ns</th><th>calls</th><th>vs JDK</th><th>JDK call</th></tr>\n");
+        for (ReadBenchmark.CellResult r : results) {
+            h.append("<tr><td>").append(esc(r.cell().clock().kernelName())).append("</td><td>")
+                    .append(esc(r.cell().path().name())).append("</td><td>").append(esc(r.call())).append("</td><td>")
+                    .append(fmt(r.meanNs())).append("</td><td>").append(fmt(r.p50Ns())).append("</td><td>")
+                    .append(fmt(r.p99Ns())).append("</td><td>").append(String.format(Locale.ROOT, "%,d", r.calls()))
+                    .append("</td><td>").append(String.format(Locale.ROOT, "%.2fx", r.ratio())).append("</td><td>")
+                    .append(esc(r.baselineCall())).append("</td></tr>\n");
+        }
+        h.append("</table>\n<p class=\"note\">Made by <code>tk4j bench --html</code>; each cell runs in its own copy")
+                .append(" of the timed loop, so every call is inlined as in JMH.</p>\n")
+                .append("</body></html>\n");
+        return h.toString();
+    }
+
+    private static void chart(StringBuilder h, List<ReadBenchmark.CellResult> rows, List<String> pathOrder) {
+        int labelW = 150;
+        int barW = 290;
+        int valueW = 120;
+        int rowH = 26;
+        int top = 6;
+        int width = labelW + barW + valueW;
+        int height = top + rows.size() * rowH + 18;
+        double max = 0;
+        double fastMax = rows.get(0).baselineMeanNs();
+        boolean anySlow = false;
+        boolean anyFast = false;
+        for (ReadBenchmark.CellResult r : rows) {
+            max = Math.max(max, Math.max(r.p99Ns(), Math.max(r.meanNs(), r.baselineMeanNs())));
+            if (r.meanNs() > SLOW_RATIO * r.baselineMeanNs()) {
+                anySlow = true;
+            } else {
+                fastMax = Math.max(fastMax, r.p99Ns());
+                anyFast |= !r.call().equals(r.baselineCall());
+            }
+        }
+        // A system call is ~10x a vDSO read: on one linear axis the fast bars would be slivers. When a chart has both,
+        // the axis fits the fast ones and the slow bars run off the edge, broken, their value in the label.
+        boolean clipped = anySlow && anyFast;
+        if (clipped) {
+            max = fastMax * 1.3;
+        }
+        double axisLimit = niceCeil(max);
+        double scale = barW / axisLimit;
+        h.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+                + "font-size=\"12\" font-family=\"system-ui,sans-serif\">\n", width, height));
+        // Axis ticks
+        double axisMax = axisLimit;
+        for (int i = 0; i <= 4; i++) {
+            double v = axisMax * i / 4;
+            double x = labelW + v * scale;
+            h.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#eee\"/>"
+                    + "<text x=\"%.1f\" y=\"%d\" fill=\"#888\" font-size=\"10\" text-anchor=\"middle\">%s</text>\n",
+                    x, top, x, height - 16, x, height - 4, fmtAxis(v)));
+        }
+        for (int i = 0; i < rows.size(); i++) {
+            ReadBenchmark.CellResult r = rows.get(i);
+            int y = top + i * rowH;
+            boolean jdk = r.call().equals(r.baselineCall()) && r.cell().path().name().equals("jdk");
+            String colour = jdk ? JDK_COLOUR : PALETTE[pathOrder.indexOf(r.cell().path().name()) % PALETTE.length];
+            h.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n",
+                    labelW - 6, y + 12, esc(r.cell().path().name())));
+            h.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#777\" "
+                    + "font-size=\"10\">%s</text>\n", labelW - 6, y + 23, esc(r.call())));
+            boolean off = r.meanNs() > axisLimit;
+            double w = off ? barW + 4 : Math.max(1, r.meanNs() * scale);
+            h.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"%s\" "
+                    + "rx=\"2\"/>\n", labelW, y + 3, w, colour));
+            if (off) { // a white zig-zag: the bar is broken, it goes on far past the axis
+                double bx = labelW + barW - 30;
+                h.append(String.format(Locale.ROOT, "<path d=\"M%.1f %d l5 8 l-5 8 h6 l5 -8 l-5 -8 z\" fill=\"white\"/>\n",
+                        bx, y + 3));
+            }
+            double x50 = labelW + Math.min(r.p50Ns(), axisLimit) * scale;
+            double x99 = labelW + Math.min(r.p99Ns(), axisLimit) * scale;
+            h.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#111\"/>"
+                    + "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#111\"/>"
+                    + "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#111\"/>\n",
+                    x50, y + 11, x99, y + 11, x50, y + 7, x50, y + 15, x99, y + 7, x99, y + 15));
+            String label = fmt(r.meanNs()) + " ns" + (jdk ? "  (JDK)" : String.format(Locale.ROOT, "  %.2fx", r.ratio()));
+            h.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-weight=\"%s\">%s</text>\n",
+                    labelW + barW + 6, y + 15, r.ratio() < 0.95 && !jdk ? "bold" : "normal", esc(label)));
+        }
+        double bx = labelW + rows.get(0).baselineMeanNs() * scale;
+        h.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" "
+                + "stroke-dasharray=\"4 3\" stroke-width=\"1.5\"/>\n", bx, top, bx, height - 16, JDK_COLOUR));
+        h.append("</svg>\n");
+    }
+
+    private static double niceCeil(double v) {
+        if (v <= 0) {
+            return 1;
+        }
+        double mag = Math.pow(10, Math.floor(Math.log10(v)));
+        for (double m : new double[] {1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10}) {
+            if (m * mag >= v) {
+                return m * mag;
+            }
+        }
+        return 10 * mag;
+    }
+
+    private static String fmtAxis(double v) {
+        return v == Math.rint(v) ? String.format(Locale.ROOT, "%.0f ns", v) : String.format(Locale.ROOT, "%.1f ns", v);
+    }
+
+    /** ns with one decimal below 100, none above. */
+    public static String fmt(double ns) {
+        return ns >= 100 ? String.format(Locale.ROOT, "%.0f", ns) : String.format(Locale.ROOT, "%.1f", ns);
+    }
+
+    private static String str(Object o) {
+        return o == null ? "?" : o.toString();
+    }
+
+    private static String esc(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    }
+}

@@ -1,0 +1,85 @@
+package org.timekeeping4j.cli.path;
+
+import java.util.List;
+import java.util.Optional;
+import org.timekeeping4j.ClockId;
+
+/**
+ * Every clock path verify and bench know, in display order.
+ *
+ * <p><b>Adding a path</b> (the user-space fast clocks): replace its {@link PlannedPath} line in {@link #ALL} with
+ * one {@link SimplePath} line, for example
+ * <pre>{@code
+ * new SimplePath("fast", "Clocks.nanos: counter x mult >> shift in user space", Clocks::isSupported,
+ *         c -> () -> Clocks.nanos(c), c -> 1_000L, c -> "Clocks.nanos"),
+ * }</pre>
+ * (name, description, which clocks it serves, the zero-allocation reader per clock, its agreement bound in ns
+ * against the kernel, the call's name). Nothing else changes: {@code tk4j verify}, {@code tk4j bench}, the main
+ * job, and the contract test {@code ClockPathContractTest} pick it up from this list.
+ */
+public final class ClockPaths {
+
+    private ClockPaths() {}
+
+    /** The kernel reference that agreement brackets every path with. */
+    public static final ClockPath KERNEL = new KernelPath();
+
+    /** The JDK's clocks: the baseline bench compares against. */
+    public static final ClockPath JDK = new JdkPath(false);
+
+    /** Registration: one line per path. */
+    private static final List<ClockPath> ALL = List.of(
+            KERNEL,
+            new SyscallPath(),
+            JDK,
+            new JdkPath(true),
+            // The user-space fast clocks (issue in progress): replace each line with the real path when it lands.
+            new PlannedPath("fast", "Clocks.nanos"),
+            new PlannedPath("ticks", "Clocks.ticks"),
+            new PlannedPath("snapshot", "Clocks.snapshot"),
+            // Test fixture: goes backwards on purpose; accepted by --path, never listed.
+            new BrokenPath());
+
+    /** Every registered path, hidden and unavailable ones included. */
+    public static List<ClockPath> all() {
+        return ALL;
+    }
+
+    /** The paths verify and bench run by default: visible and available on this machine. */
+    public static List<ClockPath> available() {
+        return ALL.stream().filter(p -> !p.hidden() && p.unavailableReason().isEmpty()).toList();
+    }
+
+    /** The path called {@code name}, if registered (available or not). */
+    public static Optional<ClockPath> byName(String name) {
+        return ALL.stream().filter(p -> p.name().equals(name)).findFirst();
+    }
+
+    /**
+     * The path called {@code name}, ready to run.
+     *
+     * @throws IllegalArgumentException naming the known paths if {@code name} is unknown, or saying why the path
+     *                                  is unavailable here
+     */
+    public static ClockPath require(String name) {
+        ClockPath p = byName(name).orElseThrow(() -> new IllegalArgumentException("unknown path '" + name
+                + "' (known: " + String.join(", ", ALL.stream().filter(x -> !x.hidden()).map(ClockPath::name).toList())
+                + ")"));
+        p.unavailableReason().ifPresent(why -> {
+            throw new IllegalArgumentException(why);
+        });
+        return p;
+    }
+
+    /** The JDK read bench compares {@code clock} with: the JDK's own call for that clock, else System.nanoTime. */
+    public static ClockId jdkBaselineClock(ClockId clock) {
+        return JDK.serves(clock) ? clock : ClockId.MONOTONIC;
+    }
+
+    static void requireServed(ClockPath path, ClockId clock) {
+        if (!path.serves(clock)) {
+            throw new UnsupportedOperationException("path '" + path.name() + "' does not serve " + clock.kernelName()
+                    + (path.unavailableReason().map(r -> ": " + r).orElse("")));
+        }
+    }
+}

@@ -1,0 +1,18 @@
+package org.timekeeping4j.cli.path;
+
+/**
+ * Reads one clock through one path: the clock's value in nanoseconds, in that clock's own units (since the epoch
+ * for REALTIME and TAI, since the clock's origin for the others).
+ *
+ * <p>One reader per (path, clock), obtained once from {@link ClockPath#reader}; the hot loops of verify and bench
+ * call {@link #readNanos()} with no lookup and no allocation. Implementations must not allocate either (the
+ * JDK's {@code Instant.now} reader is the one documented exception: escape analysis usually removes it).
+ *
+ * <p>Thread-safety: readers may be shared between threads unless their path says otherwise.
+ */
+@FunctionalInterface
+public interface ClockReader {
+
+    /** The clock's current value in nanoseconds. */
+    long readNanos();
+}

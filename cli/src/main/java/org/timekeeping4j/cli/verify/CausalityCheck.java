@@ -1,0 +1,108 @@
+package org.timekeeping4j.cli.verify;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.cli.path.ClockReader;
+
+/**
+ * {@code verify causality}: time must not run backwards across threads. Thread 0 reads the clock and publishes
+ * the stamp; every other thread takes the latest published stamp, then reads the clock itself: its reading
+ * happens after the publisher's, so it must not be smaller. Catches a clock that is monotonic within a thread
+ * but not between CPUs (unsynchronised counters, a missing fence before an unordered counter read) and a clock
+ * that goes backwards now and then.
+ *
+ * <p>Not for THREAD_CPUTIME_ID: each thread has its own.
+ */
+public final class CausalityCheck {
+
+    private static final VarHandle PUBLISHED;
+
+    static {
+        try {
+            PUBLISHED = MethodHandles.lookup().findVarHandle(Slot.class, "stamp", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private CausalityCheck() {}
+
+    /** Whether the check means anything for this clock. */
+    public static boolean accepts(ClockId clock) {
+        return clock != ClockId.THREAD_CPUTIME_ID;
+    }
+
+    /** Runs one publisher and {@code threads - 1} (at least one) checking readers for {@code nanos}. */
+    public static CheckResult run(String mode, String subject, ClockReader reader, long nanos, int threads) {
+        int n = Math.max(2, threads);
+        Slot slot = new Slot();
+        slot.stamp = Long.MIN_VALUE;
+        long[] checks = new long[n];
+        long[] violations = new long[n];
+        long[] worst = new long[n];
+        long[] published = new long[1];
+        TimedRun.warm(reader);
+        TimedRun.run(n, nanos, (index, run) -> {
+            if (index == 0) {
+                long count = 0;
+                while (run.running()) {
+                    // Release: the stamp is read (program order) before it becomes visible to the readers.
+                    // Pairs with getAcquire below.
+                    PUBLISHED.setRelease(slot, reader.readNanos());
+                    count++;
+                }
+                published[0] = count;
+            } else {
+                long c = 0;
+                long v = 0;
+                long w = 0;
+                while (run.running()) {
+                    // Acquire: the clock read below comes after we saw the publisher's stamp. Pairs with setRelease.
+                    long seen = (long) PUBLISHED.getAcquire(slot);
+                    long now = reader.readNanos();
+                    if (seen != Long.MIN_VALUE) {
+                        c++;
+                        if (now < seen) {
+                            v++;
+                            w = Math.max(w, seen - now);
+                        }
+                    }
+                }
+                checks[index] = c;
+                violations[index] = v;
+                worst[index] = w;
+            }
+        });
+        long totalChecks = 0;
+        long totalViolations = 0;
+        long maxBack = 0;
+        for (int i = 1; i < n; i++) {
+            totalChecks += checks[i];
+            totalViolations += violations[i];
+            maxBack = Math.max(maxBack, worst[i]);
+        }
+        Map<String, Object> metrics = new LinkedHashMap<>();
+        metrics.put("published", published[0]);
+        metrics.put("checks", totalChecks);
+        metrics.put("readers", n - 1);
+        metrics.put("violations", totalViolations);
+        metrics.put("maxBackNs", maxBack);
+        String summary = String.format("%,d published, %,d checks by %d reader%s, %d violation%s", published[0],
+                totalChecks, n - 1, n == 2 ? "" : "s", totalViolations, totalViolations == 1 ? "" : "s");
+        List<String> details = totalViolations == 0 ? List.of()
+                : List.of("a reader saw the clock " + maxBack + " ns earlier than a stamp published before it",
+                        "Delta: " + (-maxBack) + " ns");
+        return new CheckResult(mode, subject, totalViolations == 0 ? Status.OK : Status.FAILED, summary, metrics,
+                details);
+    }
+
+    private static final class Slot {
+        // Accessed through PUBLISHED (release/acquire) only.
+        @SuppressWarnings("unused")
+        long stamp;
+    }
+}

@@ -1,0 +1,106 @@
+package org.timekeeping4j.cli.verify;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.verify.SimulatedTimekeeper;
+import org.timekeeping4j.verify.SimulatedTimekeepers;
+
+/**
+ * {@code verify skew}: the kernel's skew_consistency in user space. A writer thread flips the simulated
+ * timekeeper's frequency between +ppm and -ppm every flip period while the consistency check runs on each of its
+ * clocks: a frequency change that is not made continuous shows up as a clock going backwards (the 2025 COARSE bug).
+ *
+ * <p>Needs a {@link SimulatedTimekeeper} implementation ({@link SimulatedTimekeepers}); without one the check is
+ * SKIPPED, which is not success.
+ */
+public final class SkewCheck {
+
+    /** What {@code verify skew} prints when no timekeeper is registered. */
+    public static final String NOT_AVAILABLE = "skew: not available yet (needs the user-space timekeeper)";
+
+    private SkewCheck() {}
+
+    /** Whether a timekeeper implementation is registered. */
+    public static boolean available() {
+        return SimulatedTimekeepers.provider().isPresent();
+    }
+
+    /**
+     * Runs the check for {@code nanos} in all, split across the timekeeper's clocks (or {@code clocks} where given).
+     */
+    public static List<CheckResult> run(List<ClockId> clocks, long nanos, int threads, long flipNanos, long ppb,
+                                        Progress progress) {
+        Optional<SimulatedTimekeeper.Provider> provider = SimulatedTimekeepers.provider();
+        if (provider.isEmpty()) {
+            return List.of(new CheckResult("skew", "simulated timekeeper", Status.SKIPPED, NOT_AVAILABLE,
+                    new LinkedHashMap<>(), List.of()));
+        }
+        List<CheckResult> results = new ArrayList<>();
+        try (SimulatedTimekeeper tk = provider.get().create()) {
+            List<ClockId> targets = clocks.isEmpty() ? tk.clocks()
+                    : clocks.stream().filter(tk.clocks()::contains).toList();
+            if (targets.isEmpty()) {
+                throw new IllegalArgumentException("the simulated timekeeper '" + tk.name() + "' serves none of "
+                        + clocks + " (it serves " + tk.clocks() + ")");
+            }
+            long perClock = Math.max(10_000_000L, nanos / targets.size());
+            for (ClockId c : targets) {
+                progress.doing("skew " + tk.name() + " " + c.kernelName());
+                Flipper flipper = new Flipper(tk, flipNanos, ppb);
+                Thread writer = Thread.ofPlatform().name("tk4j-skew-writer").daemon().start(flipper);
+                CheckResult r;
+                try {
+                    r = ConsistencyCheck.run("skew", tk.name() + " " + c.kernelName(), () -> tk.readNanos(c),
+                            perClock, threads);
+                } finally {
+                    flipper.stop = true;
+                    try {
+                        writer.join();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                Map<String, Object> metrics = new LinkedHashMap<>(r.metrics());
+                metrics.put("frequencyFlips", flipper.flips);
+                metrics.put("flipPpb", ppb);
+                results.add(new CheckResult(r.mode(), r.subject(), r.status(),
+                        r.summary() + String.format(", %d frequency flips of +/-%d ppm", flipper.flips, ppb / 1000),
+                        metrics, r.details()));
+            }
+        }
+        return results;
+    }
+
+    /** The single writer: +ppb, -ppb, +ppb, ... every flip period; back to 0 when stopped. */
+    private static final class Flipper implements Runnable {
+        private final SimulatedTimekeeper tk;
+        private final long flipNanos;
+        private final long ppb;
+        // Set by the coordinator, polled by the writer between flips.
+        volatile boolean stop;
+        // Written by the writer, read by the coordinator after join().
+        long flips;
+
+        Flipper(SimulatedTimekeeper tk, long flipNanos, long ppb) {
+            this.tk = tk;
+            this.flipNanos = flipNanos;
+            this.ppb = ppb;
+        }
+
+        @Override
+        public void run() {
+            long sign = 1;
+            while (!stop) {
+                tk.adjustFrequencyPpb(sign * ppb);
+                flips++;
+                sign = -sign;
+                java.util.concurrent.locks.LockSupport.parkNanos(flipNanos);
+            }
+            tk.adjustFrequencyPpb(0);
+        }
+    }
+}

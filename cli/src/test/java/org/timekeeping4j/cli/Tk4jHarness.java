@@ -1,0 +1,33 @@
+package org.timekeeping4j.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+
+/** Runs tk4j in-process through {@link Tk4j#run} and captures what it prints. */
+record Tk4jHarness(int exit, String out, String err) {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    static Tk4jHarness run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int exit = Tk4j.run(new PrintWriter(out), new PrintWriter(err), args);
+        return new Tk4jHarness(exit, out.toString(), err.toString());
+    }
+
+    JsonNode json() {
+        try {
+            return JSON.readTree(out);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new UncheckedIOException("not JSON: " + out, e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "exit " + exit + "\n--- out\n" + out + "\n--- err\n" + err;
+    }
+}

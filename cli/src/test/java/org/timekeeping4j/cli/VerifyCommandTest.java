@@ -1,0 +1,109 @@
+package org.timekeeping4j.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Test;
+
+class VerifyCommandTest {
+
+    @Test
+    void consistencyPassesOnTheKernelPath() {
+        Tk4jHarness r = Tk4jHarness.run("verify", "consistency", "-c", "MONOTONIC", "--path", "kernel", "-t", "0.2");
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.out()).contains("kernel CLOCK_MONOTONIC").contains("[OK]").doesNotContain("[FAILED]");
+    }
+
+    @Test
+    void consistencyCatchesThePlantedBackwardsClock() {
+        Tk4jHarness r = Tk4jHarness.run("verify", "consistency", "--path", "broken", "-t", "0.2");
+        assertThat(r.exit()).as(r.toString()).isEqualTo(Tk4j.EXIT_FAILED);
+        assertThat(r.out()).contains("--------------------").contains("  <-").containsPattern("Delta: -\\d+ ns")
+                .contains("[FAILED]");
+        // The 64 stamps of the failing batch are printed (sec:nsec), numbered 0..63, exactly two of them marked.
+        assertThat(r.out().lines().filter(l -> l.matches("\\s+\\d{1,2} \\d+:\\d{9}(  <-)?"))).hasSize(64);
+        assertThat(r.out().lines().filter(l -> l.endsWith("  <-"))).hasSize(2);
+    }
+
+    @Test
+    void causalityPassesOnTheKernelAndCatchesThePlantedBackwardsClock() {
+        Tk4jHarness ok = Tk4jHarness.run("verify", "causality", "-c", "MONOTONIC", "--path", "kernel", "-t", "0.2");
+        assertThat(ok.exit()).as(ok.toString()).isZero();
+        assertThat(ok.out()).contains("[OK]");
+
+        Tk4jHarness bad = Tk4jHarness.run("verify", "causality", "--path", "broken", "-t", "0.2");
+        assertThat(bad.exit()).as(bad.toString()).isEqualTo(Tk4j.EXIT_FAILED);
+        assertThat(bad.out()).contains("[FAILED]").containsPattern("Delta: -\\d+ ns");
+    }
+
+    @Test
+    void agreementHoldsTheKernelPathToABoundOfZero() {
+        Tk4jHarness r = Tk4jHarness.run("verify", "agreement", "-c", "MONOTONIC", "-c", "REALTIME", "--path", "kernel",
+                "--path", "jdk", "-t", "0.2", "--json");
+        assertThat(r.exit()).as(r.toString()).isZero();
+        JsonNode checks = r.json().get("checks");
+        assertThat(checks).hasSize(4);
+        for (JsonNode c : checks) {
+            assertThat(c.get("status").asText()).isEqualTo("OK");
+            assertThat(c.get("excursionMaxNs").asLong()).isLessThanOrEqualTo(c.get("boundNs").asLong());
+            if (c.get("subject").asText().startsWith("kernel ")) {
+                assertThat(c.get("boundNs").asLong()).isZero();
+            }
+        }
+    }
+
+    @Test
+    void agreementExposesThePlantedClockToo() {
+        Tk4jHarness r = Tk4jHarness.run("verify", "agreement", "--path", "broken", "-t", "0.2");
+        assertThat(r.exit()).as(r.toString()).isEqualTo(Tk4j.EXIT_FAILED);
+    }
+
+    @Test
+    void abiChecksPass() {
+        Tk4jHarness r = Tk4jHarness.run("verify", "abi", "--json");
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.json().get("checks")).extracting(c -> c.get("subject").asText())
+                .containsExactly("bogus clock ids", "unsupported clocks", "getres", "normalised timespecs");
+    }
+
+    @Test
+    void skewIsSkippedNotPassedWithoutTheTimekeeper() {
+        Tk4jHarness r = Tk4jHarness.run("verify", "skew", "-t", "0.1");
+        assertThat(r.exit()).as(r.toString()).isEqualTo(VerifyCommand.EXIT_SKIPPED);
+        assertThat(r.out()).contains("skew: not available yet (needs the user-space timekeeper)");
+    }
+
+    @Test
+    void bogusClockIdsAreUsageErrorsNamingTheId() {
+        Tk4jHarness r = Tk4jHarness.run("verify", "consistency", "-c", "10");
+        assertThat(r.exit()).isEqualTo(Tk4j.EXIT_USAGE);
+        assertThat(r.err()).contains("clock id 10");
+    }
+
+    @Test
+    void unknownAndUnavailablePathsAreOneLineUsageErrors() {
+        Tk4jHarness unknown = Tk4jHarness.run("verify", "consistency", "--path", "nope");
+        assertThat(unknown.exit()).isEqualTo(Tk4j.EXIT_USAGE);
+        assertThat(unknown.err().strip()).doesNotContain("\n").contains("unknown path 'nope'").contains("kernel");
+
+        Tk4jHarness fast = Tk4jHarness.run("verify", "consistency", "--path", "fast");
+        assertThat(fast.exit()).isEqualTo(Tk4j.EXIT_USAGE);
+        assertThat(fast.err().strip()).doesNotContain("\n").contains("'fast' is not available yet");
+
+        Tk4jHarness unserved = Tk4jHarness.run("verify", "consistency", "--path", "jdk", "-c", "MONOTONIC_RAW");
+        assertThat(unserved.exit()).isEqualTo(Tk4j.EXIT_USAGE);
+        assertThat(unserved.err()).contains("CLOCK_MONOTONIC_RAW");
+    }
+
+    @Test
+    void allRunsEveryModeAndReportsSkewAsSkipped() {
+        Tk4jHarness r = Tk4jHarness.run("verify", "all", "-c", "MONOTONIC", "-t", "0.4", "--json");
+        assertThat(r.exit()).as(r.toString()).isZero();
+        JsonNode json = r.json();
+        assertThat(json.get("passed").asBoolean()).isTrue();
+        assertThat(json.get("checks")).extracting(c -> c.get("mode").asText())
+                .contains("consistency", "causality", "agreement", "abi", "skew");
+        assertThat(json.get("checks")).filteredOn(c -> c.get("mode").asText().equals("skew"))
+                .allSatisfy(c -> assertThat(c.get("status").asText()).isEqualTo("SKIPPED"));
+    }
+}
