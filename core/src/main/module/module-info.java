@@ -11,4 +11,9 @@ module org.timekeeping4j {
     exports org.timekeeping4j.device;
     exports org.timekeeping4j.timekeeper;
     exports org.timekeeping4j.adjust;
+    exports org.timekeeping4j.verify;
+
+    uses org.timekeeping4j.verify.SimulatedTimekeeper.Provider;
+    provides org.timekeeping4j.verify.SimulatedTimekeeper.Provider
+            with org.timekeeping4j.verify.TimekeeperSkewProvider;
 }

@@ -10,6 +10,7 @@ import java.util.Optional;
 import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.HardwareCounter;
 import org.timekeeping4j.clocksource.KernelCounter;
+import org.timekeeping4j.timekeeper.Timekeeper;
 import org.timekeeping4j.tracking.KernelTracker;
 import org.timekeeping4j.linux.Errno;
 import org.timekeeping4j.linux.ErrnoException;
@@ -51,18 +52,18 @@ public final class Clocks {
      * @throws IllegalArgumentException      if {@code timekeeping4j.counter} names no mode
      */
     public static long nanos(ClockId clock) {
-        KernelTracker t = FastPath.tracker();
-        if (t != null) {
-            switch (clock) {
-                case MONOTONIC:
-                    return t.monotonic();
-                case REALTIME:
-                    return t.realtime();
-                case MONOTONIC_RAW, BOOTTIME, TAI:
-                    return t.nanos(clock);
-                default:
-                    break;
-            }
+        // Identity tests, not a switch: an enum switch loads a lookup table on the read's critical path.
+        if (clock == ClockId.MONOTONIC) {
+            return monotonicNanos();
+        }
+        if (clock == ClockId.REALTIME) {
+            return realtimeNanos();
+        }
+        if (clock == ClockId.MONOTONIC_RAW || clock == ClockId.BOOTTIME || clock == ClockId.TAI) {
+            return fastNanos(clock);
+        }
+        if (FastPath.CONFIG_ERROR != null) {
+            throw FastPath.CONFIG_ERROR;
         }
         return kernelNanos(clock);
     }
@@ -87,16 +88,40 @@ public final class Clocks {
     }
 
     private static long monotonicNanos() {
-        KernelTracker t = FastPath.tracker();
-        return t != null ? t.monotonic() : kernelNanos(ClockId.MONOTONIC);
+        Timekeeper tk = FastPath.mono;
+        if (tk != null) {
+            long v = tk.monotonicFresh();
+            if (v != Timekeeper.STALE) {
+                return v;
+            }
+        }
+        return slowNanos(ClockId.MONOTONIC);
     }
 
     private static long realtimeNanos() {
-        KernelTracker t = FastPath.tracker();
-        return t != null ? t.realtime() : kernelNanos(ClockId.REALTIME);
+        Timekeeper tk = FastPath.mono;
+        if (tk != null) {
+            long v = tk.realtimeFresh();
+            if (v != Timekeeper.STALE) {
+                return v;
+            }
+        }
+        return slowNanos(ClockId.REALTIME);
     }
 
     private static long fastNanos(ClockId clock) {
+        Timekeeper tk = clock == ClockId.MONOTONIC_RAW ? FastPath.raw : FastPath.mono;
+        if (tk != null) {
+            long v = tk.readFresh(clock == ClockId.MONOTONIC_RAW ? ClockId.MONOTONIC : clock);
+            if (v != Timekeeper.STALE) {
+                return v;
+            }
+        }
+        return slowNanos(clock);
+    }
+
+    /** Not tracking, or stale: the tracker serves from the kernel, never below its floors. */
+    private static long slowNanos(ClockId clock) {
         KernelTracker t = FastPath.tracker();
         return t != null ? t.nanos(clock) : kernelNanos(clock);
     }

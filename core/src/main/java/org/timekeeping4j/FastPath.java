@@ -3,6 +3,7 @@ package org.timekeeping4j;
 import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.CounterSelection;
 import org.timekeeping4j.clocksource.CounterSelector;
+import org.timekeeping4j.timekeeper.Timekeeper;
 import org.timekeeping4j.tracking.KernelTracker;
 
 /**
@@ -23,6 +24,13 @@ final class FastPath {
     // plain load on x86 and an ldar on arm64). Null until the tracker exists.
     private static volatile KernelTracker tracker;
     private static volatile String notTrackingReason = "starting";
+
+    // Mirrors of the tracker's published timekeepers (see KernelTracker.PublicationListener): a read loads
+    // one of these (volatile: a plain load on x86, ldar on arm64; pairs with the updater's volatile store
+    // after it published the timekeeper) and goes straight to the timekeeper. Null: ask the tracker,
+    // which serves from the kernel with its floors.
+    static volatile Timekeeper mono;
+    static volatile Timekeeper raw;
 
     static {
         if (CONFIG_ERROR == null) {
@@ -47,7 +55,10 @@ final class FastPath {
         try {
             CounterSelection s = CounterSelector.selected();
             if (s.isHardware()) {
-                tracker = KernelTracker.start(s.clocksource());
+                tracker = KernelTracker.start(s.clocksource(), (m, r) -> {
+                    raw = r;
+                    mono = m;
+                });
             } else {
                 notTrackingReason = "no trustworthy hardware counter: "
                         + (s.rejected().isEmpty() ? "none" : s.rejected().getFirst().toString());

@@ -281,6 +281,16 @@ public final class Timekeeper {
         return read(projection(clock), true);
     }
 
+    /** {@link #readFresh} of MONOTONIC without the dispatch on the clock id. */
+    public long monotonicFresh() {
+        return read(P_MONOTONIC, true);
+    }
+
+    /** {@link #readFresh} of REALTIME without the dispatch on the clock id. */
+    public long realtimeFresh() {
+        return read(P_REALTIME, true);
+    }
+
     /**
      * The largest value any {@link #readFresh} of {@code clock} can have returned so far: its value at the
      * current counter, or at cycle_last + validity if that comes first. A fallback that returns at least
@@ -309,6 +319,28 @@ public final class Timekeeper {
                     delta = valid;
                 }
                 return convert((cycleLast + delta) & mask, p, null);
+            }
+        }
+    }
+
+    /**
+     * Whether a counter value read just now is within the newest state's validity, i.e. whether
+     * {@link #readFresh} would have served it. No counter read: for callers that hold one already.
+     */
+    public boolean isFresh(long counter) {
+        for (;;) {
+            long s = (long) SEQ.getAcquire(this); // pairs with setRelease in endWrite(), as in read()
+            if ((s & 1) != 0) {
+                Thread.onSpinWait();
+                continue;
+            }
+            TimekeeperState st = ring[(int) (s >>> 1) & ringMask];
+            long cycleLast = st.mono.cycleLast;
+            long valid = st.validCycles;
+            VarHandle.acquireFence(); // field loads before the re-read; pairs with the fullFence in beginWrite()
+            if ((long) SEQ.getVolatile(this) == s) {
+                long delta = (counter - cycleLast) & mask;
+                return Long.compareUnsigned(delta, halfMask) > 0 || Long.compareUnsigned(delta, valid) <= 0;
             }
         }
     }

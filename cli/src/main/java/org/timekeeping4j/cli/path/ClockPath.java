@@ -58,6 +58,16 @@ public interface ClockPath {
         return OptionalLong.empty();
     }
 
+    /**
+     * Whether a read through this path is ordered after the reads before it in program order, so that a
+     * value another thread published and this thread saw is never later than this thread's next read
+     * (what {@code verify causality} checks). False for unordered counter reads ({@code ticks}), whose
+     * documentation promises no cross-thread order: causality is then measured and reported, not failed.
+     */
+    default boolean orderedAcrossThreads() {
+        return true;
+    }
+
     /** Hidden paths (test fixtures such as {@code broken}) are accepted by {@code --path} but never listed or run by default. */
     default boolean hidden() {
         return false;

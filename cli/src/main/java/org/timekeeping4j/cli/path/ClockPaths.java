@@ -1,6 +1,10 @@
 package org.timekeeping4j.cli.path;
 
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
+import org.timekeeping4j.Clocks;
+import org.timekeeping4j.Snapshot;
 import java.util.Optional;
 import org.timekeeping4j.ClockId;
 
@@ -27,16 +31,43 @@ public final class ClockPaths {
     /** The JDK's clocks: the baseline bench compares against. */
     public static final ClockPath JDK = new JdkPath(false);
 
+    /** The fast path's agreement bound against the kernel (the fast-clocks issue: 50 ns). */
+    static final long FAST_BOUND_NANOS = 50;
+
+    private static final Set<ClockId> COUNTER_SERVED = EnumSet.of(ClockId.REALTIME, ClockId.MONOTONIC,
+            ClockId.MONOTONIC_RAW, ClockId.BOOTTIME, ClockId.TAI);
+
+    static boolean counterServed(ClockId c) {
+        return COUNTER_SERVED.contains(c) && Clocks.isSupported(c);
+    }
+
+    static long fastBound(ClockId c) {
+        return COUNTER_SERVED.contains(c) ? FAST_BOUND_NANOS : 0;
+    }
+
+    static ClockReader snapshotReader(ClockId c) {
+        // One Snapshot per thread: readers are shared by verify's threads.
+        ThreadLocal<Snapshot> snapshots = ThreadLocal.withInitial(Snapshot::new);
+        return () -> {
+            Snapshot s = snapshots.get();
+            Clocks.snapshot(c, s);
+            return s.nanos();
+        };
+    }
+
     /** Registration: one line per path. */
     private static final List<ClockPath> ALL = List.of(
             KERNEL,
             new SyscallPath(),
             JDK,
             new JdkPath(true),
-            // The user-space fast clocks (issue in progress): replace each line with the real path when it lands.
-            new PlannedPath("fast", "Clocks.nanos"),
-            new PlannedPath("ticks", "Clocks.ticks"),
-            new PlannedPath("snapshot", "Clocks.snapshot"),
+            // The user-space fast clocks. Counter-served clocks are held to the fast path's 50 ns; a clock that
+            // Clocks.nanos serves from the kernel must agree exactly.
+            new SimplePath("fast", "Clocks.nanos: the user-space timekeeper over the CPU counter (kernel where not)",
+                    Clocks::isSupported, c -> () -> Clocks.nanos(c), ClockPaths::fastBound, c -> "Clocks.nanos"),
+            new TicksPath(),
+            new SimplePath("snapshot", "Clocks.snapshot: one counter read, converted", ClockPaths::counterServed,
+                    ClockPaths::snapshotReader, ClockPaths::fastBound, c -> "Clocks.snapshot"),
             // Test fixture: goes backwards on purpose; accepted by --path, never listed.
             new BrokenPath());
 
