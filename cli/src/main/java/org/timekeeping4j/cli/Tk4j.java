@@ -23,7 +23,8 @@ import picocli.CommandLine.Option;
                 + "Without a command: which clock paths this machine can use, how fast each is against the JDK and "
                 + "whether all are correct (a short info, bench and verify, about 10 s).%n"
                 + "Exit codes: 0 success, 1 a check failed, 2 bad usage, 3 a check was skipped (verify skew).",
-        subcommands = {InfoCommand.class, VerifyCommand.class, BenchCommand.class, PhcCommand.class, PpsCommand.class,
+        subcommands = {InfoCommand.class, VerifyCommand.class, BenchCommand.class, CaptureCommand.class,
+                PhcCommand.class, PpsCommand.class,
                 BoundsCommand.class, CommandLine.HelpCommand.class})
 public final class Tk4j implements Callable<Integer> {
 

@@ -1,0 +1,156 @@
+package org.timekeeping4j.cli;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.ClockSource;
+import org.timekeeping4j.Clocks;
+import org.timekeeping4j.Snapshot;
+import org.timekeeping4j.clocksource.Clocksource;
+import org.timekeeping4j.clocksource.CounterSelection;
+import org.timekeeping4j.clocksource.CounterSelector;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code tk4j capture}: capture latency measured the seeds' way (the ktime_get_snapshot_id() thread): the
+ * interval from a counter read in the caller to the counter read inside the call, mean of 1M iterations, plus
+ * the distribution.
+ *
+ * <p>For {@code Clocks.snapshot} the inner counter value is in the snapshot itself. For the other paths the
+ * returned time is mapped back to counter time through the fast path's own conversion (the clock is a linear
+ * function of the counter there): exact for {@code Clocks.nanos}; for the kernel's clock_gettime and
+ * System.nanoTime the mapping is off by the fast path's disagreement with the kernel (tens of ns, see
+ * {@code tk4j verify agreement}), which bounds those two figures.
+ */
+@Command(name = "capture", mixinStandardHelpOptions = true,
+        description = "Capture latency per path: caller's counter read to the counter read inside the call.")
+final class CaptureCommand implements Callable<Integer> {
+
+    @Option(names = {"-n", "--iterations"}, defaultValue = "1000000", description = "Iterations per path (default 1M).")
+    int iterations;
+
+    @Option(names = "--json", description = "One JSON object.")
+    boolean json;
+
+    @Spec
+    CommandSpec spec;
+
+    /** One path: runs the call once and returns the inner counter value (caller's read is {@code c0}). */
+    private interface Probe {
+        long innerCounter(long c0);
+    }
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        if (iterations < 1000) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--iterations must be >= 1000");
+        }
+        CounterSelection sel = CounterSelector.selected();
+        if (!sel.isHardware()) {
+            out.println("capture: no trusted hardware counter here (" + sel.rejected() + "); nothing to measure");
+            return 3;
+        }
+        Clocks.nanos(ClockId.MONOTONIC); // start the fast path
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (Clocks.source().get(ClockId.REALTIME).path() != ClockSource.Path.COUNTER) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the fast path did not start tracking in 20 s: "
+                        + Clocks.source().get(ClockId.REALTIME).reason());
+            }
+            Thread.onSpinWait();
+        }
+        Clocksource counter = sel.clocksource();
+        double nsPerCycle = 1e9 / Clocks.calibration().frequencyHz();
+        Snapshot snapshot = new Snapshot();
+        Map<String, Probe> probes = new LinkedHashMap<>();
+        probes.put("counter read (reference)", c0 -> counter.read());
+        probes.put("Clocks.snapshot(REALTIME)", c0 -> {
+            Clocks.snapshot(ClockId.REALTIME, snapshot);
+            return snapshot.isFromCounter() ? snapshot.counter() : Long.MIN_VALUE;
+        });
+        probes.put("Clocks.nanos(REALTIME)", c0 -> inverse(c0, Clocks.nanos(ClockId.REALTIME), ClockId.REALTIME, nsPerCycle));
+        probes.put("Clocks.kernelNanos(REALTIME) (FFM clock_gettime)",
+                c0 -> inverse(c0, Clocks.kernelNanos(ClockId.REALTIME), ClockId.REALTIME, nsPerCycle));
+        probes.put("System.nanoTime()", c0 -> inverse(c0, System.nanoTime(), ClockId.MONOTONIC, nsPerCycle));
+
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (Map.Entry<String, Probe> e : probes.entrySet()) {
+            rows.add(measure(e.getKey(), e.getValue(), counter, nsPerCycle));
+        }
+        double reference = (Double) rows.get(0).get("meanNs");
+        for (Map<String, Object> r : rows) {
+            r.put("ratioToCounterRead", (Double) r.get("meanNs") / reference);
+        }
+        if (json) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("iterations", iterations);
+            m.put("counter", sel.readFlavour());
+            m.put("paths", rows);
+            out.println(Json.write(m));
+        } else {
+            out.printf("capture latency: from a counter read (%s) in the caller to the counter read inside the call,"
+                    + " mean of %,d iterations%n", sel.readFlavour(), iterations);
+            out.printf("%-50s %9s %8s %8s %8s %8s  %s%n", "path", "mean", "p50", "p99", "p99.9", "x read", "");
+            for (Map<String, Object> r : rows) {
+                out.printf("%-50s %7.1fns %6.1fns %6.1fns %6.1fns %7.2fx  %s%n", r.get("path"), r.get("meanNs"),
+                        r.get("p50Ns"), r.get("p99Ns"), r.get("p999Ns"), r.get("ratioToCounterRead"), r.get("note"));
+            }
+            double snap = (Double) rows.get(1).get("meanNs");
+            boolean best = rows.subList(2, rows.size()).stream().allMatch(r -> (Double) r.get("meanNs") > snap);
+            out.printf("goal: snapshot <= 1.2 x one counter read (%.2fx) and below every other path (%s)%n",
+                    snap / reference, best ? "yes" : "no");
+        }
+        return 0;
+    }
+
+    /**
+     * The counter value at which the fast path's {@code clock} reads {@code nanos}: the clock is linear in the
+     * counter, so c0 plus the difference to its value at c0, in cycles.
+     */
+    private static long inverse(long c0, long nanos, ClockId clock, double nsPerCycle) {
+        long atC0 = Clocks.ticksToNanos(c0, clock);
+        return c0 + Math.round((nanos - atC0) / nsPerCycle);
+    }
+
+    private Map<String, Object> measure(String name, Probe probe, Clocksource counter, double nsPerCycle) {
+        for (int i = 0; i < Math.min(iterations, 200_000); i++) { // warm-up: JIT, first-use binding
+            probe.innerCounter(counter.read());
+        }
+        Histogram h = new Histogram(3);
+        double sum = 0;
+        long invalid = 0;
+        for (int i = 0; i < iterations; i++) {
+            long c0 = counter.read();
+            long inner = probe.innerCounter(c0);
+            if (inner == Long.MIN_VALUE) {
+                invalid++;
+                continue;
+            }
+            double ns = (inner - c0) * nsPerCycle;
+            sum += ns;
+            h.recordValue(Math.max(0, Math.round(ns * 10))); // tenths of ns
+        }
+        long n = iterations - invalid;
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("path", name);
+        r.put("meanNs", n == 0 ? Double.NaN : sum / n);
+        r.put("p50Ns", h.getValueAtPercentile(50) / 10.0);
+        r.put("p99Ns", h.getValueAtPercentile(99) / 10.0);
+        r.put("p999Ns", h.getValueAtPercentile(99.9) / 10.0);
+        r.put("samples", n);
+        r.put("note", name.startsWith("Clocks.kernelNanos") || name.startsWith("System.nanoTime")
+                ? "(mapped through the fast path: +/- its kernel disagreement)"
+                : invalid > 0 ? "(" + invalid + " on the kernel path, not counted)" : "");
+        return r;
+    }
+}
