@@ -371,7 +371,7 @@ public final class Clocks {
     }
 
     /**
-     * An {@link InstantSource} reading REALTIME or TAI through the kernel. For TAI the instants are TAI
+     * An {@link InstantSource} reading REALTIME or TAI through {@link #nanos} (the fast path where it serves). For TAI the instants are TAI
      * seconds since the TAI epoch, which java.time labels as UTC: they run ahead of REALTIME by the
      * kernel's TAI offset (see {@link SyncStatus#taiOffsetSeconds()}).
      *
@@ -382,7 +382,7 @@ public final class Clocks {
     }
 
     /**
-     * A {@link java.time.Clock} in {@code zone} reading REALTIME or TAI through the kernel.
+     * A {@link java.time.Clock} in {@code zone} reading REALTIME or TAI through {@link #nanos}.
      *
      * @throws IllegalArgumentException for any clock other than REALTIME or TAI
      */
@@ -391,7 +391,7 @@ public final class Clocks {
             throw new IllegalArgumentException(
                     "java.time views exist for REALTIME and TAI only; " + clock + " does not count from the epoch");
         }
-        return new KernelJavaClock(clock, zone);
+        return new TimeJavaClock(clock, zone);
     }
 
     static String reason(ClockId clock, int errno) {

@@ -5,15 +5,18 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.util.Objects;
 
-/** java.time.Clock over an epoch-based kernel clock (REALTIME or TAI). */
-final class KernelJavaClock extends Clock {
+/**
+ * java.time.Clock over an epoch-based clock (REALTIME or TAI), read by {@link Clocks#nanos}: the fast path where
+ * it serves, the kernel elsewhere. millis() and instant() allocate nothing beyond the Instant itself.
+ */
+final class TimeJavaClock extends Clock {
 
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
 
     private final ClockId clock;
     private final ZoneId zone;
 
-    KernelJavaClock(ClockId clock, ZoneId zone) {
+    TimeJavaClock(ClockId clock, ZoneId zone) {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.zone = Objects.requireNonNull(zone, "zone");
     }
@@ -25,23 +28,23 @@ final class KernelJavaClock extends Clock {
 
     @Override
     public Clock withZone(ZoneId zone) {
-        return zone.equals(this.zone) ? this : new KernelJavaClock(clock, zone);
+        return zone.equals(this.zone) ? this : new TimeJavaClock(clock, zone);
     }
 
     @Override
     public long millis() {
-        return Math.floorDiv(Clocks.kernelNanos(clock), 1_000_000L);
+        return Math.floorDiv(Clocks.nanos(clock), 1_000_000L);
     }
 
     @Override
     public Instant instant() {
-        long nanos = Clocks.kernelNanos(clock);
+        long nanos = Clocks.nanos(clock);
         return Instant.ofEpochSecond(Math.floorDiv(nanos, NANOS_PER_SECOND), Math.floorMod(nanos, NANOS_PER_SECOND));
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof KernelJavaClock k && k.clock == clock && k.zone.equals(zone);
+        return o instanceof TimeJavaClock k && k.clock == clock && k.zone.equals(zone);
     }
 
     @Override
@@ -51,6 +54,6 @@ final class KernelJavaClock extends Clock {
 
     @Override
     public String toString() {
-        return "KernelJavaClock[" + clock.kernelName() + "," + zone + "]";
+        return "TimeJavaClock[" + clock.kernelName() + "," + zone + "]";
     }
 }
