@@ -32,7 +32,8 @@ import org.timekeeping4j.timekeeper.Timekeeper;
  * JDK=/usr/lib/jvm/temurin-25-jdk-amd64               # any JDK 25+
  * $JDK/bin/java -jar benchmarks/target/benchmarks.jar TimekeeperReadBenchmark -f 3 -wi 3 -i 5 -prof gc
  * </pre>
- * Eight benchmarks of 3 forks x (3 + 5) 1 s iterations: about four minutes. The timekeeper is built with
+ * Ten benchmarks (two of them a control over the unordered counter) of 3 forks x (3 + 5) 1 s iterations:
+ * about five minutes. The timekeeper is built with
  * {@code Timekeeper.builder(counter).build()} seeded from the kernel's clocks and updated before every
  * iteration (as the tracker would every 10 ms to 2 s), so every read takes the 64-bit conversion, never the
  * 128-bit one beyond max_cycles (4 s). Targets: every clock &lt;= counter read + 2 ns; 0 B/op.
@@ -48,6 +49,11 @@ public class TimekeeperReadBenchmark {
 
     private Clocksource counter;
     private Timekeeper timekeeper;
+    // Control: the same timekeeper over the unordered counter (rdtsc), which does not wait for earlier loads.
+    // Not a configuration to use (monotonicity across updates needs an ordered counter, see Timekeeper);
+    // it separates the cost of the read path's instructions from the cost of ordering the counter after them.
+    private Clocksource unorderedCounter;
+    private Timekeeper unorderedTimekeeper;
     /** Read through a field so that {@code nanos(ClockId)}'s switch is not folded away. */
     private ClockId clockId = ClockId.MONOTONIC;
 
@@ -65,11 +71,20 @@ public class TimekeeperReadBenchmark {
                 .taiOffsetSeconds(37)
                 .build();
         timekeeper.update();
+        if (!(s.ticks() instanceof HardwareCounter u) || u.isOrdered()) {
+            throw new IllegalStateException("no unordered hardware counter selected: " + s);
+        }
+        unorderedCounter = u;
+        unorderedTimekeeper = Timekeeper.builder(unorderedCounter)
+                .monotonicNanos(Clocks.kernelNanos(ClockId.MONOTONIC))
+                .build();
+        unorderedTimekeeper.update();
     }
 
     @Setup(Level.Iteration)
     public void update() {
         timekeeper.update(); // an iteration lasts 1 s: deltas stay well below max_cycles
+        unorderedTimekeeper.update();
     }
 
     @Benchmark
@@ -110,5 +125,15 @@ public class TimekeeperReadBenchmark {
     @Benchmark
     public long nanosById() {
         return timekeeper.nanos(clockId);
+    }
+
+    @Benchmark
+    public long controlCounterReadUnordered() {
+        return unorderedCounter.read();
+    }
+
+    @Benchmark
+    public long controlMonotonicNanosUnordered() {
+        return unorderedTimekeeper.monotonicNanos();
     }
 }
