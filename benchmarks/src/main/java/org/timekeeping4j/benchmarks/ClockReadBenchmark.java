@@ -31,7 +31,8 @@ import org.timekeeping4j.TimeSpec;
  * shows the JDK's 24 B/op; {@code instantNowAsNanos} shows that escape analysis removes it when it does not escape).
  * Results and their date: docs/PERFORMANCE.md.
  *
- * <p>Add the user-space fast clocks (Clocks.nanos, ticks, snapshot) as further methods here when they land.
+ * <p>The user-space fast clocks (Clocks.nanos, ticks, snapshot) are measured by {@link FastClockBenchmark}, the
+ * counter reads by {@link CounterReadBenchmark} and the timekeeper by {@link TimekeeperReadBenchmark}.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)

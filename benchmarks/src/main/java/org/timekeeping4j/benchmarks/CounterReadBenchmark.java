@@ -1,0 +1,93 @@
+package org.timekeeping4j.benchmarks;
+
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+import org.timekeeping4j.clocksource.BenchmarkCounters;
+import org.timekeeping4j.clocksource.Clocksource;
+import org.timekeeping4j.clocksource.CounterFlavour;
+import org.timekeeping4j.clocksource.HardwareCounter;
+
+/**
+ * The hardware counter reads (issue 3), in ns per call: the bare stub downcalls (a {@code static final}
+ * MethodHandle's {@code invokeExact} on the mapped rdtsc, lfence;rdtsc and rdtscp stubs), the Java-side
+ * {@link HardwareCounter#read()} of each flavour through a {@link Clocksource} field (the virtual call that
+ * the timekeeper makes), and {@code System.nanoTime} as the yardstick from the same run.
+ *
+ * <h2>Run recipe</h2>
+ * <pre>
+ * mvn -B -q -DskipTests package                      # builds benchmarks/target/benchmarks.jar (JDK 25 toolchain)
+ * JDK=/usr/lib/jvm/temurin-25-jdk-amd64               # any JDK 25+
+ * $JDK/bin/java -jar benchmarks/target/benchmarks.jar CounterReadBenchmark -f 3 -wi 3 -i 5 -prof gc
+ * </pre>
+ * Seven benchmarks of 3 forks x (3 + 5) 1 s iterations: about four minutes. x86_64 only (the stubs of the
+ * other architecture do not map and setup fails saying why). Targets: Java-side read &lt;= its bare stub + 1 ns;
+ * rdtsc (unordered) &lt;= 0.5x nanoTime; rdtscp and lfence;rdtsc (ordered) &lt;= 1.0x nanoTime; 0 B/op.
+ * Setup waits for the process-wide fast path as the other benchmarks do, so that the tracker's background
+ * updates are running as in any process that uses the library. Results: docs/PERFORMANCE.md.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
+@State(Scope.Thread)
+public class CounterReadBenchmark {
+
+    // Clocksource-typed, as the timekeeper holds its counter: each fork runs one benchmark method, so the
+    // call site sees one concrete class and the JIT inlines read() down to the downcall.
+    private Clocksource rdtsc;
+    private Clocksource lfenceRdtsc;
+    private Clocksource rdtscp;
+
+    @Setup
+    public void setup() {
+        FastPathReady.await();
+        rdtsc = BenchmarkCounters.counter(CounterFlavour.X86_RDTSC);
+        lfenceRdtsc = BenchmarkCounters.counter(CounterFlavour.X86_LFENCE_RDTSC);
+        rdtscp = BenchmarkCounters.counter(CounterFlavour.X86_RDTSCP);
+    }
+
+    @Benchmark
+    public long systemNanoTime() {
+        return System.nanoTime();
+    }
+
+    @Benchmark
+    public long stubRdtsc() throws Throwable {
+        return (long) BenchmarkCounters.RDTSC.invokeExact();
+    }
+
+    @Benchmark
+    public long stubLfenceRdtsc() throws Throwable {
+        return (long) BenchmarkCounters.LFENCE_RDTSC.invokeExact();
+    }
+
+    @Benchmark
+    public long stubRdtscp() throws Throwable {
+        return (long) BenchmarkCounters.RDTSCP_NOAUX.invokeExact();
+    }
+
+    @Benchmark
+    public long readRdtsc() {
+        return rdtsc.read();
+    }
+
+    @Benchmark
+    public long readLfenceRdtsc() {
+        return lfenceRdtsc.read();
+    }
+
+    @Benchmark
+    public long readRdtscp() {
+        return rdtscp.read();
+    }
+}

@@ -1,0 +1,127 @@
+package org.timekeeping4j.benchmarks;
+
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.ClockReader;
+import org.timekeeping4j.Clocks;
+import org.timekeeping4j.Snapshot;
+import org.timekeeping4j.clocksource.CounterSelector;
+import org.timekeeping4j.clocksource.HardwareCounter;
+
+/**
+ * The user-space fast clocks (issues 5 and 6), in ns per call: {@code Clocks.nanos} for each fast clock and
+ * MONOTONIC_COARSE, the bound {@code Clocks.clock(MONOTONIC)} reader, {@code Clocks.ticks()} and
+ * {@code Clocks.snapshot}, against {@code System.nanoTime}, {@code Instant.now()} (returned, so it allocates)
+ * and {@code Clocks.kernelNanos(MONOTONIC_COARSE)} from the same run.
+ *
+ * <h2>Run recipe</h2>
+ * <pre>
+ * mvn -B -q -DskipTests package                      # builds benchmarks/target/benchmarks.jar (JDK 25 toolchain)
+ * JDK=/usr/lib/jvm/temurin-25-jdk-amd64               # any JDK 25+
+ * $JDK/bin/java -jar benchmarks/target/benchmarks.jar FastClockBenchmark -f 3 -wi 3 -i 5 -prof gc
+ * </pre>
+ * Fourteen benchmarks of 3 forks x (3 + 5) 1 s iterations: about seven minutes. Setup waits (15 s at most) for
+ * the process-wide tracker to converge and fails if it does not; every iteration ends by checking that the fast
+ * path is still serving MONOTONIC, so no figure here can silently be the kernel fallback's.
+ * {@code nanos} takes its clock from a {@code @Param} field (the identity tests run on every call);
+ * {@code nanosMonotonicConstant}/{@code nanosRealtimeConstant} pass the constant, as most callers write it.
+ * Targets: nanos(MONOTONIC) &lt;= 0.9x nanoTime; nanos(REALTIME) &lt;= 0.7x Instant.now; ticks &lt;= 0.5x
+ * nanoTime; the high-resolution clocks within 5% of each other; COARSE no slower than kernelNanos(COARSE);
+ * 0 B/op everywhere except the returned Instant. Results: docs/PERFORMANCE.md.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
+@State(Scope.Thread)
+public class FastClockBenchmark {
+
+    /** The clocks read through {@code Clocks.nanos}. */
+    @State(Scope.Thread)
+    public static class FastClock {
+        @Param({"REALTIME", "MONOTONIC", "MONOTONIC_RAW", "BOOTTIME", "TAI", "MONOTONIC_COARSE"})
+        public ClockId clock;
+    }
+
+    private final Snapshot snapshot = new Snapshot();
+    private ClockReader monotonic;
+
+    @Setup(Level.Trial)
+    public void setup() {
+        FastPathReady.await();
+        if (!(CounterSelector.selected().ticks() instanceof HardwareCounter h) || h.isOrdered()) {
+            throw new IllegalStateException("ticks are not the unordered hardware counter: "
+                    + CounterSelector.selected());
+        }
+        monotonic = Clocks.clock(ClockId.MONOTONIC);
+    }
+
+    @TearDown(Level.Iteration)
+    public void check() {
+        FastPathReady.check();
+        if (snapshot.isValid() && !snapshot.isFromCounter()) {
+            throw new IllegalStateException("snapshot took the kernel path: " + snapshot);
+        }
+    }
+
+    @Benchmark
+    public long systemNanoTime() {
+        return System.nanoTime();
+    }
+
+    @Benchmark
+    public Instant instantNow() {
+        return Instant.now();
+    }
+
+    @Benchmark
+    public long kernelNanosMonotonicCoarse() {
+        return Clocks.kernelNanos(ClockId.MONOTONIC_COARSE);
+    }
+
+    @Benchmark
+    public long nanos(FastClock c) {
+        return Clocks.nanos(c.clock);
+    }
+
+    @Benchmark
+    public long nanosMonotonicConstant() {
+        return Clocks.nanos(ClockId.MONOTONIC);
+    }
+
+    @Benchmark
+    public long nanosRealtimeConstant() {
+        return Clocks.nanos(ClockId.REALTIME);
+    }
+
+    @Benchmark
+    public long clockReaderMonotonic() {
+        return monotonic.nanos();
+    }
+
+    @Benchmark
+    public long ticks() {
+        return Clocks.ticks();
+    }
+
+    @Benchmark
+    public long snapshotRealtime() {
+        Clocks.snapshot(ClockId.REALTIME, snapshot);
+        return snapshot.nanos();
+    }
+}
