@@ -117,6 +117,29 @@ class ClockBoundTest {
         }
     }
 
+    @Test
+    void nowShouldAllocateNothing() throws Exception {
+        Path file = dir.resolve("alloc");
+        try (ShmWriter w = ShmWriter.valid(file); ClockBound cb = openAfter(w, file)) {
+            long mono = Clocks.kernelNanos(ClockId.MONOTONIC_COARSE);
+            w.write(mono, mono + 3600 * S, 5_000, 0, 50_000, 1);
+            com.sun.management.ThreadMXBean threads =
+                    (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+            TimeBounds b = new TimeBounds();
+            long sink = 0;
+            for (int i = 0; i < 100_000; i++) {
+                sink += cb.now(b).widthNanos();
+            }
+            long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < 1_000_000; i++) {
+                sink += cb.now(b).widthNanos();
+            }
+            long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            assertThat(sink).isPositive();
+            assertThat(allocated).as("bytes allocated by 1,000,000 ClockBound reads").isLessThan(16_384);
+        }
+    }
+
     private static ClockBound openAfter(ShmWriter w, Path file) throws DeviceException {
         return ClockBound.open(file);
     }
