@@ -1,0 +1,49 @@
+package org.timekeeping4j.benchmarks;
+
+import java.util.concurrent.TimeUnit;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.ClockSource;
+import org.timekeeping4j.Clocks;
+
+/**
+ * Waits for the process-wide fast path the adapters read. The tracker starts on the first {@code Clocks} read
+ * and needs a few hundred ms to converge; until then every {@code Clocks.clock(REALTIME/MONOTONIC)} read is
+ * served by the kernel, so a benchmark that did not wait would measure the fallback for part of its warm-up
+ * (or all of it on a slow start). Both methods fail the run loudly rather than report the wrong path.
+ */
+final class FastPathReady {
+
+    static final long TIMEOUT_SECONDS = 20;
+
+    private FastPathReady() {}
+
+    /** Starts the tracker and waits until MONOTONIC (and with it REALTIME) is served from the counter. */
+    static void await() {
+        Clocks.nanos(ClockId.MONOTONIC); // starts the process-wide tracker
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+        while (path() != ClockSource.Path.COUNTER) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("the fast path did not engage within " + TIMEOUT_SECONDS
+                        + " s, refusing to measure the kernel fallback: " + Clocks.source().get(ClockId.MONOTONIC));
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted waiting for the fast path", e);
+            }
+        }
+    }
+
+    /** Fails if the fast path fell back to the kernel (call after each iteration: the numbers would be wrong). */
+    static void check() {
+        if (path() != ClockSource.Path.COUNTER) {
+            throw new IllegalStateException("the fast path fell back to the kernel during the measurement: "
+                    + Clocks.source().get(ClockId.MONOTONIC));
+        }
+    }
+
+    private static ClockSource.Path path() {
+        return Clocks.source().get(ClockId.MONOTONIC).path();
+    }
+}
