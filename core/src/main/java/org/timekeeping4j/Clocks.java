@@ -250,6 +250,27 @@ public final class Clocks {
         return into;
     }
 
+    /**
+     * Starts the fast path if it has not started, and waits until it serves the clocks from the counter. It
+     * needs a few hundred ms after the first read to calibrate and converge; until then (and wherever it
+     * cannot be trusted) reads are served by the kernel, correct but at the kernel's cost. For benchmarks and
+     * latency-sensitive services that want the fast path before they begin.
+     *
+     * @return true once the counter serves the clocks; false at the timeout, or at once where no counter is
+     *         trusted ({@link #source()} says why)
+     */
+    public static boolean awaitFastPath(java.time.Duration timeout) {
+        nanos(ClockId.MONOTONIC); // starts the process-wide tracker
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (FastPath.mono == null) {
+            if (System.nanoTime() - deadline > 0 || FastPath.hasGivenUp()) {
+                return false;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(5_000_000L);
+        }
+        return true;
+    }
+
     /** The counter calibration in use; {@code valid() == false} on the kernel path. */
     public static Calibration calibration() {
         KernelTracker t = FastPath.tracker();

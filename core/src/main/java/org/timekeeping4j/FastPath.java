@@ -76,6 +76,11 @@ final class FastPath {
         return tracker;
     }
 
+    /** True when the fast path will not serve: bad configuration, no trusted counter, or a failed start. */
+    static boolean hasGivenUp() {
+        return CONFIG_ERROR != null || (tracker == null && !"starting".equals(notTrackingReason));
+    }
+
     static String notTrackingReason() {
         KernelTracker t = tracker;
         return t != null ? t.status().reason() : notTrackingReason;

@@ -7,7 +7,6 @@ import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.clocksource.CounterSelector;
@@ -21,14 +20,8 @@ class SnapshotTest {
 
     @BeforeAll
     static void waitForTracking() {
-        Clocks.nanos(ClockId.MONOTONIC);
-        if (HARDWARE) {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (FastPath.tracker() == null && System.nanoTime() < deadline) {
-                Thread.onSpinWait();
-            }
-            assertThat(FastPath.tracker().awaitTracking(20, TimeUnit.SECONDS)).isTrue();
-        }
+        assertThat(Clocks.awaitFastPath(java.time.Duration.ofSeconds(20))).as(Clocks.source().toString())
+                .isEqualTo(HARDWARE);
     }
 
     @Test

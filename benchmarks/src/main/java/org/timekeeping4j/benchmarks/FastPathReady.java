@@ -1,6 +1,6 @@
 package org.timekeeping4j.benchmarks;
 
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.ClockSource;
 import org.timekeeping4j.Clocks;
@@ -18,19 +18,9 @@ final class FastPathReady {
 
     /** Starts the tracker and waits until MONOTONIC is served from the counter. */
     static void await() {
-        Clocks.nanos(ClockId.MONOTONIC); // starts the process-wide tracker
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
-        while (path() != ClockSource.Path.COUNTER) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("the fast path did not engage within " + TIMEOUT_SECONDS
-                        + " s, refusing to measure the kernel fallback: " + Clocks.source().get(ClockId.MONOTONIC));
-            }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted waiting for the fast path", e);
-            }
+        if (!Clocks.awaitFastPath(Duration.ofSeconds(TIMEOUT_SECONDS))) {
+            throw new IllegalStateException("the fast path did not engage within " + TIMEOUT_SECONDS
+                    + " s, refusing to measure the kernel fallback: " + Clocks.source().get(ClockId.MONOTONIC));
         }
     }
 

@@ -6,10 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.ClockSource;
 import org.timekeeping4j.Clocks;
 import org.timekeeping4j.Snapshot;
 import org.timekeeping4j.clocksource.Clocksource;
@@ -60,14 +58,9 @@ final class CaptureCommand implements Callable<Integer> {
             out.println("capture: no trusted hardware counter here (" + sel.rejected() + "); nothing to measure");
             return 3;
         }
-        Clocks.nanos(ClockId.MONOTONIC); // start the fast path
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (Clocks.source().get(ClockId.REALTIME).path() != ClockSource.Path.COUNTER) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("the fast path did not start tracking in 20 s: "
-                        + Clocks.source().get(ClockId.REALTIME).reason());
-            }
-            Thread.onSpinWait();
+        if (!Clocks.awaitFastPath(java.time.Duration.ofSeconds(20))) {
+            throw new IllegalStateException("the fast path did not start tracking in 20 s: "
+                    + Clocks.source().get(ClockId.REALTIME).reason());
         }
         Clocksource counter = sel.clocksource();
         double nsPerCycle = 1e9 / Clocks.calibration().frequencyHz();
