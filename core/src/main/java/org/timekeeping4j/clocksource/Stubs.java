@@ -10,6 +10,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import org.timekeeping4j.linux.ErrnoException;
 import org.timekeeping4j.linux.ExecutableMemory;
+import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.Platform;
 
 /**
@@ -105,12 +106,6 @@ final class Stubs {
     }
 
     static RuntimeException rethrow(Throwable t) {
-        if (t instanceof RuntimeException r) {
-            return r;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        return new IllegalStateException(t);
+        return LinuxTime.rethrow(t);
     }
 }

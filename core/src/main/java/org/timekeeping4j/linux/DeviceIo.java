@@ -26,7 +26,6 @@ public final class DeviceIo {
     /** O_CLOEXEC = 02000000 octal on x86_64 and aarch64. */
     public static final int O_CLOEXEC = 0x80000;
 
-    private static final Linker LINKER = Linker.nativeLinker();
     private static final Linker.Option ERRNO_OPTION = Linker.Option.captureCallState("errno");
 
     /** int open(const char *path, int flags, ...): man 2 open. Called without the optional mode argument. */
@@ -52,12 +51,7 @@ public final class DeviceIo {
     private DeviceIo() {}
 
     private static MethodHandle handle(String name, FunctionDescriptor descriptor, Linker.Option... options) {
-        if (Platform.UNSUPPORTED_REASON != null) {
-            return null;
-        }
-        MemorySegment symbol = LINKER.defaultLookup().find(name).orElseThrow(
-                () -> new UnsatisfiedLinkError("libc has no symbol " + name));
-        return LINKER.downcallHandle(symbol, descriptor, options);
+        return LibC.handle(name, descriptor, options);
     }
 
     private static MemorySegment capture() {

@@ -42,7 +42,8 @@ public final class LibC {
     private static final VarHandle ERRNO =
             CAPTURE_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
 
-    private static final Linker.Option ERRNO_OPTION = Linker.Option.captureCallState("errno");
+    /** Captures errno right after the call (see the class comment). */
+    static final Linker.Option ERRNO_OPTION = Linker.Option.captureCallState("errno");
 
     /** int clock_gettime(clockid_t, struct timespec *): man 2 clock_gettime. Critical; via the vDSO where it has the clock. */
     public static final MethodHandle CLOCK_GETTIME =
@@ -106,7 +107,8 @@ public final class LibC {
         return (int) ERRNO.get(captureState, 0L);
     }
 
-    private static MethodHandle handle(String name, FunctionDescriptor descriptor, Linker.Option... options) {
+    /** A downcall handle to a libc function, or null off the supported platforms. Shared by the bindings. */
+    static MethodHandle handle(String name, FunctionDescriptor descriptor, Linker.Option... options) {
         if (Platform.UNSUPPORTED_REASON != null) {
             return null;
         }

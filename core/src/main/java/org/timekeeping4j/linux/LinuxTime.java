@@ -199,7 +199,8 @@ public final class LinuxTime {
         }
     }
 
-    static RuntimeException rethrow(Throwable t) {
+    /** Rethrows what a downcall threw: unchecked as is, anything checked wrapped. Use as {@code throw rethrow(t)}. */
+    public static RuntimeException rethrow(Throwable t) {
         if (t instanceof RuntimeException r) {
             throw r;
         }

@@ -7,7 +7,6 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 
@@ -161,11 +160,6 @@ public final class TimerFd implements AutoCloseable {
     }
 
     private static MethodHandle handle(String name, FunctionDescriptor descriptor) {
-        if (Platform.UNSUPPORTED_REASON != null) {
-            return null;
-        }
-        Linker linker = Linker.nativeLinker();
-        return linker.downcallHandle(linker.defaultLookup().find(name).orElseThrow(),
-                descriptor, Linker.Option.captureCallState("errno"));
+        return LibC.handle(name, descriptor, LibC.ERRNO_OPTION);
     }
 }

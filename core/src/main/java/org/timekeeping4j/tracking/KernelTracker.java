@@ -208,30 +208,6 @@ public final class KernelTracker implements AutoCloseable {
         return Math.max(LinuxTime.clockGettimeNanos(clock.id()), floors[clock.ordinal()]);
     }
 
-    /** CLOCK_MONOTONIC, as {@link #nanos(ClockId)} without the dispatch. */
-    public long monotonic() {
-        Timekeeper tk = mono;
-        if (tk != null) {
-            long v = tk.readFresh(ClockId.MONOTONIC);
-            if (v != Timekeeper.STALE) {
-                return v;
-            }
-        }
-        return nanos(ClockId.MONOTONIC);
-    }
-
-    /** CLOCK_REALTIME, as {@link #nanos(ClockId)} without the dispatch. */
-    public long realtime() {
-        Timekeeper tk = mono;
-        if (tk != null) {
-            long v = tk.readFresh(ClockId.REALTIME);
-            if (v != Timekeeper.STALE) {
-                return v;
-            }
-        }
-        return nanos(ClockId.REALTIME);
-    }
-
     /**
      * Converts a counter value read in the last seconds to what {@link #nanos} returned at that counter
      * value, through the timekeepers' parameter history.
