@@ -76,6 +76,11 @@ public abstract sealed class HardwareCounter extends Clocksource {
                 throw Stubs.rethrow(t);
             }
         }
+
+        @Override
+        public SeqlockReader seqlockReader() {
+            return SeqlockReader.lfenceRdtsc();
+        }
     }
 
     static final class Rdtscp extends HardwareCounter {
@@ -91,6 +96,11 @@ public abstract sealed class HardwareCounter extends Clocksource {
             } catch (Throwable t) {
                 throw Stubs.rethrow(t);
             }
+        }
+
+        @Override
+        public SeqlockReader seqlockReader() {
+            return SeqlockReader.rdtscp();
         }
 
         /** Reads the TSC and TSC_AUX (Linux: (node << 12) | cpu) into {@code aux}, a 4-byte segment. */

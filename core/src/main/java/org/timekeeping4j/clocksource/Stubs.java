@@ -31,6 +31,8 @@ final class Stubs {
     static final String EXECMEM_PROPERTY = "timekeeping4j.execmem";
 
     private static final FunctionDescriptor LONG_VOID = FunctionDescriptor.of(JAVA_LONG);
+    /** (page address, record address, valid override) -> value: addresses as longs, no segment checks. */
+    private static final FunctionDescriptor SEQLOCK_READ = FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
 
     private Stubs() {}
 
@@ -80,6 +82,20 @@ final class Stubs {
 
     static final class RdtscpNoAux {
         static final Mapped MAPPED = map("rdtscp", MachineCode.X86_RDTSCP_NOAUX, LONG_VOID, Platform.Arch.X86_64);
+        static final MethodHandle HANDLE = MAPPED.handle();
+    }
+
+    /** The whole timekeeper read around rdtscp (see {@link MachineCode#x86SeqlockRead}). */
+    static final class RdtscpSeqlock {
+        static final Mapped MAPPED = map("rdtscp seqlock read", MachineCode.x86SeqlockRead(MachineCode.X86_RDTSCP_INSN),
+                SEQLOCK_READ, Platform.Arch.X86_64);
+        static final MethodHandle HANDLE = MAPPED.handle();
+    }
+
+    /** The whole timekeeper read around lfence;rdtsc. */
+    static final class LfenceRdtscSeqlock {
+        static final Mapped MAPPED = map("lfence;rdtsc seqlock read",
+                MachineCode.x86SeqlockRead(MachineCode.X86_LFENCE_RDTSC_INSN), SEQLOCK_READ, Platform.Arch.X86_64);
         static final MethodHandle HANDLE = MAPPED.handle();
     }
 

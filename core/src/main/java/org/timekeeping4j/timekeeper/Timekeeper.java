@@ -3,10 +3,14 @@ package org.timekeeping4j.timekeeper;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
+import static org.timekeeping4j.clocksource.SeqlockReader.HEADER_BYTES;
+import static org.timekeeping4j.clocksource.SeqlockReader.RECORD_BYTES;
+
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.adjust.ClockAdjustment;
 import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.MultShift;
+import org.timekeeping4j.clocksource.SeqlockReader;
 
 /**
  * The read path of kernel/time/timekeeping.c in Java: a counter ({@link Clocksource}) turned into
@@ -56,6 +60,15 @@ import org.timekeeping4j.clocksource.MultShift;
  * is clamped to delta 0, so a jittery counter cannot go below the last update either). Deliberate
  * changes are not updates: a step or a leap second moves REALTIME and TAI by design, and never
  * MONOTONIC, BOOTTIME or MONOTONIC_RAW.
+ *
+ * <h2>The machine-code reader</h2>
+ * Where the clocksource offers a {@link SeqlockReader} (the TSC read with rdtscp or lfence;rdtsc), the
+ * writer also publishes each state into a native page inside the same odd window, and the high-resolution
+ * clocks are read by one downcall into a stub that does the whole read (the kernel's vDSO over its vvar
+ * page). It returns exactly what the Java reader returns at the same counter value. It reads the counter
+ * before the sequence, which case 2 above tolerates: a reader that sees the new state with a counter value
+ * before c0 has a negative delta, clamped to 0, and returns new(c0). The Java reader below still serves
+ * the COARSE clocks, user clocks, {@link #convert} and every other clocksource.
  *
  * <h2>Conversion on the read path</h2>
  * {@code delta = (now - cycle_last) & mask}; a delta in the upper half of the mask is a counter value
@@ -114,6 +127,11 @@ public final class Timekeeper {
     private final TimekeeperState[] ring;
     private final int ringMask;
     private final UserClock[] userClocks = new UserClock[8];
+    /** Where the clocksource offers one: the vvar page and the stub that reads it; else null and 0. */
+    private final PublishedPage page;
+    private final SeqlockReader seqlockReader;
+    private final long pageAddress;
+    private final boolean lfenceReader;
 
     /**
      * The publication sequence: odd while the writer is inside its window, else 2 * generation; the
@@ -158,6 +176,11 @@ public final class Timekeeper {
         for (int i = 0; i < size; i++) {
             ring[i] = new TimekeeperState(mask, shift);
         }
+        SeqlockReader r = b.machineCodeReader && mask == -1L ? clocksource.seqlockReader() : null;
+        this.page = r == null ? null : new PublishedPage(r, shift);
+        this.seqlockReader = r;
+        this.pageAddress = r == null ? 0 : page.address;
+        this.lfenceReader = r != null && r.isLfenceRdtsc();
         long now = b.anchored ? b.anchorCounter & mask : clocksource.read();
         TimekeeperState s = ring[0];
         s.mono.cycleLast = now;
@@ -172,6 +195,9 @@ public final class Timekeeper {
         s.leapMono = Long.MAX_VALUE;
         s.maxCycles = maxCycles(rawMult);
         this.lastAdjustCycles = now;
+        if (page != null) {
+            page.publish(s, shift, 0L);
+        }
         SEQ.setRelease(this, 0L); // pairs with the readers' getAcquire; the constructor's stores come first
     }
 
@@ -270,7 +296,7 @@ public final class Timekeeper {
     }
 
     /** Value returned by {@link #readFresh} when the published state is older than its validity. */
-    public static final long STALE = Long.MIN_VALUE;
+    public static final long STALE = SeqlockReader.STALE;
 
     /**
      * As {@link #nanos(ClockId)} for REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME and TAI, but returns
@@ -353,6 +379,17 @@ public final class Timekeeper {
     }
 
     private long read(int p, boolean fresh) {
+        if (pageAddress != 0 && p <= P_TAI) {
+            // The whole read in machine code over the page: counter, seqlock and conversion in one downcall;
+            // its memory ordering is argued where the code is (MachineCode.x86SeqlockRead). FRESH honours
+            // the record's validity (STALE is SeqlockReader.STALE), ANY never. Static calls chosen by a
+            // field beside pageAddress: no load of another object before the counter read.
+            long record = pageAddress + HEADER_BYTES + p * RECORD_BYTES;
+            long limit = fresh ? SeqlockReader.FRESH : SeqlockReader.ANY;
+            return lfenceReader
+                    ? SeqlockReader.readLfenceRdtsc(pageAddress, record, limit)
+                    : SeqlockReader.readRdtscp(pageAddress, record, limit);
+        }
         boolean coarse = p == P_REALTIME_COARSE || p == P_MONOTONIC_COARSE;
         long cycleLast, mult, xtime, base, maxCycles, offset, leapMono, leapStep, now, valid;
         for (;;) {
@@ -729,7 +766,7 @@ public final class Timekeeper {
             }
             next.maxCycles = maxCycles(Math.max(next.mono.mult, next.raw.mult));
             next.generation = g + 1;
-            endWrite();
+            endWrite(next);
             if (folded) {
                 adjustment.leapApplied(appliedLeap);
             }
@@ -740,6 +777,9 @@ public final class Timekeeper {
     private void beginWrite() {
         writerSeq++;
         SEQ.setVolatile(this, writerSeq);
+        if (page != null) {
+            page.beginWrite(writerSeq);
+        }
         // Orders the odd store before everything after it, loads included: the counter read that picks the
         // pivot c0 and the stores into the next slot. Pairs with the readers' acquireFence before their
         // re-read: a reader whose re-read misses the odd value read its counter before our c0.
@@ -747,8 +787,11 @@ public final class Timekeeper {
     }
 
     /** Publishes the next slot. */
-    private void endWrite() {
+    private void endWrite(TimekeeperState next) {
         writerSeq++;
+        if (page != null) {
+            page.publish(next, shift, writerSeq); // the page's own release store; readers of the page pair with it
+        }
         // Release: the next slot's stores and our counter read happen before the even value is visible.
         // Pairs with the readers' getAcquire at the top of their loop.
         SEQ.setRelease(this, writerSeq);
@@ -806,6 +849,14 @@ public final class Timekeeper {
 
     public Clocksource clocksource() {
         return clocksource;
+    }
+
+    /**
+     * How the high-resolution clocks are read: "machine code around rdtscp" (one downcall per read, see
+     * {@link SeqlockReader}) or "Java" (the seqlock in Java around the clocksource's read).
+     */
+    public String readPath() {
+        return seqlockReader != null ? "machine code around " + seqlockReader.instructions() : "Java";
     }
 
     /** The longest the timekeeper may go without {@link #update()} (see the class comment). */
@@ -896,6 +947,7 @@ public final class Timekeeper {
         private long anchorCounter;
         private int historySize = 64;
         private long conversionSeconds = 4;
+        private boolean machineCodeReader = true;
 
         private Builder(Clocksource clocksource) {
             this.clocksource = clocksource;
@@ -960,6 +1012,15 @@ public final class Timekeeper {
                 throw new IllegalArgumentException("conversion seconds must be >= 1: " + seconds);
             }
             this.conversionSeconds = seconds;
+            return this;
+        }
+
+        /**
+         * Whether reads may go through the clocksource's {@link SeqlockReader} (default true): the whole read
+         * in one downcall. False keeps every read in Java (for comparisons; the values are the same).
+         */
+        public Builder machineCodeReader(boolean enabled) {
+            this.machineCodeReader = enabled;
             return this;
         }
 

@@ -1,0 +1,136 @@
+package org.timekeeping4j.clocksource;
+
+/**
+ * A whole timekeeper read in machine code: ordered counter read, sequence, conversion and validation in one
+ * downcall, over a page of published parameters (the vDSO's do_hres over its vvar page). A read through it
+ * costs the bare counter read plus a 128-bit multiply and an add; the same read in Java pays for each
+ * field's load and check after the downcall returns (docs/PERFORMANCE.md). The code and its memory-ordering
+ * argument: {@link MachineCode#x86SeqlockRead}.
+ *
+ * <h2>Page layout (native, little-endian, 64-byte aligned)</h2>
+ * <pre>
+ *   page +  0   seq             odd while the writer is inside its window
+ *   page +  8   shift           of every record's mult
+ *   record (128 bytes each; the timekeeper puts one per clock after a 64-byte header):
+ *   hot line, all the fast path reads:
+ *        +  0   cycle_last      counter value of the last update
+ *        +  8   mult'           mult * 2^(64 - shift)
+ *        + 16   k (low word)    (base + offset) * 2^64 + xtime * 2^(64 - shift) - cycle_last * mult'
+ *        + 24   k (high word)
+ *        + 32   fresh limit     deltas below it (unsigned) take the fast path, for a fresh read
+ *        + 40   any limit       the same for a read that may extrapolate
+ *   cold line, for the slow path:
+ *        + 64   valid cycles    deltas beyond this (unsigned) are stale for a fresh read
+ *        + 72   base            the line's value at cycle_last, ns
+ *        + 80   offset          added to the line's value (REALTIME - MONOTONIC, ...)
+ *        + 88   leap threshold  line value from which the leap step applies (Long.MAX_VALUE: none)
+ *        + 96   leap step       ns
+ *        +104   mult
+ *        +112   xtime           sub-ns remainder, shifted
+ * </pre>
+ * Either path returns {@code base + ((xtime + delta * mult) >>> shift) + offset}, plus the leap step from
+ * the threshold on, with {@code delta = now - cycle_last} on a 64-bit counter (the TSC: no mask), clamped
+ * to 0 for a counter value before cycle_last, the product on 128 bits; a fresh read of a delta beyond the
+ * valid cycles returns {@link #STALE}. The fast path (the high word of {@code now * mult' + k}) is taken
+ * below the limit the writer proved it exact for.
+ *
+ * <p>x86_64 only (rdtscp or lfence;rdtsc); elsewhere {@link Clocksource#seqlockReader()} is null and the
+ * timekeeper reads in Java.
+ */
+public final class SeqlockReader {
+
+    public static final long SEQ = 0;
+    public static final long SHIFT = 8;
+    public static final long HEADER_BYTES = 64;
+    public static final long RECORD_BYTES = 128;
+    public static final long CYCLE_LAST = 0;
+    public static final long MULT_WIDE = 8;
+    public static final long K_LOW = 16;
+    public static final long K_HIGH = 24;
+    public static final long FRESH_LIMIT = 32;
+    public static final long ANY_LIMIT = 40;
+    public static final long VALID_CYCLES = 64;
+    public static final long BASE = 72;
+    public static final long OFFSET = 80;
+    public static final long LEAP_THRESHOLD = 88;
+    public static final long LEAP_STEP = 96;
+    public static final long MULT = 104;
+    public static final long XTIME = 112;
+
+    /** {@link #read}'s last argument: honour the record's validity (the fresh limit). */
+    public static final long FRESH = 0;
+    /** {@link #read}'s last argument: extrapolate however far (the any limit). */
+    public static final long ANY = ANY_LIMIT - FRESH_LIMIT;
+
+    /** What a fresh read of a stale record returns: Long.MIN_VALUE. */
+    public static final long STALE = Long.MIN_VALUE;
+
+    private static final SeqlockReader RDTSCP = new SeqlockReader(false);
+    private static final SeqlockReader LFENCE_RDTSC = new SeqlockReader(true);
+
+    private final boolean lfence;
+
+    private SeqlockReader(boolean lfence) {
+        this.lfence = lfence;
+    }
+
+    /** The reader for rdtscp, or null where its stub did not map (another architecture, refused memory). */
+    static SeqlockReader rdtscp() {
+        return Stubs.RdtscpSeqlock.MAPPED.ok() ? RDTSCP : null;
+    }
+
+    /** The reader for lfence;rdtsc, or null. */
+    static SeqlockReader lfenceRdtsc() {
+        return Stubs.LfenceRdtscSeqlock.MAPPED.ok() ? LFENCE_RDTSC : null;
+    }
+
+    /** True for the lfence;rdtsc code, false for rdtscp: callers keep it beside the page address and call
+     * {@link #readLfenceRdtsc} or {@link #readRdtscp} themselves (no dependent load before the counter). */
+    public boolean isLfenceRdtsc() {
+        return lfence;
+    }
+
+    /** The instructions around which the read is built. */
+    public String instructions() {
+        return lfence ? "lfence;rdtsc" : "rdtscp";
+    }
+
+    /**
+     * Reads the clock of the record at address {@code record}, validated by the seq at address {@code page}.
+     * Both must stay mapped for the call (the timekeeper's page lives in the global arena).
+     *
+     * @param limit {@link #FRESH} (a stale record gives {@link #STALE}) or {@link #ANY}
+     */
+    public long read(long page, long record, long limit) {
+        return lfence ? readLfenceRdtsc(page, record, limit) : readRdtscp(page, record, limit);
+    }
+
+    private static IllegalStateException unavailable(Stubs.Mapped m) {
+        return new IllegalStateException("the seqlock read stub is unavailable: " + m.failure()
+                + "; obtain a reader through Clocksource.seqlockReader(), which is null in that case");
+    }
+
+    /** {@link #read} through the rdtscp code; only for a reader whose {@link #isLfenceRdtsc()} is false. */
+    public static long readRdtscp(long page, long record, long limit) {
+        if (Stubs.RdtscpSeqlock.HANDLE == null) { // a static final: the JIT folds the test away
+            throw unavailable(Stubs.RdtscpSeqlock.MAPPED);
+        }
+        try {
+            return (long) Stubs.RdtscpSeqlock.HANDLE.invokeExact(page, record, limit);
+        } catch (Throwable t) {
+            throw Stubs.rethrow(t);
+        }
+    }
+
+    /** {@link #read} through the lfence;rdtsc code; only for a reader whose {@link #isLfenceRdtsc()} is true. */
+    public static long readLfenceRdtsc(long page, long record, long limit) {
+        if (Stubs.LfenceRdtscSeqlock.HANDLE == null) { // a static final: the JIT folds the test away
+            throw unavailable(Stubs.LfenceRdtscSeqlock.MAPPED);
+        }
+        try {
+            return (long) Stubs.LfenceRdtscSeqlock.HANDLE.invokeExact(page, record, limit);
+        } catch (Throwable t) {
+            throw Stubs.rethrow(t);
+        }
+    }
+}
