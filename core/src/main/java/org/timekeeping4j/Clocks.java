@@ -88,28 +88,44 @@ public final class Clocks {
     }
 
     private static long monotonicNanos() {
-        Timekeeper tk = FastPath.mono;
-        if (tk != null) {
-            long v = tk.monotonicFresh();
+        // Pages.ENABLED and the addresses are static finals: the JIT folds the test and passes constants.
+        if (FastPath.Pages.ENABLED) {
+            long v = FastPath.Pages.read(FastPath.Pages.MONO_PAGE, FastPath.Pages.MONOTONIC);
             if (v != Timekeeper.STALE) {
                 return v;
             }
         }
-        return slowNanos(ClockId.MONOTONIC);
+        return timekeeperNanos(ClockId.MONOTONIC);
     }
 
     private static long realtimeNanos() {
-        Timekeeper tk = FastPath.mono;
-        if (tk != null) {
-            long v = tk.realtimeFresh();
+        if (FastPath.Pages.ENABLED) {
+            long v = FastPath.Pages.read(FastPath.Pages.MONO_PAGE, FastPath.Pages.REALTIME);
             if (v != Timekeeper.STALE) {
                 return v;
             }
         }
-        return slowNanos(ClockId.REALTIME);
+        return timekeeperNanos(ClockId.REALTIME);
     }
 
     private static long fastNanos(ClockId clock) {
+        if (FastPath.Pages.ENABLED) {
+            long v = clock == ClockId.MONOTONIC_RAW
+                    ? FastPath.Pages.read(FastPath.Pages.RAW_PAGE, FastPath.Pages.MONOTONIC_RAW)
+                    : FastPath.Pages.read(FastPath.Pages.MONO_PAGE,
+                            clock == ClockId.BOOTTIME ? FastPath.Pages.BOOTTIME : FastPath.Pages.TAI);
+            if (v != Timekeeper.STALE) {
+                return v;
+            }
+        }
+        return timekeeperNanos(clock);
+    }
+
+    /**
+     * The tracker's timekeepers where the pages are disabled (a timekeeper reading in Java) or stale (a
+     * pair not mirrored yet, or retired: then the timekeeper is stale or gone too, and the tracker serves).
+     */
+    private static long timekeeperNanos(ClockId clock) {
         Timekeeper tk = clock == ClockId.MONOTONIC_RAW ? FastPath.raw : FastPath.mono;
         if (tk != null) {
             long v = tk.readFresh(clock == ClockId.MONOTONIC_RAW ? ClockId.MONOTONIC : clock);

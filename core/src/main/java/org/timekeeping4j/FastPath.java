@@ -3,7 +3,9 @@ package org.timekeeping4j;
 import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.CounterSelection;
 import org.timekeeping4j.clocksource.CounterSelector;
+import org.timekeeping4j.clocksource.SeqlockReader;
 import org.timekeeping4j.timekeeper.Timekeeper;
+import org.timekeeping4j.timekeeper.VvarPage;
 import org.timekeeping4j.tracking.KernelTracker;
 
 /**
@@ -55,16 +57,38 @@ final class FastPath {
         try {
             CounterSelection s = CounterSelector.selected();
             if (s.isHardware()) {
-                tracker = KernelTracker.start(s.clocksource(), (m, r) -> {
-                    raw = r;
-                    mono = m;
-                });
+                tracker = KernelTracker.start(s.clocksource(), FastPath::published);
             } else {
                 notTrackingReason = "no trustworthy hardware counter: "
                         + (s.rejected().isEmpty() ? "none" : s.rejected().getFirst().toString());
             }
         } catch (RuntimeException | Error e) {
             notTrackingReason = "the fast path failed to start: " + e;
+        }
+    }
+
+    /**
+     * The tracker's publications (its updater thread): a converged pair starts mirroring into the process
+     * pages before the mirrors of it are set; a (null, null) comes after the tracker's zero-validity update
+     * of the pair it retires, which the pages received too, so they read stale from then on.
+     */
+    private static void published(Timekeeper m, Timekeeper r) {
+        if (m != null) {
+            if (Pages.ENABLED && m.hasVvarPage() && r.hasVvarPage()) {
+                m.mirrorTo(Pages.MONO);
+                r.mirrorTo(Pages.RAW);
+            }
+            raw = r;
+            mono = m;
+        } else {
+            Timekeeper old = mono;
+            Timekeeper oldRaw = raw;
+            raw = null;
+            mono = null;
+            if (old != null) {
+                old.stopMirroring();
+                oldRaw.stopMirroring();
+            }
         }
     }
 
@@ -84,6 +108,39 @@ final class FastPath {
     static String notTrackingReason() {
         KernelTracker t = tracker;
         return t != null ? t.status().reason() : notTrackingReason;
+    }
+
+    /**
+     * The process-wide vvar pages (the kernel's vvar page, in user space): the tracker's timekeepers mirror
+     * their states into them, so a fast read passes constant addresses to the seqlock stub and loads nothing
+     * before the counter read (a load it would wait for: the stub's ordered read waits for every older load).
+     * Every record is stale until the tracker has converged, and again from the moment it retires a pair, so
+     * a fresh read through them falls back exactly when a read through the timekeeper would. Disabled (and
+     * never read) where {@link CounterSelector#processSeqlockReader()} finds no ordered TSC read with a stub.
+     */
+    static final class Pages {
+        static final SeqlockReader READER = CONFIG_ERROR == null ? CounterSelector.processSeqlockReader() : null;
+        static final boolean ENABLED = READER != null;
+        static final boolean LFENCE = ENABLED && READER.isLfenceRdtsc();
+        static final VvarPage MONO = VvarPage.allocate();
+        static final VvarPage RAW = VvarPage.allocate();
+        static final long MONO_PAGE = MONO.address();
+        static final long RAW_PAGE = RAW.address();
+        static final long REALTIME = MONO.recordAddress(ClockId.REALTIME);
+        static final long MONOTONIC = MONO.recordAddress(ClockId.MONOTONIC);
+        static final long BOOTTIME = MONO.recordAddress(ClockId.BOOTTIME);
+        static final long TAI = MONO.recordAddress(ClockId.TAI);
+        /** The raw timekeeper serves MONOTONIC_RAW as its MONOTONIC line. */
+        static final long MONOTONIC_RAW = RAW.recordAddress(ClockId.MONOTONIC);
+
+        private Pages() {}
+
+        /** A fresh read of the record at {@code record} of the page at {@code page}, or STALE. */
+        static long read(long page, long record) {
+            return LFENCE
+                    ? SeqlockReader.readLfenceRdtsc(page, record, SeqlockReader.FRESH)
+                    : SeqlockReader.readRdtscp(page, record, SeqlockReader.FRESH);
+        }
     }
 
     /** The ordered counter snapshots read first: the selection's clocksource (the tracker reads the same). */

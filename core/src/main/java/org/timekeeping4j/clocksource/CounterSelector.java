@@ -122,6 +122,39 @@ public final class CounterSelector {
         return s;
     }
 
+    /**
+     * The machine-code reader a process-wide vvar page should be read with, decided from cheap facts only (the
+     * mode, the architecture, the kernel's clocksource, the CPU's flags; no calibration): the first ordered
+     * TSC flavour {@link #selected()} would try, if its stub maps. Null where the selection cannot pick an
+     * ordered TSC read, so that callers do not pay for a page that will never be published into. Any ordered
+     * read of the TSC reads the same counter as the one the selection ends up with.
+     */
+    public static SeqlockReader processSeqlockReader() {
+        Mode mode;
+        try {
+            mode = Mode.parse(System.getProperty(PROPERTY, "auto"));
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        Environment env = RealEnvironment.INSTANCE;
+        if (mode == Mode.KERNEL || mode == Mode.UNORDERED || env.arch() != Platform.Arch.X86_64
+                || !"tsc".equals(env.currentClocksource())) {
+            return null;
+        }
+        Set<String> flags = env.cpuFlags();
+        if (!flags.contains("constant_tsc") || !flags.contains("nonstop_tsc")) {
+            return null;
+        }
+        for (CounterFlavour f : candidates(mode, Platform.Arch.X86_64, flags)) {
+            SeqlockReader r = f == CounterFlavour.X86_RDTSCP ? SeqlockReader.rdtscp()
+                    : f == CounterFlavour.X86_LFENCE_RDTSC ? SeqlockReader.lfenceRdtsc() : null;
+            if (r != null) {
+                return r;
+            }
+        }
+        return null;
+    }
+
     static CounterSelection select(Mode mode, Environment env) {
         List<Rejection> rejected = new ArrayList<>();
         if (mode == Mode.KERNEL) {

@@ -128,7 +128,9 @@ public final class Timekeeper {
     private final int ringMask;
     private final UserClock[] userClocks = new UserClock[8];
     /** Where the clocksource offers one: the vvar page and the stub that reads it; else null and 0. */
-    private final PublishedPage page;
+    private final VvarPage page;
+    /** A page this timekeeper also publishes into (see {@link #mirrorTo}); guarded by writeLock. */
+    private VvarPage mirror;
     private final SeqlockReader seqlockReader;
     private final long pageAddress;
     private final boolean lfenceReader;
@@ -177,7 +179,7 @@ public final class Timekeeper {
             ring[i] = new TimekeeperState(mask, shift);
         }
         SeqlockReader r = b.machineCodeReader && mask == -1L ? clocksource.seqlockReader() : null;
-        this.page = r == null ? null : new PublishedPage(r, shift);
+        this.page = r == null ? null : VvarPage.allocate();
         this.seqlockReader = r;
         this.pageAddress = r == null ? 0 : page.address;
         this.lfenceReader = r != null && r.isLfenceRdtsc();
@@ -196,7 +198,8 @@ public final class Timekeeper {
         s.maxCycles = maxCycles(rawMult);
         this.lastAdjustCycles = now;
         if (page != null) {
-            page.publish(s, shift, 0L);
+            page.attach(this);
+            page.publish(s, shift);
         }
         SEQ.setRelease(this, 0L); // pairs with the readers' getAcquire; the constructor's stores come first
     }
@@ -778,7 +781,10 @@ public final class Timekeeper {
         writerSeq++;
         SEQ.setVolatile(this, writerSeq);
         if (page != null) {
-            page.beginWrite(writerSeq);
+            page.beginWrite();
+        }
+        if (mirror != null) {
+            mirror.beginWrite();
         }
         // Orders the odd store before everything after it, loads included: the counter read that picks the
         // pivot c0 and the stores into the next slot. Pairs with the readers' acquireFence before their
@@ -789,8 +795,12 @@ public final class Timekeeper {
     /** Publishes the next slot. */
     private void endWrite(TimekeeperState next) {
         writerSeq++;
+        // Each page's own release store of its seq; readers of the page pair with it.
         if (page != null) {
-            page.publish(next, shift, writerSeq); // the page's own release store; readers of the page pair with it
+            page.publish(next, shift);
+        }
+        if (mirror != null) {
+            mirror.publish(next, shift);
         }
         // Release: the next slot's stores and our counter read happen before the even value is visible.
         // Pairs with the readers' getAcquire at the top of their loop.
@@ -849,6 +859,47 @@ public final class Timekeeper {
 
     public Clocksource clocksource() {
         return clocksource;
+    }
+
+    /** Whether this timekeeper has a vvar page, i.e. reads in machine code and can {@link #mirrorTo} one. */
+    public boolean hasVvarPage() {
+        return page != null;
+    }
+
+    /**
+     * Publishes every state from now on into {@code target} as well, starting with the newest one, until
+     * {@link #stopMirroring()}: readers of that page then read this timekeeper, exactly as its own reads.
+     *
+     * @throws IllegalStateException if another timekeeper mirrors into {@code target}, or if this one has
+     *         no machine-code reader (the page's records assume a 64-bit counter read by one)
+     */
+    public void mirrorTo(VvarPage target) {
+        if (page == null) {
+            throw new IllegalStateException("no vvar page for " + clocksource + ": its reads are in Java");
+        }
+        synchronized (writeLock) {
+            if (mirror == target) {
+                return;
+            }
+            if (mirror != null) {
+                throw new IllegalStateException("already mirroring into another page; stop mirroring first");
+            }
+            target.attach(this);
+            target.beginWrite();
+            VarHandle.fullFence(); // the odd seq before the record stores, as in beginWrite()
+            target.publish(ring[(int) (writerSeq >>> 1) & ringMask], shift);
+            mirror = target;
+        }
+    }
+
+    /** Stops publishing into the page given to {@link #mirrorTo}; it keeps the last state published. */
+    public void stopMirroring() {
+        synchronized (writeLock) {
+            if (mirror != null) {
+                mirror.detach(this);
+                mirror = null;
+            }
+        }
     }
 
     /**

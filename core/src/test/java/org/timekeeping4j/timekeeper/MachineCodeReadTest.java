@@ -21,7 +21,7 @@ import org.timekeeping4j.clocksource.CounterSelector;
 import org.timekeeping4j.clocksource.SeqlockReader;
 
 /**
- * The machine-code read (SeqlockReader over a PublishedPage) against a BigInteger reference of the
+ * The machine-code read (SeqlockReader over a VvarPage) against a BigInteger reference of the
  * Java reader's arithmetic, on the real counter: each read is bracketed by two ordered counter reads c1
  * and c2, and since the reference is non-decreasing in the counter (for a non-negative leap step), the stub's
  * value must lie in [ref(c1), ref(c2)]. States are random (seeded), and chosen to drive every branch:
@@ -80,12 +80,12 @@ class MachineCodeReadTest {
         return st;
     }
 
-    private static long read(PublishedPage page, int p, long limit) {
+    private static long read(VvarPage page, int p, long limit) {
         return reader.read(page.address, page.address + HEADER_BYTES + p * RECORD_BYTES, limit);
     }
 
     /** Reads record p between two counter reads and checks the bracket; returns the value. */
-    private static long checkBracketed(PublishedPage page, TimekeeperState st, int shift, int p, long limit) {
+    private static long checkBracketed(VvarPage page, TimekeeperState st, int shift, int p, long limit) {
         long c1 = counter.read();
         long v = read(page, p, limit);
         long c2 = counter.read();
@@ -100,10 +100,10 @@ class MachineCodeReadTest {
     void randomStatesShouldReadAsTheReferenceOnBothPaths() {
         SplittableRandom rnd = new SplittableRandom(20261130);
         int shift = 24;
-        PublishedPage page = new PublishedPage(reader, shift);
+        VvarPage page = VvarPage.allocate();
         for (int i = 0; i < 2000; i++) {
             TimekeeperState st = randomState(rnd, shift, counter.read());
-            page.publish(st, shift, 2L * i);
+            page.publish(st, shift);
             for (int p = 0; p < 5; p++) {
                 checkBracketed(page, st, shift, p, ANY);
                 checkBracketed(page, st, shift, p, FRESH);
@@ -120,13 +120,13 @@ class MachineCodeReadTest {
     void slowLinesShouldReadExactlyOnTheFastPath() {
         SplittableRandom rnd = new SplittableRandom(29);
         int shift = 24;
-        PublishedPage page = new PublishedPage(reader, shift);
+        VvarPage page = VvarPage.allocate();
         int exact = 0;
         for (int i = 0; i < 5000; i++) {
             TimekeeperState st = randomState(rnd, shift, counter.read());
             st.mono.mult = 1 + rnd.nextLong(256);
             st.raw.mult = 1 + rnd.nextLong(256);
-            page.publish(st, shift, 2L * i);
+            page.publish(st, shift);
             for (int p = 0; p < 5; p++) {
                 long c1 = counter.read();
                 long v = read(page, p, ANY);
@@ -144,11 +144,11 @@ class MachineCodeReadTest {
     void aCounterValueBeforeCycleLastShouldReadAsCycleLast() {
         SplittableRandom rnd = new SplittableRandom(7);
         int shift = 26;
-        PublishedPage page = new PublishedPage(reader, shift);
+        VvarPage page = VvarPage.allocate();
         TimekeeperState st = randomState(rnd, shift, counter.read());
         st.mono.cycleLast = counter.read() + 1_000_000_000_000L; // far ahead: every read is "before" it
         st.raw.cycleLast = st.mono.cycleLast;
-        page.publish(st, shift, 0);
+        page.publish(st, shift);
         for (int p = 0; p < 5; p++) {
             long atCycleLast = reference(st, p, shift, st.mono.cycleLast);
             assertThat(read(page, p, ANY)).isEqualTo(atCycleLast);
@@ -160,15 +160,15 @@ class MachineCodeReadTest {
     void aCounterSlowerThanOneGigahertzShouldTakeTheExactSlowPath() {
         SplittableRandom rnd = new SplittableRandom(11);
         int shift = 20;
-        PublishedPage page = new PublishedPage(reader, shift);
+        VvarPage page = VvarPage.allocate();
         for (int i = 0; i < 200; i++) {
             TimekeeperState st = randomState(rnd, shift, counter.read());
             st.mono.mult = (1L << shift) + rnd.nextLong(1L << (shift + 4)); // > 1 ns per cycle: mult' > 2^64
             st.raw.mult = st.mono.mult;
             st.mono.cycleLast = counter.read() - rnd.nextLong(1L << 30);
             st.raw.cycleLast = st.mono.cycleLast;
-            assertThat(PublishedPage.anyLimit(st.mono, Long.MAX_VALUE, shift)).isZero();
-            page.publish(st, shift, 2L * i);
+            assertThat(VvarPage.anyLimit(st.mono, Long.MAX_VALUE, shift)).isZero();
+            page.publish(st, shift);
             for (int p = 0; p < 5; p++) {
                 checkBracketed(page, st, shift, p, ANY);
             }
@@ -179,18 +179,18 @@ class MachineCodeReadTest {
     void aFreshReadOfAStaleRecordShouldSayStaleAndAnyReadShouldExtrapolate() {
         SplittableRandom rnd = new SplittableRandom(3);
         int shift = 24;
-        PublishedPage page = new PublishedPage(reader, shift);
+        VvarPage page = VvarPage.allocate();
         TimekeeperState st = randomState(rnd, shift, counter.read());
         st.mono.cycleLast = counter.read() - 100_000_000L;
         st.raw.cycleLast = st.mono.cycleLast;
         st.validCycles = 50_000_000L;
-        page.publish(st, shift, 0);
+        page.publish(st, shift);
         for (int p = 0; p < 5; p++) {
             assertThat(read(page, p, FRESH)).isEqualTo(STALE);
             checkBracketed(page, st, shift, p, ANY);
         }
         st.validCycles = 1L << 40; // valid for minutes: fresh reads are served
-        page.publish(st, shift, 2);
+        page.publish(st, shift);
         for (int p = 0; p < 5; p++) {
             checkBracketed(page, st, shift, p, FRESH);
         }
@@ -200,7 +200,7 @@ class MachineCodeReadTest {
     void aLeapSecondInsideTheWindowShouldApplyFromItsThresholdOn() {
         SplittableRandom rnd = new SplittableRandom(5);
         int shift = 24;
-        PublishedPage page = new PublishedPage(reader, shift);
+        VvarPage page = VvarPage.allocate();
         TimekeeperState st = randomState(rnd, shift, counter.read());
         long now = counter.read();
         st.mono.cycleLast = now;
@@ -208,8 +208,8 @@ class MachineCodeReadTest {
         long pointCycles = now + (long) (counter.frequencyHz() / 1000); // 1 ms ahead
         st.leapMono = reference(st, 1, shift, pointCycles);
         st.leapStepNs = 1_000_000_000L; // a deleted second: REALTIME jumps ahead, the reference stays monotonic
-        page.publish(st, shift, 0);
-        assertThat(PublishedPage.anyLimit(st.mono, st.leapMono, shift))
+        page.publish(st, shift);
+        assertThat(VvarPage.anyLimit(st.mono, st.leapMono, shift))
                 .isBetween(pointCycles - now - 4, pointCycles - now); // ns per cycle < 1: a few deltas share a ns
         int before = 0;
         int after = 0;
@@ -236,17 +236,17 @@ class MachineCodeReadTest {
             line.xtimeNsec = rnd.nextLong(1L << shift);
             line.base = rnd.nextLong(1L << 60);
             long threshold = line.base + 1 + rnd.nextLong(i % 2 == 0 ? 1_000_000L : 86_400_000_000_000L);
-            long d = PublishedPage.leapDelta(line, threshold, shift);
+            long d = VvarPage.leapDelta(line, threshold, shift);
             assertThat(lineValue(line, d, shift)).isGreaterThanOrEqualTo(threshold);
             assertThat(lineValue(line, d - 1, shift)).isLessThan(threshold);
         }
         TkReadBase line = new TkReadBase(-1L, shift);
         line.mult = 1L << 23;
         line.base = 100;
-        assertThat(PublishedPage.leapDelta(line, Long.MAX_VALUE, shift)).isEqualTo(-1L); // none armed
-        assertThat(PublishedPage.leapDelta(line, 100, shift)).isZero(); // already past
+        assertThat(VvarPage.leapDelta(line, Long.MAX_VALUE, shift)).isEqualTo(-1L); // none armed
+        assertThat(VvarPage.leapDelta(line, 100, shift)).isZero(); // already past
         line.mult = 0;
-        assertThat(PublishedPage.leapDelta(line, 200, shift)).isEqualTo(-1L); // suspended: never reached
+        assertThat(VvarPage.leapDelta(line, 200, shift)).isEqualTo(-1L); // suspended: never reached
     }
 
     private static long lineValue(TkReadBase line, long delta, int shift) {
@@ -259,29 +259,29 @@ class MachineCodeReadTest {
         TkReadBase line = new TkReadBase(-1L, 24);
         line.mult = 1L << 23;
         line.cycleLast = -1000L; // 1000 cycles before the 64-bit counter wraps
-        assertThat(PublishedPage.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo(1000L);
+        assertThat(VvarPage.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo(1000L);
         line.cycleLast = 5;
-        assertThat(PublishedPage.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo(Long.MIN_VALUE); // 2^63
-        assertThat(PublishedPage.freshLimit(Long.MIN_VALUE, 99)).isEqualTo(100);
-        assertThat(PublishedPage.freshLimit(50, 99)).isEqualTo(50);
-        assertThat(PublishedPage.freshLimit(Long.MIN_VALUE, -1L)).isEqualTo(Long.MIN_VALUE);
+        assertThat(VvarPage.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo(Long.MIN_VALUE); // 2^63
+        assertThat(VvarPage.freshLimit(Long.MIN_VALUE, 99)).isEqualTo(100);
+        assertThat(VvarPage.freshLimit(50, 99)).isEqualTo(50);
+        assertThat(VvarPage.freshLimit(Long.MIN_VALUE, -1L)).isEqualTo(Long.MIN_VALUE);
     }
 
     @Test
     void aReaderShouldWaitWhileTheWriterIsInsideItsWindow() throws Exception {
         SplittableRandom rnd = new SplittableRandom(17);
         int shift = 24;
-        PublishedPage page = new PublishedPage(reader, shift);
+        VvarPage page = VvarPage.allocate();
         TimekeeperState st = randomState(rnd, shift, counter.read());
-        page.publish(st, shift, 0);
-        page.beginWrite(1);
+        page.publish(st, shift);
+        page.beginWrite();
         AtomicLong result = new AtomicLong(Long.MIN_VALUE);
         long started = counter.read();
         Thread t = Thread.ofPlatform().start(() -> result.set(read(page, 1, ANY)));
         t.join(100);
         assertThat(t.isAlive()).as("the reader spins while seq is odd").isTrue();
         TimekeeperState next = randomState(rnd, shift, counter.read());
-        page.publish(next, shift, 2);
+        page.publish(next, shift);
         t.join(5_000);
         assertThat(t.isAlive()).isFalse();
         // It returned the new state's value at a counter value it read after it started.

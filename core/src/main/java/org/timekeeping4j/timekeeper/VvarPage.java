@@ -21,52 +21,106 @@ import static org.timekeeping4j.clocksource.SeqlockReader.XTIME;
 
 import java.lang.foreign.Arena;
 import java.math.BigInteger;
+import java.util.Arrays;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 
+import org.timekeeping4j.ClockId;
 import org.timekeeping4j.clocksource.SeqlockReader;
 
 /**
- * The timekeeper's vvar page: the newest published state in the native layout a {@link SeqlockReader}
- * reads, one record per high-resolution clock (REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME, TAI, in the
- * order of the timekeeper's projections). Written only by the timekeeper's writer, inside the same odd
- * window as its ring slot, so a read through the page returns exactly what the Java reader of the ring
- * would have returned at the same counter value (and what {@link Timekeeper#convert} returns for it).
+ * A vvar page: a published timekeeper state in the native layout a {@link SeqlockReader} reads, one record
+ * per high-resolution clock (REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME, TAI). Every hardware timekeeper
+ * writes its own page inside the same odd window as its ring slot, so a read through the page returns
+ * exactly what the Java reader of the ring returns at the same counter value (and what
+ * {@link Timekeeper#convert} returns for it). A timekeeper can also mirror its states into a page it does
+ * not own ({@link Timekeeper#mirrorTo}): a process-wide page at a fixed address, as the kernel's vvar page
+ * is, lets the process's fast clocks pass constant addresses to the stub, with no load before the counter
+ * read, and survive the timekeepers behind it being replaced.
  *
- * <p>The page lives in the global arena: a reader may still be inside the stub with the page's address
- * when the last reference to its timekeeper goes away, and a freed page would be a use after free. A
- * process creates a handful of hardware timekeepers (the tracker's pair, one more per re-anchor), 704
- * bytes each.
+ * <p>Until a timekeeper publishes into it, every record is stale (zero validity): a fresh read returns
+ * {@link SeqlockReader#STALE}. The page's sequence is its own and only grows, whichever timekeeper writes,
+ * so a reader can never validate a state against the sequence of another one.
+ *
+ * <p>Pages live in the global arena: a reader may still be inside the stub with a page's address when the
+ * last reference to its timekeeper goes away, and a freed page would be a use after free. A process
+ * creates a handful (the fast path's two, and one per hardware timekeeper: the tracker's pair, one more per
+ * re-anchor), 704 bytes each.
  */
-final class PublishedPage {
+public final class VvarPage {
 
-    static final int CLOCKS = 5;
-    private static final long BYTES = HEADER_BYTES + CLOCKS * RECORD_BYTES;
+    private static final ClockId[] CLOCKS =
+            {ClockId.REALTIME, ClockId.MONOTONIC, ClockId.MONOTONIC_RAW, ClockId.BOOTTIME, ClockId.TAI};
+    private static final long BYTES = HEADER_BYTES + CLOCKS.length * RECORD_BYTES;
     /** Accessed with setVolatile/setRelease for seq; plain MemorySegment stores for the records. */
     private static final VarHandle LONG = JAVA_LONG.varHandle();
 
-    final SeqlockReader reader;
     private final MemorySegment page;
     /** The page's address, passed to the stub (a long: no segment checks on the read path). */
     final long address;
+    /** The writer's copy of the sequence; guarded by the owner's write lock, handed over under this. */
+    private long seq;
+    private Object owner;
 
-    PublishedPage(SeqlockReader reader, int shift) {
-        this.reader = reader;
+    private VvarPage() {
         this.page = Arena.global().allocate(BYTES, 64);
         this.address = page.address();
-        page.set(JAVA_LONG, SHIFT, shift);
+        for (int p = 0; p < CLOCKS.length; p++) {
+            long r = HEADER_BYTES + p * RECORD_BYTES;
+            page.set(JAVA_LONG, r + VALID_CYCLES, 0); // stale until published into; limits 0: the slow path says so
+            page.set(JAVA_LONG, r + LEAP_THRESHOLD, Long.MAX_VALUE);
+        }
+    }
+
+    /** A new page, every record stale, in the global arena (never freed). */
+    public static VvarPage allocate() {
+        return new VvarPage();
+    }
+
+    /** The page's address: the stub's first argument. */
+    public long address() {
+        return address;
+    }
+
+    /**
+     * The address of {@code clock}'s record: the stub's second argument.
+     *
+     * @throws IllegalArgumentException for a clock without a record (COARSE, CPU-time, AUX, ...)
+     */
+    public long recordAddress(ClockId clock) {
+        for (int p = 0; p < CLOCKS.length; p++) {
+            if (CLOCKS[p] == clock) {
+                return address + HEADER_BYTES + p * RECORD_BYTES;
+            }
+        }
+        throw new IllegalArgumentException(clock + " has no record in a vvar page (only " + Arrays.toString(CLOCKS) + ")");
+    }
+
+    synchronized void attach(Object writer) {
+        if (owner != null && owner != writer) {
+            throw new IllegalStateException("this vvar page is written by another timekeeper; stop its mirroring first");
+        }
+        owner = writer;
+    }
+
+    synchronized void detach(Object writer) {
+        if (owner == writer) {
+            owner = null;
+        }
     }
 
     /**
      * Opens the window: the odd seq is stored before any record store. The caller's full fence right after
      * (Timekeeper.beginWrite) also orders it before the writer's counter read, as for the ring's seq.
      */
-    void beginWrite(long oddSeq) {
-        LONG.setVolatile(page, SEQ, oddSeq);
+    void beginWrite() {
+        seq |= 1;
+        LONG.setVolatile(page, SEQ, seq);
     }
 
     /** Fills the records from {@code st} (plain stores), then publishes them with a release store of seq. */
-    void publish(TimekeeperState st, int shift, long evenSeq) {
+    void publish(TimekeeperState st, int shift) {
+        page.set(JAVA_LONG, SHIFT, shift);
         record(0, st, st.mono, st.offsReal, st.leapMono, st.leapStepNs, shift);
         record(1, st, st.mono, 0, Long.MAX_VALUE, 0, shift);
         record(2, st, st.raw, 0, Long.MAX_VALUE, 0, shift);
@@ -74,7 +128,8 @@ final class PublishedPage {
         record(4, st, st.mono, st.offsTai, Long.MAX_VALUE, 0, shift);
         // Release: the record stores above are visible before the even seq. Pairs with the stub's first seq
         // load, which x86 keeps ahead of its record loads (TSO; see MachineCode.x86SeqlockRead).
-        LONG.setRelease(page, SEQ, evenSeq);
+        seq = (seq | 1) + 1; // the next even value, after beginWrite's odd one (or directly, for a first state)
+        LONG.setRelease(page, SEQ, seq);
     }
 
     private void record(int p, TimekeeperState st, TkReadBase line, long offset, long leapThreshold, long leapStep,
