@@ -1,6 +1,7 @@
 package org.timekeeping4j.timekeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.timekeeping4j.clocksource.SeqlockReader.ANY;
 import static org.timekeeping4j.clocksource.SeqlockReader.FRESH;
@@ -205,7 +206,7 @@ class MachineCodeReadTest {
         long now = counter.read();
         st.mono.cycleLast = now;
         st.raw.cycleLast = now;
-        long pointCycles = now + (long) (counter.frequencyHz() / 1000); // 1 ms ahead
+        long pointCycles = now + (long) (counter.frequencyHz() / 50); // 20 ms ahead: room for a pause
         st.leapMono = reference(st, 1, shift, pointCycles);
         st.leapStepNs = 1_000_000_000L; // a deleted second: REALTIME jumps ahead, the reference stays monotonic
         page.publish(st, shift);
@@ -213,7 +214,7 @@ class MachineCodeReadTest {
                 .isBetween(pointCycles - now - 4, pointCycles - now); // ns per cycle < 1: a few deltas share a ns
         int before = 0;
         int after = 0;
-        long end = now + (long) (counter.frequencyHz() / 1000) * 3;
+        long end = pointCycles + (long) (counter.frequencyHz() / 50);
         while (counter.read() < end) {
             long v = checkBracketed(page, st, shift, 0, ANY);
             if (v >= st.leapMono + st.offsReal + st.leapStepNs) {
@@ -318,6 +319,48 @@ class MachineCodeReadTest {
             long v = tk.nanos(clock);
             long c2 = counter.read();
             assertThat(v).as("%s", clock).isBetween(tk.convert(c1, clock), tk.convert(c2, clock));
+        }
+    }
+
+    /**
+     * A page mirrored by one timekeeper, then handed to another: reads through it follow whichever mirrors
+     * it, exactly as that timekeeper converts; two cannot mirror one page at once; a zero-validity update
+     * (how the tracker retires a pair) makes fresh reads through the page stale.
+     */
+    @Test
+    void aMirroredPageShouldReadAsTheTimekeeperBehindIt() {
+        VvarPage page = VvarPage.allocate();
+        long rec = page.recordAddress(ClockId.REALTIME);
+        assertThat(reader.read(page.address(), rec, FRESH)).as("a new page is stale").isEqualTo(STALE);
+        Timekeeper a = Timekeeper.builder(counter).realtimeNanos(1_764_000_000_000_000_000L).build();
+        Timekeeper b = Timekeeper.builder(counter).realtimeNanos(1_000_000_000_000_000_000L).build();
+        a.mirrorTo(page);
+        assertThatThrownBy(() -> b.mirrorTo(page)).isInstanceOf(IllegalStateException.class).hasMessageContaining("another timekeeper");
+        for (int i = 0; i < 1000; i++) {
+            if (i % 100 == 0) {
+                a.update();
+            }
+            long c1 = counter.read();
+            long v = reader.read(page.address(), rec, FRESH);
+            long c2 = counter.read();
+            assertThat(v).isBetween(a.convert(c1, ClockId.REALTIME), a.convert(c2, ClockId.REALTIME));
+        }
+        a.stopMirroring();
+        a.update(); // no longer mirrored: the page keeps a's last state
+        b.mirrorTo(page);
+        long c1 = counter.read();
+        long v = reader.read(page.address(), rec, FRESH);
+        long c2 = counter.read();
+        assertThat(v).isBetween(b.convert(c1, ClockId.REALTIME), b.convert(c2, ClockId.REALTIME));
+        assertThatThrownBy(() -> page.recordAddress(ClockId.MONOTONIC_COARSE))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no record");
+
+        b.setValidityCycles(0);
+        b.update();
+        for (ClockId clock : new ClockId[] {ClockId.REALTIME, ClockId.MONOTONIC, ClockId.MONOTONIC_RAW,
+                ClockId.BOOTTIME, ClockId.TAI}) {
+            assertThat(reader.read(page.address(), page.recordAddress(clock), FRESH)).as("%s", clock).isEqualTo(STALE);
+            assertThat(b.readFresh(clock)).isEqualTo(Timekeeper.STALE);
         }
     }
 }
