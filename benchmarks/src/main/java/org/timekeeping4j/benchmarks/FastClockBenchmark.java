@@ -94,6 +94,18 @@ public class FastClockBenchmark {
         return Clocks.kernelNanos(ClockId.MONOTONIC_COARSE);
     }
 
+    /** The same call as {@link #kernelNanosMonotonicCoarse} through Clocks.nanos: the COARSE target's pair. */
+    @Benchmark
+    public long nanosMonotonicCoarseConstant() {
+        return Clocks.nanos(ClockId.MONOTONIC_COARSE);
+    }
+
+    /** The direct FFM read of the parameter's clock: the baseline of {@code nanos(clock)} with the same shape. */
+    @Benchmark
+    public long kernelNanos(FastClock c) {
+        return Clocks.kernelNanos(c.clock);
+    }
+
     @Benchmark
     public long nanos(FastClock c) {
         return Clocks.nanos(c.clock);

@@ -113,6 +113,7 @@ public final class KernelTracker implements AutoCloseable {
     private final Sample sMono = new Sample();
     private final Sample sRaw = new Sample();
     private final Sample sReal = new Sample();
+    private final Sample sOffset = new Sample();
     private final long[] hCounter = new long[HISTORY];
     private final long[] hMono = new long[HISTORY];
     private final long[] hRaw = new long[HISTORY];
@@ -395,12 +396,10 @@ public final class KernelTracker implements AutoCloseable {
     private void build() {
         warmUp();
         sMono.take(counter, ClockId.MONOTONIC.id(), 64);
-        Sample.offset(() -> LinuxTime.clockGettimeNanos(ClockId.MONOTONIC.id()),
-                () -> LinuxTime.clockGettimeNanos(ClockId.REALTIME.id()), 256, interval);
+        sOffset.offset(ClockId.MONOTONIC.id(), ClockId.REALTIME.id(), 256, interval);
         realLo = interval[0];
         realHi = interval[1];
-        Sample.offset(() -> LinuxTime.clockGettimeNanos(ClockId.MONOTONIC.id()),
-                () -> LinuxTime.clockGettimeNanos(ClockId.BOOTTIME.id()), 64, interval);
+        sOffset.offset(ClockId.MONOTONIC.id(), ClockId.BOOTTIME.id(), 64, interval);
         bootLo = interval[0];
         bootHi = interval[1];
         int tai = taiSeconds();
@@ -595,9 +594,7 @@ public final class KernelTracker implements AutoCloseable {
         // Strict bounds on REALTIME - MONOTONIC (real read between two mono reads): they detect a kernel step
         // that the timerfd missed, but their midpoint is no good estimate: a mono/real/mono bracket is 70 to
         // 80 ns wide here and the kernel's reads do not sit at its middle.
-        Sample.offset(() -> LinuxTime.clockGettimeNanos(ClockId.MONOTONIC.id()),
-                () -> LinuxTime.clockGettimeNanos(ClockId.REALTIME.id()), realtimeWasSet || converging ? 32 : 4,
-                interval);
+        sOffset.offset(ClockId.MONOTONIC.id(), ClockId.REALTIME.id(), realtimeWasSet || converging ? 32 : 4, interval);
         boolean disjoint = interval[0] > realHi || interval[1] < realLo;
         if (realtimeWasSet || disjoint) {
             realLo = interval[0];
@@ -632,8 +629,7 @@ public final class KernelTracker implements AutoCloseable {
         if (tai != tkMono.taiOffsetSeconds()) {
             tkMono.setTaiOffsetSeconds(tai);
         }
-        Sample.offset(() -> LinuxTime.clockGettimeNanos(ClockId.MONOTONIC.id()),
-                () -> LinuxTime.clockGettimeNanos(ClockId.BOOTTIME.id()), 2, interval);
+        sOffset.offset(ClockId.MONOTONIC.id(), ClockId.BOOTTIME.id(), 2, interval);
         if (interval[0] > bootHi + 1_000 || interval[1] < bootLo - 1_000) {
             rebuild("BOOTTIME - MONOTONIC changed by " + (mid(interval[0], interval[1]) - mid(bootLo, bootHi))
                     + " ns: the machine was suspended");
