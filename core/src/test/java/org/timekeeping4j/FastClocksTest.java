@@ -2,6 +2,8 @@ package org.timekeeping4j;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -10,6 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.clocksource.CounterSelector;
+import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.tracking.KernelTracker;
 
 /**
@@ -44,32 +47,45 @@ class FastClocksTest {
         assertThat(sources.get(ClockId.MONOTONIC_COARSE).reason()).contains("last tick");
     }
 
+    /**
+     * The fast-clocks issue's agreement bound, at CI scale: every fast read within 50 ns of its kernel bracket
+     * (clock_gettime just before and just after). The kernel reads are bare clock_gettime into timespecs
+     * converted after the bracket, and each clock's loop first runs unrecorded, as in tk4j verify agreement
+     * (see AgreementCheck: a conversion inside the bracket, slow while the loop is not yet C2 code, shifts
+     * the bracket's centre by 150 ns and would measure the harness, not the clock).
+     */
     @Test
     void fastReadsShouldLieWithinTheKernelsBracket() {
-        for (ClockId c : FAST) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment t0 = arena.allocate(16, 8);
+            MemorySegment t1 = arena.allocate(16, 8);
             long[] excursion = new long[4_000_000];
-            int n = 0;
-            long end = System.nanoTime() + 500_000_000L;
-            while (n < excursion.length && (n < 100_000 || System.nanoTime() < end)) {
-                long before = Clocks.kernelNanos(c);
-                long fast = Clocks.nanos(c);
-                long after = Clocks.kernelNanos(c);
-                excursion[n++] = fast < before ? before - fast : fast > after ? fast - after : 0;
+            for (ClockId c : FAST) {
+                bracket(c, t0, t1, excursion, 200_000_000L); // warm-up, unrecorded
+                int n = bracket(c, t0, t1, excursion, 500_000_000L);
+                Arrays.sort(excursion, 0, n);
+                long p50 = excursion[n / 2];
+                long p99 = excursion[n * 99 / 100];
+                long max = excursion[n - 1];
+                assertThat(max).as("%s max excursion (p50 %d, p99 %d ns, n %d)", c, p50, p99, n)
+                        .isLessThanOrEqualTo(50);
             }
-            Arrays.sort(excursion, 0, n);
-            long p50 = excursion[n / 2];
-            long p90 = excursion[n * 9 / 10];
-            long p99 = excursion[n * 99 / 100];
-            long max = excursion[n - 1];
-            // The fast-clocks issue's bound is 50 ns at the maximum, and it is NOT met on this VM: in some runs
-            // the clocks sit 50-110 ns below the kernel for seconds (cause unknown, see the README and the issue's
-            // closing note), while in others every read is inside the kernel's bracket. `tk4j verify agreement`
-            // holds the path to 50 ns and reports p50/p99/max. CI asserts what holds in every run measured:
-            // the fast clock is within 150 ns of the kernel's bracket at the median and never grossly off.
-            assertThat(p50).as("%s p50 excursion (p90 %d, p99 %d, max %d ns, n %d)", c, p90, p99, max, n)
-                    .isLessThanOrEqualTo(150);
-            assertThat(max).as("%s max excursion", c).isLessThanOrEqualTo(2_000);
         }
+    }
+
+    private static int bracket(ClockId c, MemorySegment t0, MemorySegment t1, long[] excursion, long nanos) {
+        int id = c.id();
+        int n = 0;
+        long end = System.nanoTime() + nanos;
+        while (n < excursion.length && (n < 100_000 || System.nanoTime() < end)) {
+            LinuxTime.clockGettime(id, t0);
+            long fast = Clocks.nanos(c);
+            LinuxTime.clockGettime(id, t1);
+            long before = LinuxTime.toNanos(t0);
+            long after = LinuxTime.toNanos(t1);
+            excursion[n++] = fast < before ? before - fast : fast > after ? fast - after : 0;
+        }
+        return n;
     }
 
     @Test

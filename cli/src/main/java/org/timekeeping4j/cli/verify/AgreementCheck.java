@@ -24,14 +24,16 @@ import org.timekeeping4j.linux.LinuxTime;
  * kernel read's timespec to ns (segment accessors not yet inlined) cost ~300 ns after the counter read and
  * moved every read 150 ns off the bracket's centre. So the kernel reads here are the bare clock_gettime
  * into two preallocated timespecs, converted after the bracket; and each cell first runs the same loop
- * unrecorded for {@link #WARMUP_FRACTION} of its time (at least {@link #MIN_WARMUP_NANOS}), so that what is
- * recorded ran as compiled code. The warm-up's worst excursion is reported beside the result.
+ * unrecorded for {@link #WARMUP_FRACTION} of its time (from {@link #MIN_WARMUP_NANOS} to
+ * {@link #MAX_WARMUP_NANOS}), so that what is recorded ran as compiled code. The warm-up's worst
+ * excursion is reported beside the result.
  */
 public final class AgreementCheck {
 
     /** Share of each cell's time spent warming its bracket loop up, unrecorded. */
     static final double WARMUP_FRACTION = 0.2;
     static final long MIN_WARMUP_NANOS = 300_000_000L;
+    static final long MAX_WARMUP_NANOS = 2_000_000_000L;
 
     private AgreementCheck() {}
 
@@ -41,7 +43,8 @@ public final class AgreementCheck {
         ClockReader path = cell.path().reader(clock);
         long bound = cell.path().agreementBoundNanos(clock);
         TimedRun.warm(path);
-        long warmup = Math.min(nanos / 2, Math.max(MIN_WARMUP_NANOS, (long) (nanos * WARMUP_FRACTION)));
+        long warmup = Math.min(nanos / 2,
+                Math.max(MIN_WARMUP_NANOS, Math.min(MAX_WARMUP_NANOS, (long) (nanos * WARMUP_FRACTION))));
         long[] warmupWorst = new long[threads];
         TimedRun.run(threads, warmup, (index, run) ->
                 warmupWorst[index] = bracket(clock.id(), path, run, new Histogram(3), new Histogram(3)));

@@ -1,0 +1,57 @@
+package org.timekeeping4j.stress;
+
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.II_Result;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.adjust.NtpAdjuster;
+import org.timekeeping4j.clocksource.Clocksource;
+import org.timekeeping4j.clocksource.CounterSelector;
+import org.timekeeping4j.timekeeper.Timekeeper;
+
+/**
+ * The machine-code read (the seqlock stub over the timekeeper's vvar page, where the selected counter has
+ * one: x86_64) against the writer, on the real counter. The writer flips the frequency by +/-100 ppm and
+ * republishes; the reader reads MONOTONIC through the stub between two ordered counter reads c1 and c2, and
+ * the value must lie between the history's conversions of c1 and c2 (r1 = 1). A torn read mixes one
+ * state's mult' (mult * 2^(64 - shift)) with another's constant k: with a counter hours past 0 that is
+ * milliseconds off, far outside the bracket (r1 = 0). r2 says which path was exercised (1: machine code).
+ *
+ * <p>One timekeeper for all the test's instances (static): each hardware timekeeper has a native page for
+ * the life of the process, and jcstress creates states by the hundred thousand. The instances' writers then
+ * all write the same timekeeper, which only adds interleavings.
+ */
+@JCStressTest
+@Outcome(id = "1, 1", expect = ACCEPTABLE, desc = "the machine-code read returned a whole state's value")
+@Outcome(id = "1, 0", expect = ACCEPTABLE, desc = "no stub for this counter: the Java read, whole")
+@Outcome(expect = FORBIDDEN, desc = "torn read: a value outside the bracket of its counter reads")
+@State
+public class SeqlockMachineCodeTest {
+    private static final Clocksource COUNTER = CounterSelector.selected().clocksource();
+    private static final NtpAdjuster NTP = new NtpAdjuster();
+    private static final Timekeeper TK = Timekeeper.builder(COUNTER).adjustment(NTP)
+            .monotonicNanos(1_000_000_000L).historySize(4096).build();
+    private static final int MACHINE_CODE = TK.hasVvarPage() ? 1 : 0;
+    private static volatile boolean up;
+
+    @Actor
+    public void writer() {
+        boolean u = up = !up;
+        NTP.setFrequencyPpb(u ? 100_000 : -100_000);
+        TK.update();
+    }
+
+    @Actor
+    public void reader(II_Result r) {
+        long c1 = COUNTER.read();
+        long v = TK.monotonicNanos();
+        long c2 = COUNTER.read();
+        r.r1 = TK.convert(c1, ClockId.MONOTONIC) <= v && v <= TK.convert(c2, ClockId.MONOTONIC) ? 1 : 0;
+        r.r2 = MACHINE_CODE;
+    }
+}
