@@ -381,6 +381,11 @@ public final class Timekeeper {
         }
     }
 
+    /**
+     * A read of projection {@code p}: through the vvar page where there is one (high-resolution clocks),
+     * else the Java seqlock reader. Kept small so that it and the page read inline into the caller with
+     * {@code p} and {@code fresh} constant (the Java reader alone is past the JIT's inlining size).
+     */
     private long read(int p, boolean fresh) {
         if (pageAddress != 0 && p <= P_TAI) {
             // The whole read in machine code over the page: counter, seqlock and conversion in one downcall;
@@ -393,6 +398,11 @@ public final class Timekeeper {
                     ? SeqlockReader.readLfenceRdtsc(pageAddress, record, limit)
                     : SeqlockReader.readRdtscp(pageAddress, record, limit);
         }
+        return readJava(p, fresh);
+    }
+
+    /** The seqlock reader in Java, over the ring (every clocksource; the COARSE and TAI-offset projections). */
+    private long readJava(int p, boolean fresh) {
         boolean coarse = p == P_REALTIME_COARSE || p == P_MONOTONIC_COARSE;
         long cycleLast, mult, xtime, base, maxCycles, offset, leapMono, leapStep, now, valid;
         for (;;) {
