@@ -631,6 +631,25 @@ public final class Timekeeper {
         write(OP_SET_REALTIME, epochNanos);
     }
 
+    /**
+     * Sets BOOTTIME - MONOTONIC (the time spent in suspend) to {@code nanos}: BOOTTIME moves by the
+     * difference at once, backwards too, so this is for a timekeeper nobody reads yet (the tracker refining
+     * its offset before publication) or for a deliberate correction.
+     */
+    public void setBoottimeOffsetNanos(long nanos) {
+        if (nanos < 0) {
+            throw new IllegalArgumentException("boot offset must be >= 0: " + nanos);
+        }
+        write(OP_SET_BOOT, nanos);
+    }
+
+    /** BOOTTIME - MONOTONIC in the newest state, ns. */
+    public long boottimeOffsetNanos() {
+        synchronized (writeLock) {
+            return ring[(int) (writerSeq >>> 1) & ringMask].offsBoot;
+        }
+    }
+
     /** Sets TAI - UTC in seconds (adjtimex ADJ_TAI). */
     public void setTaiOffsetSeconds(int seconds) {
         write(OP_SET_TAI, seconds);
@@ -666,6 +685,7 @@ public final class Timekeeper {
     private static final int OP_SET_TAI = 3;
     private static final int OP_SUSPEND = 4;
     private static final int OP_RESUME = 5;
+    private static final int OP_SET_BOOT = 6;
 
     private void write(int op, long arg) {
         synchronized (writeLock) {
@@ -739,6 +759,7 @@ public final class Timekeeper {
                     next.clockWasSetSeq++;
                 }
                 case OP_SET_TAI -> next.offsTai = next.offsReal + arg * NANOS_PER_SECOND;
+                case OP_SET_BOOT -> next.offsBoot = arg;
                 case OP_SUSPEND -> {
                     next.mono.mult = 0;
                     next.raw.mult = 0;

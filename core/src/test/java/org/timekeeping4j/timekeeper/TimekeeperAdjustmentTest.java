@@ -27,6 +27,22 @@ class TimekeeperAdjustmentTest {
     }
 
     @Test
+    void settingTheBootOffsetShouldMoveBoottimeOnly() {
+        Timekeeper tk = timekeeper(MIDNIGHT);
+        counter.setNanos(NS);
+        long mono = tk.monotonicNanos();
+        long real = tk.realtimeNanos();
+        int seq = tk.clockWasSetSeq();
+        tk.setBoottimeOffsetNanos(12_345);
+        assertThat(tk.boottimeOffsetNanos()).isEqualTo(12_345);
+        assertThat(tk.boottimeNanos()).isEqualTo(mono + 12_345);
+        assertThat(tk.monotonicNanos()).isEqualTo(mono);
+        assertThat(tk.realtimeNanos()).isEqualTo(real);
+        assertThat(tk.clockWasSetSeq()).isEqualTo(seq);
+        assertThatThrownBy(() -> tk.setBoottimeOffsetNanos(-1)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void shouldRepeatASecondOfRealtimeWhenALeapSecondIsInsertedWhileTaiRunsOn() {
         Timekeeper tk = timekeeper(MIDNIGHT - 5 * NS);
         ntp.insertLeapSecond();
