@@ -20,8 +20,9 @@ import org.timekeeping4j.timekeeper.Timekeeper;
  * Two {@link Timekeeper}s read the same ordered hardware counter: {@code mono}'s adjusted line follows
  * CLOCK_MONOTONIC (REALTIME, BOOTTIME and TAI are offsets of it, as in the kernel), {@code raw}'s
  * adjusted line follows CLOCK_MONOTONIC_RAW. A daemon thread, the updater, samples the kernel at
- * every step: the narrowest of several brackets (counter, clock_gettime, counter) gives a counter value
- * and the kernel's time at it within half the bracket. From these it
+ * every step: the narrowest of several brackets (clock_gettime, counter, clock_gettime: the shape of a
+ * user's check, with nothing else inside; see {@link Sample}) gives a counter value and the kernel's time
+ * at it within half the bracket. From these it
  * <ul>
  *   <li>estimates each line's frequency over a long baseline (up to {@link #BASELINE_NANOS}): the slope of
  *       kernel time over counter cycles, to a few ppb once the baseline is long;</li>
@@ -29,8 +30,10 @@ import org.timekeeping4j.timekeeper.Timekeeper;
  *       next interval: the frequency it hands the timekeeper is slope + error / interval. The timekeeper
  *       applies a new frequency continuously at its update's counter value, so the clocks never jump,
  *       and it is monotonic across updates (see Timekeeper's class comment);</li>
- *   <li>narrows the offsets REALTIME - MONOTONIC and BOOTTIME - MONOTONIC to their exact value by
- *       intersecting bracket intervals (they are constants between kernel events), and reads TAI - UTC.</li>
+ *   <li>bounds the offsets REALTIME - MONOTONIC and BOOTTIME - MONOTONIC by intersecting bracket
+ *       intervals (they are constants between kernel events; a disjoint interval is a kernel event), and
+ *       centres each inside its bounds the way the lines are centred (the kernel clock around one counter
+ *       read, minus the MONOTONIC line's own error); reads TAI - UTC.</li>
  * </ul>
  *
  * <h2>Kernel events</h2>
