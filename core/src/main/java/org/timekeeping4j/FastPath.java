@@ -121,7 +121,6 @@ final class FastPath {
     static final class Pages {
         static final SeqlockReader READER = CONFIG_ERROR == null ? CounterSelector.processSeqlockReader() : null;
         static final boolean ENABLED = READER != null;
-        static final boolean LFENCE = ENABLED && READER.isLfenceRdtsc();
         static final VvarPage MONO = VvarPage.allocate();
         static final VvarPage RAW = VvarPage.allocate();
         static final long MONO_PAGE = MONO.address();
@@ -137,9 +136,7 @@ final class FastPath {
 
         /** A fresh read of the record at {@code record} of the page at {@code page}, or STALE. */
         static long read(long page, long record) {
-            return LFENCE
-                    ? SeqlockReader.readLfenceRdtsc(page, record, SeqlockReader.FRESH)
-                    : SeqlockReader.readRdtscp(page, record, SeqlockReader.FRESH);
+            return SeqlockReader.readPreferred(page, record, SeqlockReader.FRESH);
         }
     }
 

@@ -123,11 +123,10 @@ public final class CounterSelector {
     }
 
     /**
-     * The machine-code reader a process-wide vvar page should be read with, decided from cheap facts only (the
-     * mode, the architecture, the kernel's clocksource, the CPU's flags; no calibration): the first ordered
-     * TSC flavour {@link #selected()} would try, if its stub maps. Null where the selection cannot pick an
-     * ordered TSC read, so that callers do not pay for a page that will never be published into. Any ordered
-     * read of the TSC reads the same counter as the one the selection ends up with.
+     * The machine-code reader a process-wide vvar page should be read with ({@link SeqlockReader#preferredReader()}),
+     * or null where the selection cannot end with an ordered TSC read (mode kernel or unordered, another
+     * architecture, another kernel clocksource, a TSC that is not invariant), so that callers do not pay
+     * for a page nothing will publish into. Cheap facts only: no calibration.
      */
     public static SeqlockReader processSeqlockReader() {
         Mode mode;
@@ -145,14 +144,7 @@ public final class CounterSelector {
         if (!flags.contains("constant_tsc") || !flags.contains("nonstop_tsc")) {
             return null;
         }
-        for (CounterFlavour f : candidates(mode, Platform.Arch.X86_64, flags)) {
-            SeqlockReader r = f == CounterFlavour.X86_RDTSCP ? SeqlockReader.rdtscp()
-                    : f == CounterFlavour.X86_LFENCE_RDTSC ? SeqlockReader.lfenceRdtsc() : null;
-            if (r != null) {
-                return r;
-            }
-        }
-        return null;
+        return SeqlockReader.preferredReader();
     }
 
     static CounterSelection select(Mode mode, Environment env) {

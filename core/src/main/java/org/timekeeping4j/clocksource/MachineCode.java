@@ -93,47 +93,47 @@ final class MachineCode {
      * documents. Built by {@link #x86SeqlockRead} around an ordered counter read; with rdtscp (GNU as):
      * <pre>
      *    0: 49 89 d3             mov    r11, rdx            ; 0: the fresh limit, 8: the any limit
-     *    3: eb 02                jmp    7
-     *    5: f3 90                pause                      ; the writer is inside its window
-     *    7: 0f 01 f9             rdtscp                     ; edx:eax = TSC (ecx clobbered)
-     *    a: 48 c1 e2 20          shl    rdx, 32
-     *    e: 48 09 d0             or     rax, rdx            ; now
-     *   11: 4c 8b 07             mov    r8, [rdi]           ; seq
-     *   14: 41 f6 c0 01          test   r8b, 1
-     *   18: 75 eb                jne    5                   ; odd: wait, then read the counter again
-     *   1a: 48 89 c1             mov    rcx, rax
-     *   1d: 48 2b 0e             sub    rcx, [rsi]          ; delta = now - cycle_last
-     *   20: 4a 3b 4c 1e 20       cmp    rcx, [rsi+r11+32]   ; delta &gt;= the record's limit (unsigned)?
-     *   25: 73 15                jae    3c                  ;   then the slow path
-     *   27: 48 f7 66 08          mul    qword [rsi+8]       ; rdx:rax = now * (mult &lt;&lt; (64 - shift))
-     *   2b: 48 03 46 10          add    rax, [rsi+16]       ; + k, 128 bits: the value is the high word
-     *   2f: 48 13 56 18          adc    rdx, [rsi+24]
-     *   33: 48 89 d0             mov    rax, rdx
-     *   36: 4c 3b 07             cmp    r8, [rdi]           ; seq again
-     *   39: 75 cc                jne    7                   ; changed: retry
-     *   3b: c3                   ret
-     *   3c: 48 89 c8             mov    rax, rcx            ; slow path: the Java reader's logic, in full
-     *   3f: 45 31 d2             xor    r10d, r10d
-     *   42: 48 85 c0             test   rax, rax
-     *   45: 49 0f 48 c2          cmovs  rax, r10            ; a counter value before cycle_last: delta 0
-     *   49: 4d 85 db             test   r11, r11
-     *   4c: 75 06                jne    54                  ; not a fresh read: no staleness
-     *   4e: 48 3b 46 40          cmp    rax, [rsi+64]       ; delta &gt; valid cycles (unsigned)?
-     *   52: 77 2c                ja     80                  ;   then stale
-     *   54: 48 f7 66 68          mul    qword [rsi+104]     ; rdx:rax = delta * mult
-     *   58: 48 03 46 70          add    rax, [rsi+112]      ; + xtime
-     *   5c: 48 83 d2 00          adc    rdx, 0
-     *   60: 8b 4f 08             mov    ecx, [rdi+8]        ; shift
-     *   63: 48 0f ad d0          shrd   rax, rdx, cl        ; ns since base
-     *   67: 48 03 46 48          add    rax, [rsi+72]       ; value = base + ns
-     *   6b: 4c 8b 4e 60          mov    r9, [rsi+96]        ; leap step
-     *   6f: 48 3b 46 58          cmp    rax, [rsi+88]       ; value &lt; leap threshold (signed)?
-     *   73: 4d 0f 4c ca          cmovl  r9, r10             ;   then no step
-     *   77: 48 03 46 50          add    rax, [rsi+80]       ; + offset
-     *   7b: 4c 01 c8             add    rax, r9
-     *   7e: eb b6                jmp    36                  ; validate
-     *   80: 48 b8 00..00 80      movabs rax, 0x8000000000000000   ; stale: Long.MIN_VALUE
-     *   8a: eb aa                jmp    36                  ; validate
+     *    3: 0f 01 f9             rdtscp                     ; edx:eax = TSC (ecx clobbered)
+     *    6: 48 c1 e2 20          shl    rdx, 32
+     *    a: 48 09 d0             or     rax, rdx            ; now
+     *    d: 4c 8b 07             mov    r8, [rdi]           ; seq
+     *   10: 41 f6 c0 01          test   r8b, 1
+     *   14: 75 72                jne    88                  ; odd: wait, then read the counter again
+     *   16: 48 89 c1             mov    rcx, rax
+     *   19: 48 2b 0e             sub    rcx, [rsi]          ; delta = now - cycle_last
+     *   1c: 4a 3b 4c 1e 20       cmp    rcx, [rsi+r11+32]   ; delta &gt;= the record's limit (unsigned)?
+     *   21: 73 15                jae    38                  ;   then the slow path
+     *   23: 48 f7 66 08          mul    qword [rsi+8]       ; rdx:rax = now * (mult &lt;&lt; (64 - shift))
+     *   27: 48 03 46 10          add    rax, [rsi+16]       ; + k, 128 bits: the value is the high word
+     *   2b: 48 13 56 18          adc    rdx, [rsi+24]
+     *   2f: 48 89 d0             mov    rax, rdx
+     *   32: 4c 3b 07             cmp    r8, [rdi]           ; seq again
+     *   35: 75 cc                jne    3                   ; changed: retry
+     *   37: c3                   ret
+     *   38: 48 89 c8             mov    rax, rcx            ; slow path: the Java reader's logic, in full
+     *   3b: 45 31 d2             xor    r10d, r10d
+     *   3e: 48 85 c0             test   rax, rax
+     *   41: 49 0f 48 c2          cmovs  rax, r10            ; a counter value before cycle_last: delta 0
+     *   45: 4d 85 db             test   r11, r11
+     *   48: 75 06                jne    50                  ; not a fresh read: no staleness
+     *   4a: 48 3b 46 40          cmp    rax, [rsi+64]       ; delta &gt; valid cycles (unsigned)?
+     *   4e: 77 2c                ja     7c                  ;   then stale
+     *   50: 48 f7 66 68          mul    qword [rsi+104]     ; rdx:rax = delta * mult
+     *   54: 48 03 46 70          add    rax, [rsi+112]      ; + xtime
+     *   58: 48 83 d2 00          adc    rdx, 0
+     *   5c: 8b 4f 08             mov    ecx, [rdi+8]        ; shift
+     *   5f: 48 0f ad d0          shrd   rax, rdx, cl        ; ns since base
+     *   63: 48 03 46 48          add    rax, [rsi+72]       ; value = base + ns
+     *   67: 4c 8b 4e 60          mov    r9, [rsi+96]        ; leap step
+     *   6b: 48 3b 46 58          cmp    rax, [rsi+88]       ; value &lt; leap threshold (signed)?
+     *   6f: 4d 0f 4c ca          cmovl  r9, r10             ;   then no step
+     *   73: 48 03 46 50          add    rax, [rsi+80]       ; + offset
+     *   77: 4c 01 c8             add    rax, r9
+     *   7a: eb b6                jmp    32                  ; validate
+     *   7c: 48 b8 00..00 80      movabs rax, 0x8000000000000000   ; stale: Long.MIN_VALUE
+     *   86: eb aa                jmp    32                  ; validate
+     *   88: f3 90                pause                      ; the writer is inside its window
+     *   8a: e9 74 ff ff ff       jmp    3
      * </pre>
      * <b>Why this shape.</b> An ordered counter read waits for every older instruction to retire (AMD
      * rdtscp; lfence;rdtsc with a serialising lfence), so in a stream of reads each instruction on the
@@ -161,10 +161,12 @@ final class MachineCode {
     static byte[] x86SeqlockRead(byte[] orderedCounterRead) {
         byte[] tail = X86_SEQLOCK_TAIL.clone();
         // The template was assembled around rdtscp's 3 bytes: the two branches back over the counter read
-        // (jne 5 at 0x18, jne 7 at 0x39) must reach further when the read is longer.
-        for (int at : X86_SEQLOCK_BACK_BRANCHES) {
-            tail[at] = (byte) (tail[at] - (orderedCounterRead.length - 3));
-        }
+        // (jne 3 at 0x35, rel8; jmp 3 at 0x8a, rel32) must reach further when the read is longer. The spin
+        // loop sits at the end so that the common path takes no branch before the counter read.
+        int grow = orderedCounterRead.length - 3;
+        tail[X86_SEQLOCK_RETRY_REL8] = (byte) (tail[X86_SEQLOCK_RETRY_REL8] - grow);
+        ByteBuffer rel32 = ByteBuffer.wrap(tail).order(ByteOrder.LITTLE_ENDIAN);
+        rel32.putInt(X86_SEQLOCK_SPIN_REL32, rel32.getInt(X86_SEQLOCK_SPIN_REL32) - grow);
         byte[] code = new byte[X86_SEQLOCK_HEAD.length + orderedCounterRead.length + tail.length];
         System.arraycopy(X86_SEQLOCK_HEAD, 0, code, 0, X86_SEQLOCK_HEAD.length);
         System.arraycopy(orderedCounterRead, 0, code, X86_SEQLOCK_HEAD.length, orderedCounterRead.length);
@@ -177,20 +179,22 @@ final class MachineCode {
     /** lfence;rdtsc, where the kernel says lfence orders rdtsc (X86_FEATURE_LFENCE_RDTSC). */
     static final byte[] X86_LFENCE_RDTSC_INSN = bytes(0x0f, 0xae, 0xe8, 0x0f, 0x31);
 
-    /** Bytes 0x00-0x06 of {@link #x86SeqlockRead}: everything before the counter read. */
-    private static final byte[] X86_SEQLOCK_HEAD = bytes(0x49, 0x89, 0xd3, 0xeb, 0x02, 0xf3, 0x90);
-    /** Bytes 0x0a-0x8b of {@link #x86SeqlockRead} (as assembled after rdtscp): everything after the read. */
+    /** Bytes 0x00-0x02 of {@link #x86SeqlockRead}: everything before the counter read. */
+    private static final byte[] X86_SEQLOCK_HEAD = bytes(0x49, 0x89, 0xd3);
+    /** Bytes 0x06-0x8e of {@link #x86SeqlockRead} (as assembled after rdtscp): everything after the read. */
     private static final byte[] X86_SEQLOCK_TAIL = bytes(0x48, 0xc1, 0xe2, 0x20, 0x48, 0x09, 0xd0, 0x4c, 0x8b,
-            0x07, 0x41, 0xf6, 0xc0, 0x01, 0x75, 0xeb, 0x48, 0x89, 0xc1, 0x48, 0x2b, 0x0e, 0x4a, 0x3b, 0x4c, 0x1e,
+            0x07, 0x41, 0xf6, 0xc0, 0x01, 0x75, 0x72, 0x48, 0x89, 0xc1, 0x48, 0x2b, 0x0e, 0x4a, 0x3b, 0x4c, 0x1e,
             0x20, 0x73, 0x15, 0x48, 0xf7, 0x66, 0x08, 0x48, 0x03, 0x46, 0x10, 0x48, 0x13, 0x56, 0x18, 0x48, 0x89,
             0xd0, 0x4c, 0x3b, 0x07, 0x75, 0xcc, 0xc3, 0x48, 0x89, 0xc8, 0x45, 0x31, 0xd2, 0x48, 0x85, 0xc0, 0x49,
             0x0f, 0x48, 0xc2, 0x4d, 0x85, 0xdb, 0x75, 0x06, 0x48, 0x3b, 0x46, 0x40, 0x77, 0x2c, 0x48, 0xf7, 0x66,
             0x68, 0x48, 0x03, 0x46, 0x70, 0x48, 0x83, 0xd2, 0x00, 0x8b, 0x4f, 0x08, 0x48, 0x0f, 0xad, 0xd0, 0x48,
             0x03, 0x46, 0x48, 0x4c, 0x8b, 0x4e, 0x60, 0x48, 0x3b, 0x46, 0x58, 0x4d, 0x0f, 0x4c, 0xca, 0x48, 0x03,
             0x46, 0x50, 0x4c, 0x01, 0xc8, 0xeb, 0xb6, 0x48, 0xb8, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80,
-            0xeb, 0xaa);
-    /** Positions in the tail of the rel8 displacements of the two branches back over the counter read. */
-    private static final int[] X86_SEQLOCK_BACK_BRANCHES = {0x19 - 0x0a, 0x3a - 0x0a};
+            0xeb, 0xaa, 0xf3, 0x90, 0xe9, 0x74, 0xff, 0xff, 0xff);
+    /** Position in the tail of the rel8 of jne 3 (the byte at 0x36). */
+    private static final int X86_SEQLOCK_RETRY_REL8 = 0x36 - 0x06;
+    /** Position in the tail of the rel32 of the spin loop's jmp 3 (bytes 0x8b-0x8e). */
+    private static final int X86_SEQLOCK_SPIN_REL32 = 0x8b - 0x06;
 
     // ---- aarch64 (little-endian 32-bit words) ----------------------------------------------------------
 

@@ -1,5 +1,9 @@
 package org.timekeeping4j.clocksource;
 
+import java.util.Set;
+import org.timekeeping4j.linux.KernelInfo;
+import org.timekeeping4j.linux.Platform;
+
 /**
  * A whole timekeeper read in machine code: ordered counter read, sequence, conversion and validation in one
  * downcall, over a page of published parameters (the vDSO's do_hres over its vvar page). A read through it
@@ -57,6 +61,9 @@ public final class SeqlockReader {
     public static final long MULT = 104;
     public static final long XTIME = 112;
 
+    private static final SeqlockReader RDTSCP = new SeqlockReader(false);
+    private static final SeqlockReader LFENCE_RDTSC = new SeqlockReader(true);
+
     /** {@link #read}'s last argument: honour the record's validity (the fresh limit). */
     public static final long FRESH = 0;
     /** {@link #read}'s last argument: extrapolate however far (the any limit). */
@@ -65,13 +72,48 @@ public final class SeqlockReader {
     /** What a fresh read of a stale record returns: Long.MIN_VALUE. */
     public static final long STALE = Long.MIN_VALUE;
 
-    private static final SeqlockReader RDTSCP = new SeqlockReader(false);
-    private static final SeqlockReader LFENCE_RDTSC = new SeqlockReader(true);
+
+    /**
+     * The build every machine-code read in this process goes through, whichever ordered TSC flavour the
+     * timekeeper's clocksource reads with: the same counter, read in order, so any of them serves any page.
+     * The order is the selection's (CounterSelector): lfence;rdtsc where the kernel says lfence orders rdtsc,
+     * else rdtscp where the CPU has it, else lfence;rdtsc. Null where no x86 stub maps. A constant, so that
+     * the choice costs a read nothing (a per-timekeeper choice was a load and a branch before the counter).
+     */
+    static final SeqlockReader PREFERRED = preferred();
+    private static final boolean PREFERRED_LFENCE = PREFERRED != null && PREFERRED.lfence;
 
     private final boolean lfence;
 
     private SeqlockReader(boolean lfence) {
         this.lfence = lfence;
+    }
+
+    private static SeqlockReader preferred() {
+        if (Platform.ARCH != Platform.Arch.X86_64) {
+            return null;
+        }
+        Set<String> flags = KernelInfo.cpuFlags();
+        if (flags.contains("lfence_rdtsc") && lfenceRdtsc() != null) {
+            return LFENCE_RDTSC;
+        }
+        if (flags.contains("rdtscp") && rdtscp() != null) {
+            return RDTSCP;
+        }
+        return lfenceRdtsc();
+    }
+
+    /** {@link #PREFERRED}: the reader to describe a machine-code read with, or null. */
+    public static SeqlockReader preferredReader() {
+        return PREFERRED;
+    }
+
+    /**
+     * A read through {@link #PREFERRED} (see {@link #read}); for pages of timekeepers whose clocksource has a
+     * reader, so that one exists.
+     */
+    public static long readPreferred(long page, long record, long limit) {
+        return PREFERRED_LFENCE ? readLfenceRdtsc(page, record, limit) : readRdtscp(page, record, limit);
     }
 
     /** The reader for rdtscp, or null where its stub did not map (another architecture, refused memory). */

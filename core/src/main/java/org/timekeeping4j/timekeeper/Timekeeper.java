@@ -133,7 +133,6 @@ public final class Timekeeper {
     private VvarPage mirror;
     private final SeqlockReader seqlockReader;
     private final long pageAddress;
-    private final boolean lfenceReader;
 
     /**
      * The publication sequence: odd while the writer is inside its window, else 2 * generation; the
@@ -178,11 +177,11 @@ public final class Timekeeper {
         for (int i = 0; i < size; i++) {
             ring[i] = new TimekeeperState(mask, shift);
         }
-        SeqlockReader r = b.machineCodeReader && mask == -1L ? clocksource.seqlockReader() : null;
+        SeqlockReader r = b.machineCodeReader && mask == -1L && clocksource.seqlockReader() != null
+                ? SeqlockReader.preferredReader() : null;
         this.page = r == null ? null : VvarPage.allocate();
         this.seqlockReader = r;
         this.pageAddress = r == null ? 0 : page.address;
-        this.lfenceReader = r != null && r.isLfenceRdtsc();
         long now = b.anchored ? b.anchorCounter & mask : clocksource.read();
         TimekeeperState s = ring[0];
         s.mono.cycleLast = now;
@@ -390,13 +389,10 @@ public final class Timekeeper {
         if (pageAddress != 0 && p <= P_TAI) {
             // The whole read in machine code over the page: counter, seqlock and conversion in one downcall;
             // its memory ordering is argued where the code is (MachineCode.x86SeqlockRead). FRESH honours
-            // the record's validity (STALE is SeqlockReader.STALE), ANY never. Static calls chosen by a
-            // field beside pageAddress: no load of another object before the counter read.
+            // the record's validity (STALE is SeqlockReader.STALE), ANY never. The process's preferred
+            // build, a constant: nothing but pageAddress is loaded before the counter read.
             long record = pageAddress + HEADER_BYTES + p * RECORD_BYTES;
-            long limit = fresh ? SeqlockReader.FRESH : SeqlockReader.ANY;
-            return lfenceReader
-                    ? SeqlockReader.readLfenceRdtsc(pageAddress, record, limit)
-                    : SeqlockReader.readRdtscp(pageAddress, record, limit);
+            return SeqlockReader.readPreferred(pageAddress, record, fresh ? SeqlockReader.FRESH : SeqlockReader.ANY);
         }
         return readJava(p, fresh);
     }
