@@ -12,6 +12,7 @@ import org.timekeeping4j.Clocks;
 import org.timekeeping4j.SyncStatus;
 import org.timekeeping4j.clocksource.CounterSelection;
 import org.timekeeping4j.clocksource.CounterSelector;
+import org.timekeeping4j.clocksource.SeqlockReader;
 import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.LinuxTime;
 import picocli.CommandLine.Command;
@@ -78,6 +79,10 @@ final class InfoCommand implements Callable<Integer> {
         m.put("hardware", s.isHardware());
         m.put("clocksource", s.clocksource().name());
         m.put("read", s.readFlavour());
+        SeqlockReader fused = s.isHardware() ? CounterSelector.processSeqlockReader() : null;
+        m.put("clockRead", fused != null
+                ? "machine code around " + fused.instructions() + " over vvar pages (counter, seqlock, conversion: one downcall)"
+                : "Java seqlock reader around the counter read (no machine-code reader here)");
         m.put("ticksRead", s.ticks() instanceof org.timekeeping4j.clocksource.HardwareCounter h
                 ? h.flavour().instructions() : s.readFlavour());
         m.put("frequencyHz", s.frequency().hz());
@@ -124,6 +129,7 @@ final class InfoCommand implements Callable<Integer> {
         Map<String, Object> k = (Map<String, Object>) r.get("counter");
         out.printf("counter       %s read with %s (mode %s); ticks with %s%n", k.get("clocksource"), k.get("read"),
                 k.get("mode"), k.get("ticksRead"));
+        out.printf("clock reads   %s%n", k.get("clockRead"));
         out.printf("frequency     %.6f MHz +/- %.0f ppb, %s (mult %d, shift %d, %d bit)%n",
                 (Double) k.get("frequencyHz") / 1e6, k.get("uncertaintyPpb"), k.get("frequencySource"),
                 k.get("mult"), k.get("shift"), k.get("widthBits"));
