@@ -88,32 +88,27 @@ public final class Clocks {
     }
 
     private static long monotonicNanos() {
-        // Pages.ENABLED and the addresses are static finals: the JIT folds the test and passes constants.
-        if (FastPath.Pages.ENABLED) {
-            long v = FastPath.Pages.read(FastPath.Pages.MONO_PAGE, FastPath.Pages.MONOTONIC);
-            if (v != Timekeeper.STALE) {
-                return v;
-            }
-        }
-        return timekeeperNanos(ClockId.MONOTONIC);
+        return pageNanos(FastPath.Pages.MONO_PAGE, FastPath.Pages.MONOTONIC, ClockId.MONOTONIC);
     }
 
     private static long realtimeNanos() {
-        if (FastPath.Pages.ENABLED) {
-            long v = FastPath.Pages.read(FastPath.Pages.MONO_PAGE, FastPath.Pages.REALTIME);
-            if (v != Timekeeper.STALE) {
-                return v;
-            }
-        }
-        return timekeeperNanos(ClockId.REALTIME);
+        return pageNanos(FastPath.Pages.MONO_PAGE, FastPath.Pages.REALTIME, ClockId.REALTIME);
     }
 
     private static long fastNanos(ClockId clock) {
+        return clock == ClockId.MONOTONIC_RAW
+                ? pageNanos(FastPath.Pages.RAW_PAGE, FastPath.Pages.MONOTONIC_RAW, clock)
+                : pageNanos(FastPath.Pages.MONO_PAGE,
+                        clock == ClockId.BOOTTIME ? FastPath.Pages.BOOTTIME : FastPath.Pages.TAI, clock);
+    }
+
+    /**
+     * {@code clock} through its record of a process page, else through the tracker's timekeeper. Pages.ENABLED
+     * and the addresses are static finals: inlined, the JIT folds the test and passes constants.
+     */
+    private static long pageNanos(long page, long record, ClockId clock) {
         if (FastPath.Pages.ENABLED) {
-            long v = clock == ClockId.MONOTONIC_RAW
-                    ? FastPath.Pages.read(FastPath.Pages.RAW_PAGE, FastPath.Pages.MONOTONIC_RAW)
-                    : FastPath.Pages.read(FastPath.Pages.MONO_PAGE,
-                            clock == ClockId.BOOTTIME ? FastPath.Pages.BOOTTIME : FastPath.Pages.TAI);
+            long v = FastPath.Pages.read(page, record);
             if (v != Timekeeper.STALE) {
                 return v;
             }

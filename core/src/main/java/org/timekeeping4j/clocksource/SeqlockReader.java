@@ -126,12 +126,6 @@ public final class SeqlockReader {
         return Stubs.LfenceRdtscSeqlock.MAPPED.ok() ? LFENCE_RDTSC : null;
     }
 
-    /** True for the lfence;rdtsc code, false for rdtscp: callers keep it beside the page address and call
-     * {@link #readLfenceRdtsc} or {@link #readRdtscp} themselves (no dependent load before the counter). */
-    public boolean isLfenceRdtsc() {
-        return lfence;
-    }
-
     /** The instructions around which the read is built. */
     public String instructions() {
         return lfence ? "lfence;rdtsc" : "rdtscp";
@@ -152,7 +146,7 @@ public final class SeqlockReader {
                 + "; obtain a reader through Clocksource.seqlockReader(), which is null in that case");
     }
 
-    /** {@link #read} through the rdtscp code; only for a reader whose {@link #isLfenceRdtsc()} is false. */
+    /** {@link #read} through the rdtscp code, whichever reader a caller holds (both read the same counter). */
     public static long readRdtscp(long page, long record, long limit) {
         if (Stubs.RdtscpSeqlock.HANDLE == null) { // a static final: the JIT folds the test away
             throw unavailable(Stubs.RdtscpSeqlock.MAPPED);
@@ -164,7 +158,7 @@ public final class SeqlockReader {
         }
     }
 
-    /** {@link #read} through the lfence;rdtsc code; only for a reader whose {@link #isLfenceRdtsc()} is true. */
+    /** {@link #read} through the lfence;rdtsc code; only where the CPU orders rdtsc after lfence. */
     public static long readLfenceRdtsc(long page, long record, long limit) {
         if (Stubs.LfenceRdtscSeqlock.HANDLE == null) { // a static final: the JIT folds the test away
             throw unavailable(Stubs.LfenceRdtscSeqlock.MAPPED);

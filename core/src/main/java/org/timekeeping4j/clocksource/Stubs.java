@@ -31,7 +31,7 @@ final class Stubs {
     static final String EXECMEM_PROPERTY = "timekeeping4j.execmem";
 
     private static final FunctionDescriptor LONG_VOID = FunctionDescriptor.of(JAVA_LONG);
-    /** (page address, record address, valid override) -> value: addresses as longs, no segment checks. */
+    /** (page address, record address, limit select) -> value: addresses as longs, no segment checks. */
     private static final FunctionDescriptor SEQLOCK_READ = FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
 
     private Stubs() {}

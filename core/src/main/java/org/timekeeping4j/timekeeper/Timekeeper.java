@@ -641,9 +641,7 @@ public final class Timekeeper {
 
     /** BOOTTIME - MONOTONIC in the newest state, ns. */
     public long boottimeOffsetNanos() {
-        synchronized (writeLock) {
-            return ring[(int) (writerSeq >>> 1) & ringMask].offsBoot;
-        }
+        return newest().offsBoot;
     }
 
     /** Sets TAI - UTC in seconds (adjtimex ADJ_TAI). */
@@ -711,7 +709,7 @@ public final class Timekeeper {
             int appliedLeap = ClockAdjustment.LEAP_NONE;
             boolean folded = false;
             long g = writerSeq >>> 1;
-            TimekeeperState cur = ring[(int) g & ringMask];
+            TimekeeperState cur = newest();
             TimekeeperState next = ring[(int) (g + 1) & ringMask];
 
             beginWrite();
@@ -914,7 +912,7 @@ public final class Timekeeper {
             target.attach(this);
             target.beginWrite();
             VarHandle.fullFence(); // the odd seq before the record stores, as in beginWrite()
-            target.publish(ring[(int) (writerSeq >>> 1) & ringMask], shift);
+            target.publish(newest(), shift);
             mirror = target;
         }
     }

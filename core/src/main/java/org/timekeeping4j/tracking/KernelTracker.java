@@ -115,9 +115,8 @@ public final class KernelTracker implements AutoCloseable {
     private final TrackingAdjustment adjRaw = new TrackingAdjustment();
     private final Sample sMono = new Sample();
     private final Sample sRaw = new Sample();
-    private final Sample sReal = new Sample();
     private final Sample sOffset = new Sample();
-    private final Sample sBoot = new Sample();
+    private final Sample sOffsetClock = new Sample();
     private final long[] hCounter = new long[HISTORY];
     private final long[] hMono = new long[HISTORY];
     private final long[] hRaw = new long[HISTORY];
@@ -615,9 +614,7 @@ public final class KernelTracker implements AutoCloseable {
             // counter read) minus the MONOTONIC line's own error: then REALTIME is centred in the kernel's
             // brackets exactly as MONOTONIC is. Before publication nobody reads these timekeepers, so the
             // offset is refined freely; afterwards it moves only on a kernel step.
-            sReal.take(counter, ClockId.REALTIME.id(), 32);
-            long errReal = sReal.kernel - tkMono.convert(sReal.counter, ClockId.REALTIME);
-            long offsetError = errReal - errMono;
+            long offsetError = offsetError(ClockId.REALTIME, errMono);
             if (outside && (ours + offsetError < realLo || ours + offsetError > realHi)) {
                 offsetError = mid(realLo, realHi) - ours; // the measurement disagrees with the bounds: trust them
             }
@@ -645,9 +642,8 @@ public final class KernelTracker implements AutoCloseable {
                 // own error, within the strict bounds. Before publication only (nobody reads it yet); the
                 // build's first estimate, the midpoint of brackets taken while this code still ran
                 // interpreted (hundreds of ns wide), had put BOOTTIME 70-100 ns off the kernel's.
-                sBoot.take(counter, ClockId.BOOTTIME.id(), 32);
                 long boot = tkMono.boottimeOffsetNanos();
-                long want = boot + (sBoot.kernel - tkMono.convert(sBoot.counter, ClockId.BOOTTIME)) - errMono;
+                long want = boot + offsetError(ClockId.BOOTTIME, errMono);
                 if (want < bootLo || want > bootHi) {
                     want = mid(bootLo, bootHi); // the measurement disagrees with the bounds: trust them
                 }
@@ -657,6 +653,15 @@ public final class KernelTracker implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * How far {@code clock}'s offset from MONOTONIC is off, measured the way the lines' errors are: the
+     * kernel's {@code clock} around one counter read, minus the MONOTONIC line's own error {@code errMono}.
+     */
+    private long offsetError(ClockId clock, long errMono) {
+        sOffsetClock.take(counter, clock.id(), 32);
+        return sOffsetClock.kernel - tkMono.convert(sOffsetClock.counter, clock) - errMono;
     }
 
     private static int taiSeconds() {
