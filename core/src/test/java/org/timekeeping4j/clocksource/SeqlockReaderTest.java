@@ -1,11 +1,13 @@
 package org.timekeeping4j.clocksource;
 
+import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.math.BigInteger;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.linux.Platform;
 
@@ -26,50 +28,85 @@ class SeqlockReaderTest {
         return new long[] {a, b, c};
     }
 
+    /** k_j = (base + offset) * 2^64 + xtime * 2^(64 - shift) + (hi * 2^32 - cycle_last) * mult', mod 2^128. */
+    private static long[] k(long base, long offset, long cycleLast, long multWide, long hi) {
+        BigInteger u64 = BigInteger.ONE.shiftLeft(64);
+        BigInteger k = BigInteger.valueOf(base + offset).shiftLeft(64)
+                .add(BigInteger.valueOf(hi).shiftLeft(32).subtract(new BigInteger(Long.toUnsignedString(cycleLast)))
+                        .multiply(new BigInteger(Long.toUnsignedString(multWide))))
+                .mod(BigInteger.ONE.shiftLeft(128));
+        return new long[] {k.mod(u64).longValue(), k.shiftRight(64).longValue()};
+    }
+
+    /**
+     * A page written by hand, from the documented layout with k_j computed on BigInteger, for a counter whose
+     * high half is E + j now (j = 0, 1, 2: each constant the fast path can pick). On the fast path the slow
+     * path's fields are garbage, so a value that is right proves the fast path served it; then the limits
+     * are 0 and the garbage is mended, so the slow path serves; then a stale record.
+     */
     @Test
-    void bothBuildsShouldReadTheSamePageAlike() {
+    void bothBuildsShouldReadTheSamePageAlike() throws InterruptedException {
         assumeTrue(Platform.ARCH == Platform.Arch.X86_64 && SeqlockReader.rdtscp() != null
                 && SeqlockReader.lfenceRdtsc() != null, "x86_64 with executable memory only");
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment page = arena.allocate(64 + 128, 64);
+            MemorySegment page = arena.allocate(64 + 192, 64);
             int shift = 24;
             HardwareCounter counter = HardwareCounter.create(CounterFlavour.X86_RDTSCP, 1e9);
-            long now = counter.read();
             long mult = 3; // 3 / 2^24 ns per cycle: the value moves by 1 ns every 5.6 M cycles
             long base = 123_456_789_000L;
             long offset = 1_000_000L;
-            long cycleLast = now - 1_000_000_000L;
             long multWide = mult << (64 - shift);
-            long kLow = -(cycleLast * multWide);
-            long kHigh = base + offset - Math.unsignedMultiplyHigh(cycleLast, multWide) - (kLow != 0 ? 1 : 0);
-            page.set(JAVA_LONG, SeqlockReader.SEQ, 2);
-            page.set(JAVA_LONG, SeqlockReader.SHIFT, shift);
             long r = 64;
-            page.set(JAVA_LONG, r + SeqlockReader.CYCLE_LAST, cycleLast);
-            page.set(JAVA_LONG, r + SeqlockReader.MULT_WIDE, multWide);
-            page.set(JAVA_LONG, r + SeqlockReader.K_LOW, kLow);
-            page.set(JAVA_LONG, r + SeqlockReader.K_HIGH, kHigh);
-            page.set(JAVA_LONG, r + SeqlockReader.FRESH_LIMIT, Long.MIN_VALUE);
-            page.set(JAVA_LONG, r + SeqlockReader.ANY_LIMIT, Long.MIN_VALUE);
-            page.set(JAVA_LONG, r + SeqlockReader.VALID_CYCLES, -1L);
-            page.set(JAVA_LONG, r + SeqlockReader.BASE, base);
-            page.set(JAVA_LONG, r + SeqlockReader.OFFSET, offset);
-            page.set(JAVA_LONG, r + SeqlockReader.LEAP_THRESHOLD, Long.MAX_VALUE);
-            page.set(JAVA_LONG, r + SeqlockReader.LEAP_STEP, 0);
-            page.set(JAVA_LONG, r + SeqlockReader.MULT, mult);
-            page.set(JAVA_LONG, r + SeqlockReader.XTIME, 0);
             long pa = page.address();
             long ra = pa + r;
-            for (int path = 0; path < 2; path++) {
-                if (path == 1) {
-                    page.set(JAVA_LONG, r + SeqlockReader.ANY_LIMIT, 0); // every delta takes the slow path
+            page.set(JAVA_LONG, SeqlockReader.SEQ, 2);
+            page.set(JAVA_LONG, SeqlockReader.SHIFT, shift);
+            for (int j = 0; j < 3; j++) {
+                long now = counter.read();
+                while ((now & 0xFFFF_FFFFL) > 0xC000_0000L) { // within 0.4 s of the next epoch: wait it out
+                    Thread.sleep(20);
+                    now = counter.read();
                 }
-                long c1 = counter.read();
-                long[] v = readBoth(pa, ra, SeqlockReader.ANY);
-                long c2 = counter.read();
-                assertThat(v[0]).as("path %d", path).isBetween(base + offset + (((c1 - cycleLast) * mult) >>> shift),
-                        base + offset + (((c2 - cycleLast) * mult) >>> shift));
-                assertThat(v[1]).as("path %d", path).isBetween(v[0], v[2]);
+                long epoch = (now >>> 32) - j;
+                long cycleLast = (epoch << 32) + ((now & 0xFFFF_FFFFL) >>> 1); // before now, in epoch E = hi - j
+                long window = ((epoch + 3) << 32) - cycleLast;
+                page.set(JAVA_LONG, r + SeqlockReader.CYCLE_LAST, cycleLast);
+                page.set(JAVA_LONG, r + SeqlockReader.MULT_WIDE, multWide);
+                long[] kWords = {SeqlockReader.K0, SeqlockReader.K1, SeqlockReader.K2};
+                for (int e = 0; e < 3; e++) {
+                    long[] k = k(base, offset, cycleLast, multWide, epoch + e);
+                    page.set(JAVA_LONG, r + kWords[e], k[0]);
+                    page.set(JAVA_LONG, r + kWords[e] + 8, k[1]);
+                }
+                page.set(JAVA_INT, r + SeqlockReader.EPOCH1, (int) (epoch + 1));
+                page.set(JAVA_INT, r + SeqlockReader.EPOCH2, (int) (epoch + 2));
+                page.set(JAVA_LONG, r + SeqlockReader.FRESH_LIMIT, window);
+                page.set(JAVA_LONG, r + SeqlockReader.ANY_LIMIT, window);
+                page.set(JAVA_LONG, r + SeqlockReader.VALID_CYCLES, -1L);
+                page.set(JAVA_LONG, r + SeqlockReader.LEAP_THRESHOLD, Long.MAX_VALUE);
+                page.set(JAVA_LONG, r + SeqlockReader.LEAP_STEP, 0);
+                for (int path = 0; path < 2; path++) {
+                    boolean fast = path == 0;
+                    // The slow path's fields: garbage while the fast path must serve.
+                    page.set(JAVA_LONG, r + SeqlockReader.BASE, fast ? 0 : base);
+                    page.set(JAVA_LONG, r + SeqlockReader.OFFSET, fast ? 0 : offset);
+                    page.set(JAVA_LONG, r + SeqlockReader.MULT, fast ? 0 : mult);
+                    page.set(JAVA_LONG, r + SeqlockReader.XTIME, 0);
+                    if (!fast) {
+                        page.set(JAVA_LONG, r + SeqlockReader.FRESH_LIMIT, 0); // every delta takes the slow path
+                        page.set(JAVA_LONG, r + SeqlockReader.ANY_LIMIT, 0);
+                    }
+                    for (long limit : new long[] {SeqlockReader.ANY, SeqlockReader.FRESH}) {
+                        long c1 = counter.read();
+                        long[] v = readBoth(pa, ra, limit);
+                        long c2 = counter.read();
+                        assertThat(c1 >>> 32).as("the counter's high half, epoch E + %d", j).isEqualTo(epoch + j);
+                        assertThat(v[0]).as("epoch E + %d, %s path", j, fast ? "fast" : "slow").isBetween(
+                                base + offset + (((c1 - cycleLast) * mult) >>> shift),
+                                base + offset + (((c2 - cycleLast) * mult) >>> shift));
+                        assertThat(v[1]).as("epoch E + %d, %s path", j, fast ? "fast" : "slow").isBetween(v[0], v[2]);
+                    }
+                }
             }
 
             page.set(JAVA_LONG, r + SeqlockReader.FRESH_LIMIT, 0);

@@ -9,6 +9,8 @@ import static org.timekeeping4j.clocksource.SeqlockReader.HEADER_BYTES;
 import static org.timekeeping4j.clocksource.SeqlockReader.RECORD_BYTES;
 import static org.timekeeping4j.clocksource.SeqlockReader.STALE;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.math.BigInteger;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -63,13 +65,17 @@ class MachineCodeReadTest {
     }
 
     private static TimekeeperState randomState(SplittableRandom rnd, int shift, long now) {
+        return randomState(rnd, shift, now, 1L << 36); // up to ~30 s ago at 2.4 GHz: both paths
+    }
+
+    private static TimekeeperState randomState(SplittableRandom rnd, int shift, long now, long maxAge) {
         TimekeeperState st = new TimekeeperState(-1L, shift);
         for (TkReadBase line : new TkReadBase[] {st.mono, st.raw}) {
             // 0.3 to 0.99 ns per cycle: counters of 1 to 3.3 GHz, the TSCs this code serves.
             line.mult = (long) ((0.3 + 0.69 * rnd.nextDouble()) * (1L << shift));
             line.xtimeNsec = rnd.nextLong(1L << shift);
             line.base = rnd.nextLong(-(1L << 60), 1L << 60);
-            line.cycleLast = now - rnd.nextLong(1L << 36); // up to ~30 s ago at 2.4 GHz
+            line.cycleLast = now - rnd.nextLong(maxAge);
         }
         st.raw.cycleLast = st.mono.cycleLast;
         st.offsReal = rnd.nextLong(-(1L << 50), 1L << 50);
@@ -115,7 +121,10 @@ class MachineCodeReadTest {
     /**
      * The bracket of a real-speed line is ~30 ns wide, too wide to see a carry lost between k's words. With a
      * mult of a few units the line moves by one ns per millions of cycles: the bracket's two ends almost
-     * always agree, so the value is checked to the ns, on the fast path.
+     * always agree, so the value is checked to the ns. Each state's cycle_last is in epoch E = now's high
+     * half - j for j = 0, 1, 2 in turn (so inside every record's window), and the slow path's fields are
+     * spoiled after each publication: a right value proves the fast path served it, with the constant k_j
+     * of the counter's high half, E, E + 1 and E + 2 a third of the time each.
      */
     @Test
     void slowLinesShouldReadExactlyOnTheFastPath() {
@@ -123,22 +132,49 @@ class MachineCodeReadTest {
         int shift = 24;
         VvarPage page = VvarPage.allocate();
         int exact = 0;
+        int[] byEpoch = new int[3];
         for (int i = 0; i < 5000; i++) {
-            TimekeeperState st = randomState(rnd, shift, counter.read());
+            long now = counter.read();
+            if ((now & 0xFFFF_FFFFL) > 0xF000_0000L) { // within 0.1 s of the next epoch: let it pass
+                i--;
+                continue;
+            }
+            TimekeeperState st = randomState(rnd, shift, now);
+            // cycle_last in epoch E = now's - j, before now: the reads below see the high half at E + j.
+            int j = i % 3;
+            long low = rnd.nextLong(j == 0 ? (now & 0xFFFF_FFFFL) + 1 : 1L << 32);
+            st.mono.cycleLast = (((now >>> 32) - j) << 32) + low;
+            st.raw.cycleLast = st.mono.cycleLast;
             st.mono.mult = 1 + rnd.nextLong(256);
             st.raw.mult = 1 + rnd.nextLong(256);
             page.publish(st, shift);
+            spoilSlowPath(page);
             for (int p = 0; p < 5; p++) {
                 long c1 = counter.read();
                 long v = read(page, p, ANY);
                 long c2 = counter.read();
                 long lo = reference(st, p, shift, c1);
                 long hi = reference(st, p, shift, c2);
-                assertThat(v).isBetween(lo, hi);
+                assertThat(v).as("record %d, epoch E + %d", p, (c1 >>> 32) - (st.mono.cycleLast >>> 32))
+                        .isBetween(lo, hi);
                 exact += lo == hi ? 1 : 0;
+                byEpoch[(int) ((c1 >>> 32) - (st.mono.cycleLast >>> 32))]++;
             }
         }
         assertThat(exact).as("reads whose bracket pinned the value to the ns").isGreaterThan(20_000);
+        assertThat(byEpoch).as("reads at E, E + 1, E + 2").containsExactly(8335, 8335, 8330);
+    }
+
+    /** Writes nonsense into every record's slow-path fields, which the fast path does not read. */
+    private static void spoilSlowPath(VvarPage page) {
+        MemorySegment m = MemorySegment.ofAddress(page.address).reinterpret(HEADER_BYTES + 5 * RECORD_BYTES);
+        for (int p = 0; p < 5; p++) {
+            long r = HEADER_BYTES + p * RECORD_BYTES;
+            m.set(ValueLayout.JAVA_LONG, r + SeqlockReader.BASE, 0x5555_5555_5555L);
+            m.set(ValueLayout.JAVA_LONG, r + SeqlockReader.OFFSET, -0x1234_5678_9abcL);
+            m.set(ValueLayout.JAVA_LONG, r + SeqlockReader.MULT, 0);
+            m.set(ValueLayout.JAVA_LONG, r + SeqlockReader.XTIME, 0);
+        }
     }
 
     @Test
@@ -261,8 +297,15 @@ class MachineCodeReadTest {
         line.mult = 1L << 23;
         line.cycleLast = -1000L; // 1000 cycles before the 64-bit counter wraps
         assertThat(VvarPage.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo(1000L);
+        // Otherwise the window ends where the counter's high half would pass E + 2 (E: cycle_last's).
         line.cycleLast = 5;
-        assertThat(VvarPage.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo(Long.MIN_VALUE); // 2^63
+        assertThat(VvarPage.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo((3L << 32) - 5);
+        line.cycleLast = (77L << 32) + 0xFFFF_FFFFL; // the last cycle of epoch 77: two epochs and one cycle left
+        assertThat(VvarPage.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo((2L << 32) + 1);
+        line.cycleLast = 0xFFFF_FFFCL << 32; // the last epoch whose window ends before the wrap
+        assertThat(VvarPage.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo(3L << 32);
+        line.cycleLast = (0xFFFF_FFFEL << 32) + 7; // past it, the wrap bounds the window
+        assertThat(VvarPage.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo((2L << 32) - 7);
         assertThat(VvarPage.freshLimit(Long.MIN_VALUE, 99)).isEqualTo(100);
         assertThat(VvarPage.freshLimit(50, 99)).isEqualTo(50);
         assertThat(VvarPage.freshLimit(Long.MIN_VALUE, -1L)).isEqualTo(Long.MIN_VALUE);
