@@ -95,73 +95,76 @@ final class MachineCode {
      *    0: 49 89 d3             mov    r11, rdx            ; 0: the fresh limit, 8: the any limit
      *    3: 0f 01 f9             rdtscp                     ; edx:eax = TSC (ecx clobbered, rax's top half 0)
      *    6: 4c 8b 07             mov    r8, [rdi]           ; seq
-     *    9: 41 f6 c0 01          test   r8b, 1
-     *    d: 0f 85 9f 00 00 00    jne    b2                  ; odd: wait, then read the counter again
-     *   13: 4c 8b 4e 10          mov    r9, [rsi+16]        ; k0: the constant for hi = E (cycle_last's)
-     *   17: 4c 8b 56 18          mov    r10, [rsi+24]
-     *   1b: 3b 56 30             cmp    edx, [rsi+48]       ; hi = E + 1?
-     *   1e: 4c 0f 44 4e 38       cmove  r9, [rsi+56]        ;   then k1
-     *   23: 4c 0f 44 56 40       cmove  r10, [rsi+64]
-     *   28: 3b 56 34             cmp    edx, [rsi+52]       ; hi = E + 2?
-     *   2b: 4c 0f 44 4e 48       cmove  r9, [rsi+72]        ;   then k2
-     *   30: 4c 0f 44 56 50       cmove  r10, [rsi+80]
-     *   35: 48 89 d1             mov    rcx, rdx
-     *   38: 48 c1 e1 20          shl    rcx, 32
-     *   3c: 48 09 c1             or     rcx, rax            ; now
-     *   3f: 48 2b 0e             sub    rcx, [rsi]          ; delta = now - cycle_last
-     *   42: 4a 3b 4c 1e 20       cmp    rcx, [rsi+r11+32]   ; delta &gt;= the record's limit (unsigned)?
-     *   47: 73 13                jae    5c                  ;   then the slow path
-     *   49: 48 f7 66 08          mul    qword [rsi+8]       ; rdx:rax = lo * mult' (lo = eax, the TSC's low half)
-     *   4d: 4c 01 c8             add    rax, r9             ; + k_hi, 128 bits: the value is the high word
-     *   50: 4c 11 d2             adc    rdx, r10
-     *   53: 48 89 d0             mov    rax, rdx
-     *   56: 4c 3b 07             cmp    r8, [rdi]           ; seq again
-     *   59: 75 a8                jne    3                   ; changed: retry
-     *   5b: c3                   ret
-     *   5c: 48 89 c8             mov    rax, rcx            ; slow path: the Java reader's logic, in full
-     *   5f: 45 31 d2             xor    r10d, r10d
-     *   62: 48 85 c0             test   rax, rax
-     *   65: 49 0f 48 c2          cmovs  rax, r10            ; a counter value before cycle_last: delta 0
-     *   69: 4d 85 db             test   r11, r11
-     *   6c: 75 06                jne    74                  ; not a fresh read: no staleness
-     *   6e: 48 3b 46 58          cmp    rax, [rsi+88]       ; delta &gt; valid cycles (unsigned)?
-     *   72: 77 32                ja     a6                  ;   then stale
-     *   74: 48 f7 a6 80 00 00 00 mul    qword [rsi+128]     ; rdx:rax = delta * mult
-     *   7b: 48 03 86 88 00 00 00 add    rax, [rsi+136]      ; + xtime
-     *   82: 48 83 d2 00          adc    rdx, 0
-     *   86: 8b 4f 08             mov    ecx, [rdi+8]        ; shift
-     *   89: 48 0f ad d0          shrd   rax, rdx, cl        ; ns since base
-     *   8d: 48 03 46 60          add    rax, [rsi+96]       ; value = base + ns
-     *   91: 4c 8b 4e 78          mov    r9, [rsi+120]       ; leap step
-     *   95: 48 3b 46 70          cmp    rax, [rsi+112]      ; value &lt; leap threshold (signed)?
-     *   99: 4d 0f 4c ca          cmovl  r9, r10             ;   then no step
-     *   9d: 48 03 46 68          add    rax, [rsi+104]      ; + offset
-     *   a1: 4c 01 c8             add    rax, r9
-     *   a4: eb b0                jmp    56                  ; validate
-     *   a6: 48 b8 00..00 80      movabs rax, 0x8000000000000000   ; stale: Long.MIN_VALUE
-     *   b0: eb a4                jmp    56                  ; validate
-     *   b2: f3 90                pause                      ; the writer is inside its window
-     *   b4: e9 4a ff ff ff       jmp    3
+     *    9: 49 83 e0 fe          and    r8, -2              ; odd (writer inside): cannot match the re-read
+     *    d: 4c 8b 4e 10          mov    r9, [rsi+16]        ; k0: the constant for hi = E (cycle_last's)
+     *   11: 4c 8b 56 18          mov    r10, [rsi+24]
+     *   15: 3b 56 04             cmp    edx, [rsi+4]        ; hi = E (cycle_last's high half)?
+     *   18: 4c 0f 45 4e 30       cmovne r9, [rsi+48]        ;   else k1, the constant for E + 1
+     *   1d: 4c 0f 45 56 38       cmovne r10, [rsi+56]
+     *   22: 48 89 d1             mov    rcx, rdx
+     *   25: 48 c1 e1 20          shl    rcx, 32
+     *   29: 48 09 c1             or     rcx, rax            ; now
+     *   2c: 48 f7 66 08          mul    qword [rsi+8]       ; rdx:rax = lo * mult' (lo = eax, the TSC's low half)
+     *   30: 4c 01 c8             add    rax, r9             ; + k_hi, 128 bits: the value is the high word
+     *   33: 4c 11 d2             adc    rdx, r10
+     *   36: 48 2b 0e             sub    rcx, [rsi]          ; delta = now - cycle_last
+     *   39: 4a 3b 4c 1e 20       cmp    rcx, [rsi+r11+32]   ; delta &gt;= the record's limit (unsigned)?
+     *   3e: 73 09                jae    49                  ;   then the slow path
+     *   40: 48 89 d0             mov    rax, rdx
+     *   43: 4c 3b 07             cmp    r8, [rdi]           ; seq again: unchanged and even?
+     *   46: 75 51                jne    99                  ;   else wait, then read the counter again
+     *   48: c3                   ret
+     *   49: 48 89 c8             mov    rax, rcx            ; slow path: the Java reader's logic, in full
+     *   4c: 45 31 d2             xor    r10d, r10d
+     *   4f: 48 85 c0             test   rax, rax
+     *   52: 49 0f 48 c2          cmovs  rax, r10            ; a counter value before cycle_last: delta 0
+     *   56: 4d 85 db             test   r11, r11
+     *   59: 75 06                jne    61                  ; not a fresh read: no staleness
+     *   5b: 48 3b 46 40          cmp    rax, [rsi+64]       ; delta &gt; valid cycles (unsigned)?
+     *   5f: 77 2c                ja     8d                  ;   then stale
+     *   61: 48 f7 66 68          mul    qword [rsi+104]     ; rdx:rax = delta * mult
+     *   65: 48 03 46 70          add    rax, [rsi+112]      ; + xtime
+     *   69: 48 83 d2 00          adc    rdx, 0
+     *   6d: 8b 4f 08             mov    ecx, [rdi+8]        ; shift
+     *   70: 48 0f ad d0          shrd   rax, rdx, cl        ; ns since base
+     *   74: 48 03 46 48          add    rax, [rsi+72]       ; value = base + ns
+     *   78: 4c 8b 4e 60          mov    r9, [rsi+96]        ; leap step
+     *   7c: 48 3b 46 58          cmp    rax, [rsi+88]       ; value &lt; leap threshold (signed)?
+     *   80: 4d 0f 4c ca          cmovl  r9, r10             ;   then no step
+     *   84: 48 03 46 50          add    rax, [rsi+80]       ; + offset
+     *   88: 4c 01 c8             add    rax, r9
+     *   8b: eb b6                jmp    43                  ; validate
+     *   8d: 48 b8 00..00 80      movabs rax, 0x8000000000000000   ; stale: Long.MIN_VALUE
+     *   97: eb aa                jmp    43                  ; validate
+     *   99: f3 90                pause                      ; the writer is inside its window, or was
+     *   9b: e9 63 ff ff ff       jmp    3
      * </pre>
-     * <b>Why this shape.</b> An ordered counter read waits for every older instruction to execute (AMD
-     * rdtscp; lfence;rdtsc with a serialising lfence), so in a stream of reads each instruction on the
-     * value's chain after the counter adds its latency, and each load before it too. Hence: the counter is
-     * read first (it waits only for the caller's loads, not for the page's); every load of the page is
-     * independent of the counter, so it completes while the counter is read; and the value's chain after the
-     * counter is mul, add, adc: three instructions, the least an exact 128-bit conversion takes. The writer
-     * folds base, offset, xtime and cycle_last into 128-bit constants, one per value of the counter's high
-     * half that the record's window can see, so that the TSC's low half, as rdtscp leaves it in rax, is
-     * multiplied directly: with {@code now = hi * 2^32 + lo} and {@code mult' = mult * 2^(64 - shift)},
-     * {@code now * mult' + k = lo * mult' + k_hi} where {@code k_hi = k + hi * 2^32 * mult'} and
-     * {@code k = (base + offset) * 2^64 + xtime * 2^(64 - shift) - cycle_last * mult'}, whose high word is
-     * exactly {@code base + offset + ((xtime + delta * mult) >>> shift)}. The constant for hi is picked by two
-     * cmoves on a compare of edx (one cycle after the counter, ready before the mul is), so the shl/or that
-     * joins the halves, the delta and its limit check are off the value's chain: they feed a predicted branch
-     * only. The writer bounds each limit so that a delta below it implies {@code hi} in {E, E + 1, E + 2}
-     * (E = cycle_last's high half: a window of two to three 2^32-cycle epochs, 3.5 s or more at 2.45 GHz,
-     * beyond any update interval the tracker uses) and the conversion exact (see VvarPage.anyLimit); beyond
-     * it, the slow path. Measured against the previous shape (one 64-bit constant, shl/or on the chain):
-     * docs/PERFORMANCE.md.
+     * <b>Why this shape.</b> The reads come in a stream (a loop, or code that reads the time between a few
+     * instructions): an ordered counter read does not start before every older instruction has executed, so
+     * what a read costs beyond the bare counter read is how long, after the counter, its last instruction
+     * takes to execute. Two chains start at the counter: the value's, and the branch's that checks the
+     * delta against the limit. Measured on this machine (AMD EPYC, Zen 3; C harness over these bytes and
+     * variants, 400 interleaved runs, docs/PERFORMANCE.md): each instruction on the value's chain shows,
+     * and a branch on the counter costs its chain's length plus about a cycle even when never taken,
+     * while loads independent of the counter and the seq check cost nearly nothing. Hence:
+     * <ul>
+     * <li>the value's chain is mul, add, adc: three instructions, the least an exact 128-bit conversion
+     *     takes. The writer folds base, offset, xtime and cycle_last into 128-bit constants, one per value
+     *     of the counter's high half the record's window can see, so that the TSC's low half, as rdtscp
+     *     leaves it in rax, is multiplied directly: with {@code now = hi * 2^32 + lo} and
+     *     {@code mult' = mult * 2^(64 - shift)}, {@code now * mult' + k = lo * mult' + k_hi} where
+     *     {@code k_hi = k + hi * 2^32 * mult'} and {@code k = (base + offset) * 2^64 + xtime * 2^(64 - shift)
+     *     - cycle_last * mult'}, whose high word is exactly {@code base + offset + ((xtime + delta * mult)
+     *     >>> shift)}. The constant is picked by a cmove on a compare of edx, ready before the mul is; a
+     *     second candidate (three epochs instead of two) measured 0.7 ns slower, so there are two.</li>
+     * <li>the limit check joins the halves and compares after the value is computed in program order
+     *     (measured 0.5 ns cheaper than before it), and one compare covers both ends: a counter value
+     *     before cycle_last is a huge unsigned delta.</li>
+     * <li>the writer bounds each limit so that a delta below it implies {@code hi} in {E, E + 1} (E =
+     *     cycle_last's high half: a window of one to two 2^32-cycle epochs, 1.75 to 3.5 s at 2.45 GHz) and
+     *     the conversion exact (see VvarPage.anyLimit); beyond it, the slow path, exact too.</li>
+     * <li>the fast path's fields fill the record's first cache line (64 bytes).</li>
+     * </ul>
      *
      * <p><b>Memory ordering, decided here.</b> x86 keeps loads in program order (TSO): the record loads come
      * after the first seq load and the seq re-read after them, and the writer stores seq odd, fences,
@@ -177,11 +180,10 @@ final class MachineCode {
      */
     static byte[] x86SeqlockRead(byte[] orderedCounterRead) {
         byte[] tail = X86_SEQLOCK_TAIL.clone();
-        // The template was assembled around rdtscp's 3 bytes: the two branches back over the counter read
-        // (jne 3 at 0x59, rel8; jmp 3 at 0xb4, rel32) must reach further when the read is longer. The spin
-        // loop sits at the end so that the common path takes no branch before the counter read.
+        // The template was assembled around rdtscp's 3 bytes: the one branch back over the counter read
+        // (the spin loop's jmp 3 at 0x9b, rel32) must reach further when the read is longer. The spin loop
+        // sits at the end so that the common path takes no branch before the counter read.
         int grow = orderedCounterRead.length - 3;
-        tail[X86_SEQLOCK_RETRY_REL8] = (byte) (tail[X86_SEQLOCK_RETRY_REL8] - grow);
         ByteBuffer rel32 = ByteBuffer.wrap(tail).order(ByteOrder.LITTLE_ENDIAN);
         rel32.putInt(X86_SEQLOCK_SPIN_REL32, rel32.getInt(X86_SEQLOCK_SPIN_REL32) - grow);
         byte[] code = new byte[X86_SEQLOCK_HEAD.length + orderedCounterRead.length + tail.length];
@@ -198,22 +200,19 @@ final class MachineCode {
 
     /** Bytes 0x00-0x02 of {@link #x86SeqlockRead}: everything before the counter read. */
     private static final byte[] X86_SEQLOCK_HEAD = bytes(0x49, 0x89, 0xd3);
-    /** Bytes 0x06-0xb8 of {@link #x86SeqlockRead} (as assembled after rdtscp): everything after the read. */
-    private static final byte[] X86_SEQLOCK_TAIL = bytes(0x4c, 0x8b, 0x07, 0x41, 0xf6, 0xc0, 0x01, 0x0f, 0x85, 0x9f,
-            0x00, 0x00, 0x00, 0x4c, 0x8b, 0x4e, 0x10, 0x4c, 0x8b, 0x56, 0x18, 0x3b, 0x56, 0x30, 0x4c, 0x0f, 0x44,
-            0x4e, 0x38, 0x4c, 0x0f, 0x44, 0x56, 0x40, 0x3b, 0x56, 0x34, 0x4c, 0x0f, 0x44, 0x4e, 0x48, 0x4c, 0x0f,
-            0x44, 0x56, 0x50, 0x48, 0x89, 0xd1, 0x48, 0xc1, 0xe1, 0x20, 0x48, 0x09, 0xc1, 0x48, 0x2b, 0x0e, 0x4a,
-            0x3b, 0x4c, 0x1e, 0x20, 0x73, 0x13, 0x48, 0xf7, 0x66, 0x08, 0x4c, 0x01, 0xc8, 0x4c, 0x11, 0xd2, 0x48,
-            0x89, 0xd0, 0x4c, 0x3b, 0x07, 0x75, 0xa8, 0xc3, 0x48, 0x89, 0xc8, 0x45, 0x31, 0xd2, 0x48, 0x85, 0xc0,
-            0x49, 0x0f, 0x48, 0xc2, 0x4d, 0x85, 0xdb, 0x75, 0x06, 0x48, 0x3b, 0x46, 0x58, 0x77, 0x32, 0x48, 0xf7,
-            0xa6, 0x80, 0x00, 0x00, 0x00, 0x48, 0x03, 0x86, 0x88, 0x00, 0x00, 0x00, 0x48, 0x83, 0xd2, 0x00, 0x8b,
-            0x4f, 0x08, 0x48, 0x0f, 0xad, 0xd0, 0x48, 0x03, 0x46, 0x60, 0x4c, 0x8b, 0x4e, 0x78, 0x48, 0x3b, 0x46,
-            0x70, 0x4d, 0x0f, 0x4c, 0xca, 0x48, 0x03, 0x46, 0x68, 0x4c, 0x01, 0xc8, 0xeb, 0xb0, 0x48, 0xb8, 0x00,
-            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0xeb, 0xa4, 0xf3, 0x90, 0xe9, 0x4a, 0xff, 0xff, 0xff);
-    /** Position in the tail of the rel8 of jne 3 (the byte at 0x5a). */
-    private static final int X86_SEQLOCK_RETRY_REL8 = 0x5a - 0x06;
-    /** Position in the tail of the rel32 of the spin loop's jmp 3 (bytes 0xb5-0xb8). */
-    private static final int X86_SEQLOCK_SPIN_REL32 = 0xb5 - 0x06;
+    /** Bytes 0x06-0x9f of {@link #x86SeqlockRead} (as assembled after rdtscp): everything after the read. */
+    private static final byte[] X86_SEQLOCK_TAIL = bytes(0x4c, 0x8b, 0x07, 0x49, 0x83, 0xe0, 0xfe, 0x4c, 0x8b, 0x4e,
+            0x10, 0x4c, 0x8b, 0x56, 0x18, 0x3b, 0x56, 0x04, 0x4c, 0x0f, 0x45, 0x4e, 0x30, 0x4c, 0x0f, 0x45, 0x56,
+            0x38, 0x48, 0x89, 0xd1, 0x48, 0xc1, 0xe1, 0x20, 0x48, 0x09, 0xc1, 0x48, 0xf7, 0x66, 0x08, 0x4c, 0x01,
+            0xc8, 0x4c, 0x11, 0xd2, 0x48, 0x2b, 0x0e, 0x4a, 0x3b, 0x4c, 0x1e, 0x20, 0x73, 0x09, 0x48, 0x89, 0xd0,
+            0x4c, 0x3b, 0x07, 0x75, 0x51, 0xc3, 0x48, 0x89, 0xc8, 0x45, 0x31, 0xd2, 0x48, 0x85, 0xc0, 0x49, 0x0f,
+            0x48, 0xc2, 0x4d, 0x85, 0xdb, 0x75, 0x06, 0x48, 0x3b, 0x46, 0x40, 0x77, 0x2c, 0x48, 0xf7, 0x66, 0x68,
+            0x48, 0x03, 0x46, 0x70, 0x48, 0x83, 0xd2, 0x00, 0x8b, 0x4f, 0x08, 0x48, 0x0f, 0xad, 0xd0, 0x48, 0x03,
+            0x46, 0x48, 0x4c, 0x8b, 0x4e, 0x60, 0x48, 0x3b, 0x46, 0x58, 0x4d, 0x0f, 0x4c, 0xca, 0x48, 0x03, 0x46,
+            0x50, 0x4c, 0x01, 0xc8, 0xeb, 0xb6, 0x48, 0xb8, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0xeb,
+            0xaa, 0xf3, 0x90, 0xe9, 0x63, 0xff, 0xff, 0xff);
+    /** Position in the tail of the rel32 of the spin loop's jmp 3 (bytes 0x9c-0x9f). */
+    private static final int X86_SEQLOCK_SPIN_REL32 = 0x9c - 0x06;
 
     // ---- aarch64 (little-endian 32-bit words) ----------------------------------------------------------
 

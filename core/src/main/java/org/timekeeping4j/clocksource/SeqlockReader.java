@@ -7,7 +7,7 @@ import org.timekeeping4j.linux.Platform;
 /**
  * A whole timekeeper read in machine code: ordered counter read, sequence, conversion and validation in one
  * downcall, over a page of published parameters (the vDSO's do_hres over its vvar page). A read through it
- * costs the bare counter read plus a 128-bit multiply and an add; the same read in Java pays for each
+ * costs the bare counter read plus a 128-bit multiply and an add (about 1.3 ns here); the same read in Java pays for each
  * field's load and check after the downcall returns (docs/PERFORMANCE.md). The code and its memory-ordering
  * argument: {@link MachineCode#x86SeqlockRead}.
  *
@@ -15,33 +15,31 @@ import org.timekeeping4j.linux.Platform;
  * <pre>
  *   page +  0   seq             odd while the writer is inside its window
  *   page +  8   shift           of every record's mult
- *   record (192 bytes each, three cache lines; the timekeeper puts one per clock after a 64-byte header):
- *   the fast path's 88 bytes (E = cycle_last's high 32 bits, hi = the counter's):
- *        +  0   cycle_last      counter value of the last update
+ *   record (128 bytes each; the timekeeper puts one per clock after a 64-byte header):
+ *   first cache line, all the fast path reads (E = cycle_last's high 32 bits, hi = the counter's):
+ *        +  0   cycle_last      counter value of the last update (E is its high half, at +4)
  *        +  8   mult'           mult * 2^(64 - shift)
  *        + 16   k0 (low word)   k + E * 2^32 * mult', where k = (base + offset) * 2^64 + xtime * 2^(64 - shift)
  *        + 24   k0 (high word)      - cycle_last * mult' (128 bits, modulo 2^128)
  *        + 32   fresh limit     deltas below it (unsigned) take the fast path, for a fresh read
  *        + 40   any limit       the same for a read that may extrapolate
- *        + 48   E + 1           32 bits, modulo 2^32
- *        + 52   E + 2           32 bits, modulo 2^32
- *        + 56   k1 (2 words)    k + (E + 1) * 2^32 * mult'
- *        + 72   k2 (2 words)    k + (E + 2) * 2^32 * mult'
- *   the slow path's:
- *        + 88   valid cycles    deltas beyond this (unsigned) are stale for a fresh read
- *        + 96   base            the line's value at cycle_last, ns
- *        +104   offset          added to the line's value (REALTIME - MONOTONIC, ...)
- *        +112   leap threshold  line value from which the leap step applies (Long.MAX_VALUE: none)
- *        +120   leap step       ns
- *        +128   mult
- *        +136   xtime           sub-ns remainder, shifted
+ *        + 48   k1 (low word)   k + (E + 1) * 2^32 * mult'
+ *        + 56   k1 (high word)
+ *   second line, for the slow path:
+ *        + 64   valid cycles    deltas beyond this (unsigned) are stale for a fresh read
+ *        + 72   base            the line's value at cycle_last, ns
+ *        + 80   offset          added to the line's value (REALTIME - MONOTONIC, ...)
+ *        + 88   leap threshold  line value from which the leap step applies (Long.MAX_VALUE: none)
+ *        + 96   leap step       ns
+ *        +104   mult
+ *        +112   xtime           sub-ns remainder, shifted
  * </pre>
  * Either path returns {@code base + ((xtime + delta * mult) >>> shift) + offset}, plus the leap step from
  * the threshold on, with {@code delta = now - cycle_last} on a 64-bit counter (the TSC: no mask), clamped
  * to 0 for a counter value before cycle_last, the product on 128 bits; a fresh read of a delta beyond the
  * valid cycles returns {@link #STALE}. The fast path (the high word of {@code lo * mult' + k_hi}, for the
  * counter's low and high halves lo and hi, which equals that of {@code now * mult' + k}) is taken below the
- * limit the writer proved it exact for, which also keeps hi within E, E + 1, E + 2.
+ * limit the writer proved it exact for, which also keeps hi within E, E + 1.
  *
  * <p>x86_64 only (rdtscp or lfence;rdtsc); elsewhere {@link Clocksource#seqlockReader()} is null and the
  * timekeeper reads in Java.
@@ -51,25 +49,21 @@ public final class SeqlockReader {
     public static final long SEQ = 0;
     public static final long SHIFT = 8;
     public static final long HEADER_BYTES = 64;
-    public static final long RECORD_BYTES = 192;
+    public static final long RECORD_BYTES = 128;
     public static final long CYCLE_LAST = 0;
     public static final long MULT_WIDE = 8;
-    /** k0, k1, k2: each a low word, then a high word 8 bytes further. */
+    /** k0 and k1: each a low word, then a high word 8 bytes further. */
     public static final long K0 = 16;
     public static final long FRESH_LIMIT = 32;
     public static final long ANY_LIMIT = 40;
-    /** E + 1 and, 4 bytes further, E + 2: 32-bit ints. */
-    public static final long EPOCH1 = 48;
-    public static final long EPOCH2 = 52;
-    public static final long K1 = 56;
-    public static final long K2 = 72;
-    public static final long VALID_CYCLES = 88;
-    public static final long BASE = 96;
-    public static final long OFFSET = 104;
-    public static final long LEAP_THRESHOLD = 112;
-    public static final long LEAP_STEP = 120;
-    public static final long MULT = 128;
-    public static final long XTIME = 136;
+    public static final long K1 = 48;
+    public static final long VALID_CYCLES = 64;
+    public static final long BASE = 72;
+    public static final long OFFSET = 80;
+    public static final long LEAP_THRESHOLD = 88;
+    public static final long LEAP_STEP = 96;
+    public static final long MULT = 104;
+    public static final long XTIME = 112;
 
     private static final SeqlockReader RDTSCP = new SeqlockReader(false);
     private static final SeqlockReader LFENCE_RDTSC = new SeqlockReader(true);

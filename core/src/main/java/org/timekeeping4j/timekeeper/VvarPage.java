@@ -1,17 +1,13 @@
 package org.timekeeping4j.timekeeper;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.timekeeping4j.clocksource.SeqlockReader.ANY_LIMIT;
 import static org.timekeeping4j.clocksource.SeqlockReader.BASE;
 import static org.timekeeping4j.clocksource.SeqlockReader.CYCLE_LAST;
 import static org.timekeeping4j.clocksource.SeqlockReader.FRESH_LIMIT;
 import static org.timekeeping4j.clocksource.SeqlockReader.HEADER_BYTES;
-import static org.timekeeping4j.clocksource.SeqlockReader.EPOCH1;
-import static org.timekeeping4j.clocksource.SeqlockReader.EPOCH2;
 import static org.timekeeping4j.clocksource.SeqlockReader.K0;
 import static org.timekeeping4j.clocksource.SeqlockReader.K1;
-import static org.timekeeping4j.clocksource.SeqlockReader.K2;
 import static org.timekeeping4j.clocksource.SeqlockReader.LEAP_STEP;
 import static org.timekeeping4j.clocksource.SeqlockReader.LEAP_THRESHOLD;
 import static org.timekeeping4j.clocksource.SeqlockReader.MULT;
@@ -49,15 +45,15 @@ import org.timekeeping4j.clocksource.SeqlockReader;
  * <p>Pages live in the global arena: a reader may still be inside the stub with a page's address when the
  * last reference to its timekeeper goes away, and a freed page would be a use after free. A process
  * creates a handful (the fast path's two, and one per hardware timekeeper: the tracker's pair, one more per
- * re-anchor), 1,024 bytes each.
+ * re-anchor), 704 bytes each.
  */
 public final class VvarPage {
 
     private static final ClockId[] CLOCKS =
             {ClockId.REALTIME, ClockId.MONOTONIC, ClockId.MONOTONIC_RAW, ClockId.BOOTTIME, ClockId.TAI};
     private static final long BYTES = HEADER_BYTES + CLOCKS.length * RECORD_BYTES;
-    /** Where k0, k1 and k2 start in a record. */
-    private static final long[] K_WORDS = {K0, K1, K2};
+    /** Where k0 and k1 start in a record. */
+    private static final long[] K_WORDS = {K0, K1};
     /** Accessed with setVolatile/setRelease for seq; plain MemorySegment stores for the records. */
     private static final VarHandle LONG = JAVA_LONG.varHandle();
 
@@ -151,7 +147,7 @@ public final class VvarPage {
         long kHigh = line.base + offset - pHigh - (Long.compareUnsigned(xLow, pLow) < 0 ? 1 : 0);
         // k_j = k + (E + j) * 2^32 * mult' for the counter's high halves E + j the window can see (anyLimit).
         long epoch = line.cycleLast >>> 32;
-        for (int j = 0; j < 3; j++) {
+        for (int j = 0; j < 2; j++) {
             long e = epoch + j; // < 2^33, so e * mult' < 2^97; shifted left by 32 it is taken modulo 2^128
             long eLow = e * multWide;
             long eHigh = Math.unsignedMultiplyHigh(e, multWide);
@@ -162,8 +158,6 @@ public final class VvarPage {
             page.set(JAVA_LONG, r + K_WORDS[j], sumLow);
             page.set(JAVA_LONG, r + K_WORDS[j] + 8, sumHigh);
         }
-        page.set(JAVA_INT, r + EPOCH1, (int) (epoch + 1));
-        page.set(JAVA_INT, r + EPOCH2, (int) (epoch + 2));
         page.set(JAVA_LONG, r + CYCLE_LAST, line.cycleLast);
         page.set(JAVA_LONG, r + MULT_WIDE, multWide);
         page.set(JAVA_LONG, r + FRESH_LIMIT, freshLimit(any, st.validCycles));
@@ -186,12 +180,12 @@ public final class VvarPage {
      * Hence the bound is the least of: 2^63 (deltas in the upper half are counter values before cycle_last,
      * which the slow path clamps); 2^64 - cycle_last (beyond it the counter wrapped and {@code now} is not
      * cycle_last + delta as integers); the first delta at which the line reaches the leap threshold; and
-     * {@code (E + 3) * 2^32 - cycle_last}, E = cycle_last's high 32 bits, so that the counter's high half is
-     * E, E + 1 or E + 2, the three the record has a constant k_j for (the fast path multiplies the low half:
+     * {@code (E + 2) * 2^32 - cycle_last}, E = cycle_last's high 32 bits, so that the counter's high half is
+     * E or E + 1, the two the record has a constant k_j for (the fast path multiplies the low half:
      * {@code now * mult' + k = lo * mult' + k_hi}, see MachineCode.x86SeqlockRead). That last bound leaves
-     * two to three 2^32-cycle epochs (3.5 to 5.3 s at 2.45 GHz), longer than the tracker's longest update
-     * interval. It is 0 (always the slow path) when mult' does not fit 64 bits: mult &gt;= 2^shift, a counter
-     * slower than 1 GHz.
+     * one to two 2^32-cycle epochs (1.75 to 3.5 s at 2.45 GHz): a read later than that after an update
+     * takes the exact slow path. It is 0 (always the slow path) when mult' does not fit 64 bits:
+     * mult &gt;= 2^shift, a counter slower than 1 GHz.
      */
     static long anyLimit(TkReadBase line, long leapThreshold, int shift) {
         if ((line.mult >>> shift) != 0) {
@@ -203,8 +197,8 @@ public final class VvarPage {
             limit = toWrap;
         }
         long epoch = line.cycleLast >>> 32;
-        if (epoch <= 0xFFFF_FFFCL) { // else (E + 3) * 2^32 is past 2^64, and the bound to the wrap is lower
-            long toEpochs = ((epoch + 3) << 32) - line.cycleLast;
+        if (epoch <= 0xFFFF_FFFDL) { // else (E + 2) * 2^32 is past 2^64, and the bound to the wrap is lower
+            long toEpochs = ((epoch + 2) << 32) - line.cycleLast;
             if (Long.compareUnsigned(toEpochs, limit) < 0) {
                 limit = toEpochs;
             }
