@@ -18,7 +18,9 @@ import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.CounterSelection;
 import org.timekeeping4j.clocksource.CounterSelector;
 import org.timekeeping4j.clocksource.HardwareCounter;
+import org.timekeeping4j.clocksource.SeqlockReader;
 import org.timekeeping4j.timekeeper.Timekeeper;
+import org.timekeeping4j.timekeeper.VvarPage;
 
 /**
  * The timekeeper's seqlock read (issue 4), in ns per call: a {@link Timekeeper} of its own over the ordered
@@ -54,6 +56,10 @@ public class TimekeeperReadBenchmark {
     // it separates the cost of the read path's instructions from the cost of ordering the counter after them.
     private Clocksource unorderedCounter;
     private Timekeeper unorderedTimekeeper;
+    // Diagnostic: the machine-code read itself, over a page the timekeeper mirrors into, with the addresses in
+    // fields: what Timekeeper.monotonicNanos() adds to it is the Java side of the call.
+    private long mirrorPage;
+    private long mirrorRecord;
     /** Read through a field so that {@code nanos(ClockId)}'s switch is not folded away. */
     private ClockId clockId = ClockId.MONOTONIC;
 
@@ -71,6 +77,12 @@ public class TimekeeperReadBenchmark {
                 .taiOffsetSeconds(37)
                 .build();
         timekeeper.update();
+        if (SeqlockReader.preferredReader() != null) {
+            VvarPage mirror = VvarPage.allocate();
+            timekeeper.mirrorTo(mirror);
+            mirrorPage = mirror.address();
+            mirrorRecord = mirror.recordAddress(ClockId.MONOTONIC);
+        }
         if (!(s.ticks() instanceof HardwareCounter u) || u.isOrdered()) {
             throw new IllegalStateException("no unordered hardware counter selected: " + s);
         }
@@ -100,6 +112,12 @@ public class TimekeeperReadBenchmark {
     @Benchmark
     public long monotonicNanos() {
         return timekeeper.monotonicNanos();
+    }
+
+    /** Diagnostic: SeqlockReader.readPreferred over MONOTONIC's record, the addresses in fields. */
+    @Benchmark
+    public long seqlockStubMonotonic() {
+        return SeqlockReader.readPreferred(mirrorPage, mirrorRecord, SeqlockReader.ANY);
     }
 
     @Benchmark

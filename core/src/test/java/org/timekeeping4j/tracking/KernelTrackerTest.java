@@ -42,6 +42,21 @@ class KernelTrackerTest {
         return s.clocksource();
     }
 
+    /**
+     * The fast path of a machine-code read serves at least 2^32 cycles past an update: on a counter fast
+     * enough that 2^32 cycles is under 2.5 s, the longest interval is 80% of it, so that no read between
+     * two on-time updates needs the slow path.
+     */
+    @Test
+    void theLongestIntervalShouldStayInsideTheFastPathsWindow() {
+        assertThat(KernelTracker.maxInterval(1e9)).isEqualTo(KernelTracker.MAX_INTERVAL_NANOS);
+        assertThat(KernelTracker.maxInterval(2.445e9)).isBetween(1_400_000_000L, 1_410_000_000L);
+        for (double hz : new double[] {1e9, 2.445e9, 3e9, 5e9}) {
+            double windowNanos = 4_294_967_296.0 / hz * 1e9;
+            assertThat((double) KernelTracker.maxInterval(hz)).isLessThanOrEqualTo(0.8 * windowNanos);
+        }
+    }
+
     @Test
     void closeShouldEndTheUpdaterAndLeaveTheKernelServingWithoutGoingBack() {
         KernelTracker t = KernelTracker.start(hardware());
