@@ -143,8 +143,8 @@ final class MachineCode {
      * instructions): an ordered counter read does not start before every older instruction has executed, so
      * what a read costs beyond the bare counter read is how long, after the counter, its last instruction
      * takes to execute. Two chains start at the counter: the value's, and the branch's that checks the
-     * delta against the limit. Measured on this machine (AMD EPYC, Zen 3; C harness over these bytes and
-     * variants, 400 interleaved runs, docs/PERFORMANCE.md): each instruction on the value's chain shows,
+     * delta against the limit. Measured on this machine (AMD EPYC, Zen 3; docs/bench/seqlock-stub runs these
+     * bytes and variants of them, results in docs/PERFORMANCE.md): each instruction on the value's chain shows,
      * and a branch on the counter costs its chain's length plus about a cycle even when never taken,
      * while loads independent of the counter and the seq check cost nearly nothing. Hence:
      * <ul>
@@ -155,10 +155,11 @@ final class MachineCode {
      *     {@code mult' = mult * 2^(64 - shift)}, {@code now * mult' + k = lo * mult' + k_hi} where
      *     {@code k_hi = k + hi * 2^32 * mult'} and {@code k = (base + offset) * 2^64 + xtime * 2^(64 - shift)
      *     - cycle_last * mult'}, whose high word is exactly {@code base + offset + ((xtime + delta * mult)
-     *     >>> shift)}. The constant is picked by a cmove on a compare of edx, ready before the mul is; a
-     *     second candidate (three epochs instead of two) measured 0.7 ns slower, so there are two.</li>
+     *     >>> shift)}. The constant is picked by a cmove on a compare of edx, ready before the mul is. Two
+     *     constants, not three: a second cmove pair measured 0.4 ns slower (three-epochs.s against
+     *     check-before-value.s in docs/bench/seqlock-stub).</li>
      * <li>the limit check joins the halves and compares after the value is computed in program order
-     *     (measured 0.5 ns cheaper than before it), and one compare covers both ends: a counter value
+     *     (measured 0.4 ns cheaper than before it), and one compare covers both ends: a counter value
      *     before cycle_last is a huge unsigned delta.</li>
      * <li>the writer bounds each limit so that a delta below it implies {@code hi} in {E, E + 1} (E =
      *     cycle_last's high half: a window of one to two 2^32-cycle epochs, 1.75 to 3.5 s at 2.45 GHz) and
@@ -168,7 +169,9 @@ final class MachineCode {
      *
      * <p><b>Memory ordering, decided here.</b> x86 keeps loads in program order (TSO): the record loads come
      * after the first seq load and the seq re-read after them, and the writer stores seq odd, fences,
-     * stores the records, then seq even (release). The counter may be read before the first seq load: a
+     * stores the records, then seq even (release). The first seq is kept with its low bit cleared, so an
+     * odd one (a writer inside its window) never equals the re-read (seq only grows): one compare and one
+     * branch check both "even" and "unchanged", and the reader retries after a pause. The counter may be read before the first seq load: a
      * reader that then sees the new state with a counter value before the writer's pivot c0 gets a negative
      * delta, which the slow path clamps to the value at c0, so every reader of the new state returns at
      * least new(c0) = old(c0) (the Timekeeper's monotonicity argument, case 2). Case 1 needs the counter read
