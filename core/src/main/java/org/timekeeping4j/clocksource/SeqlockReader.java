@@ -7,9 +7,9 @@ import org.timekeeping4j.linux.Platform;
 /**
  * A whole timekeeper read in machine code: ordered counter read, sequence, conversion and validation in one
  * downcall, over a page of published parameters (the vDSO's do_hres over its vvar page). A read through it
- * costs the bare counter read plus a 128-bit multiply and an add (about 1.3 ns here); the same read in Java pays for each
- * field's load and check after the downcall returns (docs/PERFORMANCE.md). The code and its memory-ordering
- * argument: {@link MachineCode#x86SeqlockRead}.
+ * costs the bare counter read plus a 128-bit multiply and an add (about 1.3 ns here); the same read in Java
+ * pays for each field's load and check after the downcall returns (docs/PERFORMANCE.md). The code and its
+ * memory-ordering argument: {@link MachineCode#x86SeqlockRead}.
  *
  * <h2>Page layout (native, little-endian, 64-byte aligned)</h2>
  * <pre>
