@@ -628,10 +628,7 @@ public final class KernelTracker implements AutoCloseable {
             // counter read) minus the MONOTONIC line's own error: then REALTIME is centred in the kernel's
             // brackets exactly as MONOTONIC is. Before publication nobody reads these timekeepers, so the
             // offset is refined freely; afterwards it moves only on a kernel step.
-            long offsetError = offsetError(ClockId.REALTIME, errMono);
-            if (outside && (ours + offsetError < realLo || ours + offsetError > realHi)) {
-                offsetError = mid(realLo, realHi) - ours; // the measurement disagrees with the bounds: trust them
-            }
+            long offsetError = withinBounds(ours + offsetError(ClockId.REALTIME, errMono), realLo, realHi) - ours;
             if (Math.abs(offsetError) > (converging ? 1 : 0)) {
                 tkMono.step(offsetError);
                 realtimeSteps++;
@@ -657,11 +654,7 @@ public final class KernelTracker implements AutoCloseable {
                 // build's first estimate, the midpoint of brackets taken while this code still ran
                 // interpreted (hundreds of ns wide), had put BOOTTIME 70-100 ns off the kernel's.
                 long boot = tkMono.boottimeOffsetNanos();
-                long want = boot + offsetError(ClockId.BOOTTIME, errMono);
-                if (want < bootLo || want > bootHi) {
-                    want = mid(bootLo, bootHi); // the measurement disagrees with the bounds: trust them
-                }
-                want = Math.max(0, want);
+                long want = Math.max(0, withinBounds(boot + offsetError(ClockId.BOOTTIME, errMono), bootLo, bootHi));
                 if (want != boot) {
                     tkMono.setBoottimeOffsetNanos(want);
                 }
@@ -682,6 +675,15 @@ public final class KernelTracker implements AutoCloseable {
         long real = LinuxTime.clockGettimeNanos(ClockId.REALTIME.id());
         long tai = LinuxTime.clockGettimeNanos(ClockId.TAI.id());
         return (int) Math.round((tai - real) / 1e9);
+    }
+
+    /**
+     * {@code want}, or the middle of the strict bounds [lo, hi] when it lies outside them: the measurement
+     * disagrees with the bounds, and the bounds are the stronger evidence (a clock read between two reads of
+     * the other). REALTIME's and BOOTTIME's offsets are centred by this one rule.
+     */
+    private static long withinBounds(long want, long lo, long hi) {
+        return want < lo || want > hi ? mid(lo, hi) : want;
     }
 
     private static long mid(long lo, long hi) {
