@@ -65,17 +65,13 @@ class MachineCodeReadTest {
     }
 
     private static TimekeeperState randomState(SplittableRandom rnd, int shift, long now) {
-        return randomState(rnd, shift, now, 1L << 36); // up to ~30 s ago at 2.4 GHz: both paths
-    }
-
-    private static TimekeeperState randomState(SplittableRandom rnd, int shift, long now, long maxAge) {
         TimekeeperState st = new TimekeeperState(-1L, shift);
         for (TkReadBase line : new TkReadBase[] {st.mono, st.raw}) {
             // 0.3 to 0.99 ns per cycle: counters of 1 to 3.3 GHz, the TSCs this code serves.
             line.mult = (long) ((0.3 + 0.69 * rnd.nextDouble()) * (1L << shift));
             line.xtimeNsec = rnd.nextLong(1L << shift);
             line.base = rnd.nextLong(-(1L << 60), 1L << 60);
-            line.cycleLast = now - rnd.nextLong(maxAge);
+            line.cycleLast = now - rnd.nextLong(1L << 36); // up to ~30 s ago at 2.4 GHz: both paths
         }
         st.raw.cycleLast = st.mono.cycleLast;
         st.offsReal = rnd.nextLong(-(1L << 50), 1L << 50);
@@ -155,10 +151,10 @@ class MachineCodeReadTest {
                 long c2 = counter.read();
                 long lo = reference(st, p, shift, c1);
                 long hi = reference(st, p, shift, c2);
-                assertThat(v).as("record %d, epoch E + %d", p, (c1 >>> 32) - (st.mono.cycleLast >>> 32))
-                        .isBetween(lo, hi);
+                int epoch = (int) ((c1 >>> 32) - (st.mono.cycleLast >>> 32));
+                assertThat(v).as("record %d, epoch E + %d", p, epoch).isBetween(lo, hi);
                 exact += lo == hi ? 1 : 0;
-                byEpoch[(int) ((c1 >>> 32) - (st.mono.cycleLast >>> 32))]++;
+                byEpoch[epoch]++;
             }
         }
         assertThat(exact).as("reads whose bracket pinned the value to the ns").isGreaterThan(20_000);
