@@ -15,6 +15,9 @@ import org.timekeeping4j.tracking.KernelTracker;
 import org.timekeeping4j.linux.Errno;
 import org.timekeeping4j.linux.ErrnoException;
 import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.vdso.KernelVdso;
+import org.timekeeping4j.vdso.VdsoClock;
+import org.timekeeping4j.clocksource.VdsoStub;
 
 /**
  * Reads Linux clocks.
@@ -40,13 +43,15 @@ public final class Clocks {
     private Clocks() {}
 
     /**
-     * The clock's current value in nanoseconds by the fastest correct path: the user-space timekeeper
-     * over the CPU counter for REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME and TAI (and their ALARM
-     * twins) where the counter can be trusted and the tracker is following the kernel; the kernel for
-     * every other clock and whenever the fast path cannot be trusted. See {@link #source()}.
+     * The clock's current value in nanoseconds by the fastest correct path. REALTIME, MONOTONIC,
+     * MONOTONIC_RAW, BOOTTIME and TAI are read over the CPU counter in user space: in exact mode (the
+     * default wherever the kernel's vDSO data validates) from the kernel's own parameters with the vDSO's
+     * arithmetic, equal to clock_gettime bit for bit; elsewhere through the tracker's timekeeper, which
+     * follows the kernel from outside. Every other clock, and every read the fast path cannot serve, goes
+     * to clock_gettime. See {@link #source()}.
      *
      * <p>Guarantees: never goes backwards for MONOTONIC, MONOTONIC_RAW and BOOTTIME, including when the
-     * path changes; within a few tens of ns of the kernel's value.
+     * path changes; exact mode returns the kernel's value; the tracker stays within its published bound.
      *
      * @throws UnsupportedOperationException if this kernel cannot read the clock now, saying why
      * @throws IllegalArgumentException      if {@code timekeeping4j.counter} names no mode
@@ -87,15 +92,31 @@ public final class Clocks {
         };
     }
 
+    // Exact mode first: KernelVdso.ENABLED is a static final, so a compiled read keeps one branch of each
+    // method. A FALLBACK (clock_mode changed, seq stuck odd) is answered by clock_gettime, as the vDSO does.
+
     private static long monotonicNanos() {
+        if (KernelVdso.ENABLED) {
+            long v = KernelVdso.monotonic();
+            return v != VdsoStub.FALLBACK ? v : kernelNanos(ClockId.MONOTONIC);
+        }
         return pageNanos(FastPath.Pages.MONO_PAGE, FastPath.Pages.MONOTONIC, ClockId.MONOTONIC);
     }
 
     private static long realtimeNanos() {
+        if (KernelVdso.ENABLED) {
+            long v = KernelVdso.realtime();
+            return v != VdsoStub.FALLBACK ? v : kernelNanos(ClockId.REALTIME);
+        }
         return pageNanos(FastPath.Pages.MONO_PAGE, FastPath.Pages.REALTIME, ClockId.REALTIME);
     }
 
     private static long fastNanos(ClockId clock) {
+        if (KernelVdso.ENABLED) {
+            long v = clock == ClockId.MONOTONIC_RAW ? KernelVdso.monotonicRaw()
+                    : clock == ClockId.BOOTTIME ? KernelVdso.boottime() : KernelVdso.tai();
+            return v != VdsoStub.FALLBACK ? v : kernelNanos(clock);
+        }
         return clock == ClockId.MONOTONIC_RAW
                 ? pageNanos(FastPath.Pages.RAW_PAGE, FastPath.Pages.MONOTONIC_RAW, clock)
                 : pageNanos(FastPath.Pages.MONO_PAGE,
@@ -149,7 +170,31 @@ public final class Clocks {
      * selection (a few hundred ms, once per process).
      */
     public static long ticks() {
+        if (KernelVdso.ENABLED) {
+            return VdsoStub.readCounterUnordered(); // the TSC itself: no calibration, nothing to wait for
+        }
         return FastPath.Ticks.SOURCE.read();
+    }
+
+    /**
+     * Like {@link #nanos}, with the counter read unordered (x86: rdtsc instead of rdtscp) in exact mode:
+     * the kernel's arithmetic over the kernel's parameters, exact for the counter value it read, and cheaper.
+     * The reads of one thread never go backwards. Across threads it promises no order: a read taken after
+     * observing another thread's store may return less than a read that thread took before the store, by up
+     * to how far the CPU lets an unordered counter read run ahead (tens of ns). Where exact mode does not
+     * serve, this is {@link #nanos}.
+     *
+     * @throws UnsupportedOperationException if this kernel cannot read the clock now, saying why
+     */
+    public static long nanosUnordered(ClockId clock) {
+        VdsoClock c = KernelVdso.ENABLED ? VdsoClock.of(clock) : null;
+        if (c != null) {
+            long v = KernelVdso.readUnordered(c);
+            if (v != VdsoStub.FALLBACK) {
+                return v;
+            }
+        }
+        return nanos(clock);
     }
 
     /**
@@ -159,6 +204,15 @@ public final class Clocks {
      * offsets (exact for MONOTONIC_RAW, within a bracket, tens of ns, for the others).
      */
     public static long ticksToNanos(long ticks, ClockId clock) {
+        if (KernelVdso.ENABLED) {
+            VdsoClock c = VdsoClock.of(clock);
+            if (c != null && KernelVdso.convert(ticks, c, CONVERSION.get())) {
+                return CONVERSION.get().nanos();
+            }
+            return kernelPathTicksToNanos(kernelNanos(ClockId.MONOTONIC_RAW) - (VdsoStub.readCounterOrdered() - ticks)
+                    * 1_000_000_000L / Math.max(1, Math.round(KernelVdso.fields(VdsoClock.CS_RAW).frequencyHz())),
+                    clock);
+        }
         KernelTracker t = FastPath.tracker();
         Clocksource cs = FastPath.Ticks.SOURCE;
         if (t != null && cs instanceof HardwareCounter && cs.frequencyHz() == t.counter().frequencyHz()) {
@@ -169,13 +223,39 @@ public final class Clocks {
             }
         }
         if (cs instanceof KernelCounter) {
-            return clock == ClockId.MONOTONIC_RAW ? ticks
-                    : ticks + kernelNanos(clock) - kernelNanos(ClockId.MONOTONIC_RAW);
+            return kernelPathTicksToNanos(ticks, clock);
         }
         // Hardware ticks without a tracker: scale by the calibrated frequency from now.
         long now = cs.read();
         long k = kernelNanos(clock);
         return k - Math.round((now - ticks) * 1e9 / cs.frequencyHz());
+    }
+
+    /** Per-thread conversion result for {@link #ticksToNanos} in exact mode (allocated once per thread). */
+    private static final ThreadLocal<KernelVdso.Conversion> CONVERSION = ThreadLocal.withInitial(KernelVdso.Conversion::new);
+
+    /**
+     * MONOTONIC_RAW nanoseconds to {@code clock}, by the clocks' current offset: the other clock read between
+     * two MONOTONIC_RAW reads and referred to their midpoint, so that the cost of a call (a system call
+     * where clock_gettime is not in the vDSO) does not bias the offset.
+     */
+    private static long kernelPathTicksToNanos(long rawNanos, ClockId clock) {
+        if (clock == ClockId.MONOTONIC_RAW) {
+            return rawNanos;
+        }
+        long r0 = kernelNanos(ClockId.MONOTONIC_RAW);
+        long k = kernelNanos(clock);
+        long r1 = kernelNanos(ClockId.MONOTONIC_RAW);
+        return rawNanos + (k - (r0 + (r1 - r0) / 2));
+    }
+
+    /**
+     * Exact mode's deferred conversion of a {@link #ticks()} value, with its exactness, for
+     * {@link EventRecorder}: false when exact mode does not serve {@code clock}.
+     */
+    static boolean convertTicks(long ticks, ClockId clock, KernelVdso.Conversion into) {
+        VdsoClock c = KernelVdso.ENABLED ? VdsoClock.of(clock) : null;
+        return c != null && KernelVdso.convert(ticks, c, into);
     }
 
     /**
@@ -193,6 +273,9 @@ public final class Clocks {
      * @throws IllegalArgumentException for a clock other than the five above
      */
     public static boolean snapshot(ClockId clock, Snapshot into) {
+        if (KernelVdso.ENABLED) {
+            return exactSnapshot(clock, into);
+        }
         long counter = FastPath.Ordered.SOURCE.read();
         KernelTracker t = FastPath.tracker();
         if (t != null && (clock == ClockId.REALTIME || snapshotCapable(clock))
@@ -203,6 +286,7 @@ public final class Clocks {
             into.clockWasSetSeq = into.clockConversion.clockWasSetSeq();
             into.fromCounter = true;
             into.sourceChangedSeq = t.sourceChangedSeq();
+            into.exact = false; // the tracker's estimate, not the kernel's parameters
         } else {
             if (!snapshotCapable(clock)) {
                 throw new IllegalArgumentException("snapshots serve REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME "
@@ -214,7 +298,41 @@ public final class Clocks {
             into.clockWasSetSeq = 0;
             into.fromCounter = false;
             into.sourceChangedSeq = t != null ? t.sourceChangedSeq() : 0;
+            into.exact = false;
         }
+        into.clock = clock;
+        into.valid = true;
+        return true;
+    }
+
+    /**
+     * {@link #snapshot} in exact mode: the ordered counter read first, then both clocks converted at it with
+     * the kernel's parameters (the vDSO's formula). Exact unless a kernel update came between the counter read
+     * and the conversion (then extrapolated back along the new line, flagged).
+     */
+    private static boolean exactSnapshot(ClockId clock, Snapshot into) {
+        long counter = VdsoStub.readCounterOrdered();
+        VdsoClock c = VdsoClock.of(clock);
+        if (c == null) {
+            throw new IllegalArgumentException("snapshots serve REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME "
+                    + "and TAI, not " + clock);
+        }
+        if (KernelVdso.convert(counter, c, into.exactClock) && KernelVdso.convert(counter, VdsoClock.MONOTONIC_RAW,
+                into.exactRaw)) {
+            into.counter = counter;
+            into.nanos = into.exactClock.nanos();
+            into.rawNanos = into.exactRaw.nanos();
+            into.fromCounter = true;
+            into.exact = into.exactClock.exact() && into.exactRaw.exact();
+        } else {
+            into.counter = 0;
+            into.nanos = kernelNanos(clock);
+            into.rawNanos = kernelNanos(ClockId.MONOTONIC_RAW);
+            into.fromCounter = false;
+            into.exact = false;
+        }
+        into.clockWasSetSeq = 0;
+        into.sourceChangedSeq = 0;
         into.clock = clock;
         into.valid = true;
         return true;
@@ -234,7 +352,18 @@ public final class Clocks {
     public static CrossTimestamp crossTimestamp(ClockId a, ClockId b, int samples, CrossTimestamp into) {
         into.a = a;
         into.b = b;
-        KernelTracker t = FastPath.tracker();
+        if (KernelVdso.ENABLED && VdsoClock.of(a) != null && VdsoClock.of(b) != null) {
+            long counter = VdsoStub.readCounterOrdered();
+            if (KernelVdso.convert(counter, VdsoClock.of(a), into.exactA)
+                    && KernelVdso.convert(counter, VdsoClock.of(b), into.exactB)) {
+                into.aNanos = into.exactA.nanos();
+                into.bNanos = into.exactB.nanos();
+                into.widthNanos = 0;
+                into.fromCounter = true;
+                return into;
+            }
+        }
+        KernelTracker t = KernelVdso.ENABLED ? null : FastPath.tracker();
         if (t != null && snapshotCapable(a) && snapshotCapable(b)) {
             long counter = FastPath.Ordered.SOURCE.read();
             if (t.snapshot(counter, a, into.first, into.second) && t.snapshot(counter, b, into.second, into.scratch)) {
@@ -271,6 +400,9 @@ public final class Clocks {
      *         trusted ({@link #source()} says why)
      */
     public static boolean awaitFastPath(java.time.Duration timeout) {
+        if (KernelVdso.ENABLED) {
+            return true; // exact mode serves from the first call
+        }
         nanos(ClockId.MONOTONIC); // starts the process-wide tracker
         long deadline = System.nanoTime() + timeout.toNanos();
         while (FastPath.mono == null) {
@@ -284,6 +416,17 @@ public final class Clocks {
 
     /** The counter calibration in use; {@code valid() == false} on the kernel path. */
     public static Calibration calibration() {
+        if (KernelVdso.ENABLED) {
+            KernelVdso.Fields raw = KernelVdso.fields(VdsoClock.CS_RAW);
+            KernelVdso.Conversion at = new KernelVdso.Conversion();
+            if (raw != null && KernelVdso.convert(raw.cycleLast(), VdsoClock.MONOTONIC_RAW, at)) {
+                long maxCycles = raw.maxCycles() > 0 ? raw.maxCycles() : Long.MAX_VALUE;
+                return new Calibration(true, raw.frequencyHz(), raw.mult(), raw.shift(), 0, raw.cycleLast(),
+                        at.nanos(), (long) Math.min(Long.MAX_VALUE, maxCycles / raw.frequencyHz() * 1e9),
+                        "the kernel's own CS_RAW mult/shift from its vDSO data (" + KernelVdso.state().layout()
+                                .description() + "); exact, updated by the kernel");
+            }
+        }
         KernelTracker t = FastPath.tracker();
         return t != null ? t.calibration()
                 : new Calibration(false, 0, 0, 0, 0, 0, 0, 0, FastPath.notTrackingReason());
@@ -291,9 +434,13 @@ public final class Clocks {
 
     /** Which path serves each clock now, and why. */
     public static Map<ClockId, ClockSource> source() {
+        if (KernelVdso.ENABLED) {
+            return exactSource();
+        }
         KernelTracker t = FastPath.tracker();
         boolean tracking = t != null && t.isTracking();
-        String why = tracking ? null : FastPath.notTrackingReason();
+        String why = tracking ? null : FastPath.notTrackingReason() + (KernelVdso.reason() == null ? ""
+                : "; exact mode: " + KernelVdso.reason());
         Map<ClockId, ClockSource> m = new EnumMap<>(ClockId.class);
         for (ClockId c : ClockId.values()) {
             boolean fastCapable = c == ClockId.REALTIME || c == ClockId.MONOTONIC || c == ClockId.MONOTONIC_RAW
@@ -303,6 +450,25 @@ public final class Clocks {
                         + t.counter() + ", tracking the kernel"));
             } else if (fastCapable) {
                 m.put(c, new ClockSource(c, ClockSource.Path.KERNEL, "kernel clock_gettime: " + why));
+            } else if (c == ClockId.REALTIME_COARSE || c == ClockId.MONOTONIC_COARSE) {
+                m.put(c, new ClockSource(c, ClockSource.Path.KERNEL,
+                        "kernel clock_gettime (vDSO): COARSE means the kernel's value at its last tick"));
+            } else {
+                m.put(c, new ClockSource(c, ClockSource.Path.KERNEL, isSupported(c)
+                        ? "kernel clock_gettime: no counter-based equivalent"
+                        : "unsupported: " + whyUnsupported(c).orElse("")));
+            }
+        }
+        return m;
+    }
+
+    private static Map<ClockId, ClockSource> exactSource() {
+        Map<ClockId, ClockSource> m = new EnumMap<>(ClockId.class);
+        String how = "exact: the kernel's vDSO data (" + KernelVdso.state().layout().description() + ") with the "
+                + "vDSO's arithmetic around " + KernelVdso.counterRead() + ", equal to clock_gettime";
+        for (ClockId c : ClockId.values()) {
+            if (VdsoClock.of(c) != null) {
+                m.put(c, new ClockSource(c, ClockSource.Path.COUNTER, how));
             } else if (c == ClockId.REALTIME_COARSE || c == ClockId.MONOTONIC_COARSE) {
                 m.put(c, new ClockSource(c, ClockSource.Path.KERNEL,
                         "kernel clock_gettime (vDSO): COARSE means the kernel's value at its last tick"));

@@ -12,6 +12,8 @@ public final class CrossTimestamp {
     final Timekeeper.Conversion first = new Timekeeper.Conversion();
     final Timekeeper.Conversion second = new Timekeeper.Conversion();
     final Timekeeper.Conversion scratch = new Timekeeper.Conversion();
+    final org.timekeeping4j.vdso.KernelVdso.Conversion exactA = new org.timekeeping4j.vdso.KernelVdso.Conversion();
+    final org.timekeeping4j.vdso.KernelVdso.Conversion exactB = new org.timekeeping4j.vdso.KernelVdso.Conversion();
 
     ClockId a;
     ClockId b;

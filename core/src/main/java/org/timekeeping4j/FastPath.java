@@ -7,6 +7,7 @@ import org.timekeeping4j.clocksource.SeqlockReader;
 import org.timekeeping4j.timekeeper.Timekeeper;
 import org.timekeeping4j.timekeeper.VvarPage;
 import org.timekeeping4j.tracking.KernelTracker;
+import org.timekeeping4j.vdso.KernelVdso;
 
 /**
  * The process-wide fast path: the counter selection and the tracker, started on first use.
@@ -35,7 +36,10 @@ final class FastPath {
     static volatile Timekeeper raw;
 
     static {
-        if (CONFIG_ERROR == null) {
+        if (CONFIG_ERROR == null && KernelVdso.ENABLED) {
+            notTrackingReason = "exact mode serves the counter-backed clocks from the kernel's vDSO data: "
+                    + "no tracker runs";
+        } else if (CONFIG_ERROR == null) {
             Thread.ofPlatform().daemon().name("timekeeping4j-start").start(FastPath::start);
         } else {
             notTrackingReason = CONFIG_ERROR.getMessage();

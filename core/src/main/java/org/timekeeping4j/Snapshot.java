@@ -12,6 +12,8 @@ public final class Snapshot {
     // Conversion scratch, owned by this snapshot so that filling it allocates nothing.
     final Timekeeper.Conversion clockConversion = new Timekeeper.Conversion();
     final Timekeeper.Conversion rawConversion = new Timekeeper.Conversion();
+    final org.timekeeping4j.vdso.KernelVdso.Conversion exactClock = new org.timekeeping4j.vdso.KernelVdso.Conversion();
+    final org.timekeeping4j.vdso.KernelVdso.Conversion exactRaw = new org.timekeeping4j.vdso.KernelVdso.Conversion();
 
     ClockId clock;
     long counter;
@@ -21,6 +23,7 @@ public final class Snapshot {
     long sourceChangedSeq;
     boolean valid;
     boolean fromCounter;
+    boolean exact;
 
     /** The clock {@link #nanos()} is in. */
     public ClockId clock() {
@@ -61,6 +64,19 @@ public final class Snapshot {
     }
 
     /** True when both values come from one counter read; false on the kernel path (two reads, not one instant). */
+    /**
+     * True when both values are exactly what clock_gettime returned (or would have returned) at
+     * {@link #counter()}: exact mode, with the kernel's parameters in force at that counter value. False on
+     * the tracker's and the kernel's paths, and in exact mode when a kernel update came between the counter
+     * read and the conversion (then the values are extrapolated back along the new parameters: off by the
+     * frequency change times a few hundred ns at most).
+     *
+     * @return whether the values are the kernel's own at the counter value
+     */
+    public boolean isExact() {
+        return exact;
+    }
+
     public boolean isFromCounter() {
         return fromCounter;
     }

@@ -10,6 +10,7 @@ import java.util.EnumSet;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.clocksource.CounterSelector;
 import org.timekeeping4j.linux.LinuxTime;
@@ -20,6 +21,7 @@ import org.timekeeping4j.tracking.KernelTracker;
  * 10^8: `tk4j verify` runs that). Where no hardware counter is trusted the same assertions hold for the
  * kernel path.
  */
+@Tag("tracker-mode") // run with timekeeping4j.vdso=off (core/pom.xml): the tracker serves
 class FastClocksTest {
 
     private static final EnumSet<ClockId> FAST = EnumSet.of(ClockId.REALTIME, ClockId.MONOTONIC,

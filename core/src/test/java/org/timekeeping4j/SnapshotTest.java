@@ -8,10 +8,12 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.clocksource.CounterSelector;
 import org.timekeeping4j.tracking.KernelTracker;
 
+@Tag("tracker-mode") // run with timekeeping4j.vdso=off (core/pom.xml): the tracker serves
 class SnapshotTest {
 
     private static final EnumSet<ClockId> SNAPSHOT = EnumSet.of(ClockId.REALTIME, ClockId.MONOTONIC,

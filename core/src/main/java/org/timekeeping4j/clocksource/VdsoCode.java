@@ -1,0 +1,168 @@
+package org.timekeeping4j.clocksource;
+
+import java.util.HexFormat;
+
+/**
+ * Machine code of the kernel-data read: the vDSO's do_hres over the kernel's own vDSO time data, for
+ * x86_64, as {@code int64_t vdso_read(const struct vdso_clock *vc, const struct vdso_timestamp *ts,
+ * uint64_t test_counter)}. It returns {@code sec * 10^9 + ns} (u64 arithmetic) for the clock whose basetime
+ * slot is {@code ts}, exactly as lib/vdso/gettimeofday.c computes sec and ns before vdso_set_timespec
+ * (splitting ns into seconds afterwards does not change the sum), or {@code Long.MIN_VALUE} when the
+ * vDSO would fall back to the system call: clock_mode not TSC, a time-namespace page (seq odd and
+ * clock_mode VDSO_CLOCKMODE_TIMENS), or seq odd for 2^20 spins (a writer that never finishes: a stuck or
+ * foreign page). Source: docs/bench/vdso-stub/x86-vdso-read.S ({@code build.sh -d} prints every variant).
+ *
+ * <p><b>The counter slot.</b> Bytes {@code slot .. slot + 10} read the counter into edx:eax (rcx may be
+ * clobbered): NOP padding first, then rdtscp, lfence;rdtsc or rdtsc, so every flavour has the same length
+ * and no branch offset depends on it; the test flavour takes its counter from the third argument (saved
+ * in r11 on entry) so tests can compare the rest of the code with an independent reference for any
+ * counter value. The padding sits before the counter read, off the value's dependency chain.
+ *
+ * <p><b>Layout 6.10+ ({@link #OVERFLOW}: vdso_data 6.10-6.14 and vdso_clock 6.15+, max_cycles at +16):</b>
+ * <pre>
+ *    0: 49 89 d3             mov    r11, rdx              ; the test build's counter
+ *    3: 41 b9 00 00 10 00    mov    r9d, 0x100000         ; spin bound while seq is odd
+ *    9: 44 8b 07             mov    r8d, [rdi]            ; seq = READ_ONCE(vc-&gt;seq)
+ *    c: 41 f7 c0 01 00 00 00 test   r8d, 1
+ *   13: 75 7a                jne    8f                    ; odd: writer inside, or a time-namespace page
+ *   15: 83 7f 04 01          cmp    dword [rdi+4], 1      ; clock_mode == VDSO_CLOCKMODE_TSC?
+ *   19: 0f 85 84 00 00 00    jne    a3                    ;   else clock_gettime answers
+ *   1f: 0f 1f 80 00 00 00 00 nop                          ; counter slot (10 bytes)
+ *   26: 0f 01 f9             rdtscp
+ *   29: 48 c1 e2 20          shl    rdx, 32
+ *   2d: 48 09 d0             or     rax, rdx              ; cycles
+ *   30: 48 0f ba f0 3f       btr    rax, 63               ; &amp; S64_MAX (6.10+ __arch_get_hw_counter)
+ *   35: 48 2b 47 08          sub    rax, [rdi+8]          ; delta = cycles - cycle_last
+ *   39: 48 3b 47 10          cmp    rax, [rdi+16]         ; delta &gt; max_cycles (unsigned)?
+ *   3d: 77 21                ja     60
+ *   3f: 8b 4f 20             mov    ecx, [rdi+32]         ; mult
+ *   42: 48 0f af c1          imul   rax, rcx              ; delta * mult (u64)
+ *   46: 48 03 46 08          add    rax, [rsi+8]          ; + basetime.nsec (ns &lt;&lt; shift)
+ *   4a: 8b 4f 24             mov    ecx, [rdi+36]         ; shift
+ *   4d: 48 d3 e8             shr    rax, cl               ; ns
+ *   50: 48 69 16 00 ca 9a 3b imul   rdx, [rsi], 10^9      ; basetime.sec * 10^9 (u64)
+ *   57: 48 01 d0             add    rax, rdx
+ *   5a: 44 3b 07             cmp    r8d, [rdi]            ; vdso_read_retry: seq unchanged?
+ *   5d: 75 aa                jne    9
+ *   5f: c3                   ret
+ *   60: 48 0f ba e0 3e       bt     rax, 62               ; negative motion: the sign bit is bit 62
+ *   65: 72 1c                jb     83
+ *   67: 48 0f ba f0 3f       btr    rax, 63               ; delta &amp; S64_MAX
+ *   6c: 8b 4f 20             mov    ecx, [rdi+32]
+ *   6f: 48 f7 e1             mul    rcx                   ; rdx:rax = delta * mult (128 bits)
+ *   72: 48 03 46 08          add    rax, [rsi+8]
+ *   76: 48 83 d2 00          adc    rdx, 0
+ *   7a: 8b 4f 24             mov    ecx, [rdi+36]
+ *   7d: 48 0f ad d0          shrd   rax, rdx, cl          ; mul_u64_u32_add_u64_shr
+ *   81: eb cd                jmp    50
+ *   83: 48 8b 46 08          mov    rax, [rsi+8]          ; behind cycle_last: basetime.nsec &gt;&gt; shift
+ *   87: 8b 4f 24             mov    ecx, [rdi+36]
+ *   8a: 48 d3 e8             shr    rax, cl
+ *   8d: eb c1                jmp    50
+ *   8f: 81 7f 04 ff ff ff 7f cmp    dword [rdi+4], 0x7fffffff ; VDSO_CLOCKMODE_TIMENS: seq stays odd
+ *   96: 74 0b                je     a3
+ *   98: f3 90                pause
+ *   9a: 41 ff c9             dec    r9d
+ *   9d: 0f 85 66 ff ff ff    jne    9
+ *   a3: 48 b8 00..00 80      movabs rax, 0x8000000000000000 ; Long.MIN_VALUE: clock_gettime answers
+ *   ad: c3                   ret
+ * </pre>
+ *
+ * <p><b>Layout 5.3-6.9 ({@link #LEGACY}: vdso_data without max_cycles; mask +16, mult +24, shift +28).</b>
+ * The same frame; between the counter and the seq re-check, vdso_calc_delta's x86 form (the mask is
+ * ignored, a counter at or behind cycle_last counts as delta 0):
+ * <pre>
+ *   2c: 48 8b 4f 08          mov    rcx, [rdi+8]          ; cycle_last
+ *   30: 31 d2                xor    edx, edx
+ *   32: 48 29 c8             sub    rax, rcx
+ *   35: 48 0f 46 c2          cmovbe rax, rdx              ; cycles &lt;= cycle_last: 0
+ *   39: 8b 4f 18             mov    ecx, [rdi+24]         ; mult
+ *   3c: 48 0f af c1          imul   rax, rcx
+ *   40: 48 03 46 08          add    rax, [rsi+8]
+ *   44: 8b 4f 1c             mov    ecx, [rdi+28]         ; shift
+ *   47: 48 d3 e8             shr    rax, cl
+ * </pre>
+ *
+ * <p><b>Memory ordering, decided here.</b> x86 keeps loads in program order (TSO), so the loads of
+ * clock_mode, cycle_last, max_cycles, mult, shift and basetime, all after the first seq load and before
+ * the seq re-load in program order, see one state whenever the two seq loads are equal and even: this pairs
+ * with update_vsyscall's seq increments around its stores (kernel/time/vsyscall.c: vdso_write_begin,
+ * smp_wmb, the stores, smp_wmb, vdso_write_end). The kernel's own reader adds only compiler barriers
+ * here (include/vdso/helpers.h, smp_rmb is barrier() on x86). The counter is read in order after the first
+ * seq load (rdtscp waits for every earlier load; lfence;rdtsc likewise where lfence is dispatch-serialising),
+ * as rdtsc_ordered does in the vDSO: a counter older than the state would give a negative delta, which the
+ * code turns into the value at cycle_last exactly as the vDSO does. The unordered flavour (rdtsc) gives
+ * up only that: it may read the counter before the seq load, which the same negative-delta rule absorbs.
+ */
+public final class VdsoCode {
+
+    private VdsoCode() {}
+
+    /** The algorithm and field offsets of one kernel layout generation. */
+    public enum Algorithm {
+        /** x86_64 6.10+: max_cycles and the 128-bit path ({@code CONFIG_GENERIC_VDSO_OVERFLOW_PROTECT}). */
+        OVERFLOW,
+        /** x86_64 5.3-6.9: vdso_calc_delta, no max_cycles. */
+        LEGACY
+    }
+
+    /** How the code reads the counter. */
+    public enum Flavour {
+        /** rdtscp: ordered after every earlier load. */
+        RDTSCP("rdtscp", "0f 1f 80 00 00 00 00 0f 01 f9"),
+        /** lfence;rdtsc: ordered where the kernel marks LFENCE dispatch-serialising. */
+        LFENCE_RDTSC("lfence;rdtsc", "0f 1f 44 00 00 0f ae e8 0f 31"),
+        /** rdtsc: unordered (may be read before earlier loads complete). */
+        RDTSC("rdtsc", "0f 1f 80 00 00 00 00 90 0f 31"),
+        /** The third argument instead of a counter: tests only. */
+        TEST("test counter", "4c 89 d8 4c 89 da 48 c1 ea 20");
+
+        private final String instructions;
+        private final byte[] slot;
+
+        Flavour(String instructions, String slot) {
+            this.instructions = instructions;
+            this.slot = HexFormat.ofDelimiter(" ").parseHex(slot);
+        }
+
+        /** The instructions that read the counter. */
+        public String instructions() {
+            return instructions;
+        }
+    }
+
+    /** Length of the counter slot in bytes. */
+    static final int SLOT_BYTES = 10;
+
+    private static final String OVERFLOW_CODE = "49 89 d3 41 b9 00 00 10 00 44 8b 07 41 f7 c0 01 00 00 00 75 7a 83 7f"
+            + " 04 01 0f 85 84 00 00 00 0f 1f 80 00 00 00 00 0f 01 f9 48 c1 e2 20 48 09 d0 48 0f ba f0 3f 48 2b 47 08"
+            + " 48 3b 47 10 77 21 8b 4f 20 48 0f af c1 48 03 46 08 8b 4f 24 48 d3 e8 48 69 16 00 ca 9a 3b 48 01 d0 44"
+            + " 3b 07 75 aa c3 48 0f ba e0 3e 72 1c 48 0f ba f0 3f 8b 4f 20 48 f7 e1 48 03 46 08 48 83 d2 00 8b 4f 24"
+            + " 48 0f ad d0 eb cd 48 8b 46 08 8b 4f 24 48 d3 e8 eb c1 81 7f 04 ff ff ff 7f 74 0b f3 90 41 ff c9 0f 85"
+            + " 66 ff ff ff 48 b8 00 00 00 00 00 00 00 80 c3";
+    private static final int OVERFLOW_SLOT = 0x1f;
+
+    private static final String LEGACY_CODE = "49 89 d3 41 b9 00 00 10 00 44 8b 07 41 f7 c0 01 00 00 00 75 45 83 7f"
+            + " 04 01 75 4f 0f 1f 80 00 00 00 00 0f 01 f9 48 c1 e2 20 48 09 d0 48 8b 4f 08 31 d2 48 29 c8 48 0f 46 c2"
+            + " 8b 4f 18 48 0f af c1 48 03 46 08 8b 4f 1c 48 d3 e8 48 69 16 00 ca 9a 3b 48 01 d0 44 3b 07 75 b0 c3 81"
+            + " 7f 04 ff ff ff 7f 74 07 f3 90 41 ff c9 75 9f 48 b8 00 00 00 00 00 00 00 80 c3";
+    private static final int LEGACY_SLOT = 0x1b;
+
+    /** The code for {@code algorithm} with {@code flavour}'s counter read in its slot. */
+    public static byte[] x86(Algorithm algorithm, Flavour flavour) {
+        byte[] code = HexFormat.ofDelimiter(" ").parseHex(algorithm == Algorithm.OVERFLOW ? OVERFLOW_CODE : LEGACY_CODE);
+        int slot = slotOffset(algorithm);
+        System.arraycopy(flavour.slot, 0, code, slot, SLOT_BYTES);
+        return code;
+    }
+
+    /** Where the counter slot starts in {@code algorithm}'s code. */
+    public static int slotOffset(Algorithm algorithm) {
+        return algorithm == Algorithm.OVERFLOW ? OVERFLOW_SLOT : LEGACY_SLOT;
+    }
+
+    /** The slot's bytes for {@code flavour} (a copy). */
+    static byte[] slot(Flavour flavour) {
+        return flavour.slot.clone();
+    }
+}

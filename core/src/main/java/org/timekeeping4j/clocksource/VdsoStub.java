@@ -1,0 +1,87 @@
+package org.timekeeping4j.clocksource;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.invoke.MethodHandle;
+import java.util.Set;
+import org.timekeeping4j.linux.KernelInfo;
+import org.timekeeping4j.linux.Platform;
+
+/**
+ * Maps the kernel-data read ({@link VdsoCode}) as a critical downcall:
+ * {@code (long vc, long ts, long testCounter) -> long}, addresses as longs so that a caller holding them in
+ * static finals passes constants. A handle is made once per (algorithm, flavour) and kept by the caller in a
+ * static final field, where the JIT inlines the downcall.
+ */
+public final class VdsoStub {
+
+    /** What {@link #map} returns: the handle, or why there is none. */
+    public record Mapping(MethodHandle handle, String failure) {
+        /** True when {@link #handle()} is usable. */
+        public boolean ok() {
+            return handle != null;
+        }
+    }
+
+    private static final FunctionDescriptor READ = FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
+
+    /** What the read returns instead of a time when clock_gettime must answer. */
+    public static final long FALLBACK = Long.MIN_VALUE;
+
+    private VdsoStub() {}
+
+    /** Maps the x86_64 code for {@code algorithm} around {@code flavour}'s counter read. */
+    public static Mapping map(VdsoCode.Algorithm algorithm, VdsoCode.Flavour flavour) {
+        Stubs.Mapped m = Stubs.map("vdso read (" + algorithm + ", " + flavour.instructions() + ")",
+                VdsoCode.x86(algorithm, flavour), READ, Platform.Arch.X86_64);
+        return new Mapping(m.handle(), m.failure());
+    }
+
+    /**
+     * The ordered counter read the kernel's vDSO itself uses here (rdtsc_ordered): lfence;rdtsc where the
+     * kernel marks LFENCE as serialising rdtsc (X86_FEATURE_LFENCE_RDTSC), else rdtscp where the CPU has it,
+     * else lfence;rdtsc. Measured on this AMD VM: without the kernel's flag lfence;rdtsc reads up to 100 ns
+     * early, so rdtscp is preferred there.
+     */
+    public static VdsoCode.Flavour orderedFlavour() {
+        Set<String> flags = KernelInfo.cpuFlags();
+        if (flags.contains("lfence_rdtsc")) {
+            return VdsoCode.Flavour.LFENCE_RDTSC;
+        }
+        return flags.contains("rdtscp") ? VdsoCode.Flavour.RDTSCP : VdsoCode.Flavour.LFENCE_RDTSC;
+    }
+
+    private static final boolean ORDERED_LFENCE = orderedFlavour() == VdsoCode.Flavour.LFENCE_RDTSC;
+
+    /**
+     * The counter, read as {@link #orderedFlavour()} reads it, without conversion: for snapshots, whose
+     * counter read comes first and is converted afterwards. Only where the x86 stubs map.
+     */
+    public static long readCounterOrdered() {
+        try {
+            return ORDERED_LFENCE ? (long) Stubs.LfenceRdtsc.HANDLE.invokeExact()
+                    : (long) Stubs.RdtscpNoAux.HANDLE.invokeExact();
+        } catch (Throwable t) {
+            throw Stubs.rethrow(t);
+        }
+    }
+
+    /** The counter, unordered (rdtsc): the cheapest timestamp, for {@code Clocks.ticks()}. */
+    public static long readCounterUnordered() {
+        try {
+            return (long) Stubs.Rdtsc.HANDLE.invokeExact();
+        } catch (Throwable t) {
+            throw Stubs.rethrow(t);
+        }
+    }
+
+    /** Calls a mapped read; for handles held in static finals, inline this call's body instead. */
+    public static long invoke(MethodHandle handle, long vc, long ts, long testCounter) {
+        try {
+            return (long) handle.invokeExact(vc, ts, testCounter);
+        } catch (Throwable t) {
+            throw Stubs.rethrow(t);
+        }
+    }
+}

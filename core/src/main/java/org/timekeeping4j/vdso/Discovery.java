@@ -1,0 +1,189 @@
+package org.timekeeping4j.vdso;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.util.List;
+import java.util.Locale;
+import org.timekeeping4j.clocksource.VdsoCode;
+import org.timekeeping4j.clocksource.VdsoStub;
+import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.linux.Platform;
+
+/**
+ * Finds, recognises and validates the kernel's vDSO time data for {@link KernelVdso}, in the order
+ * shared/reference/vdso-data.md recommends, refusing at the first doubt with a one-line reason:
+ * <ol>
+ * <li>configuration ({@code timekeeping4j.vdso=off}, {@code timekeeping4j.counter=kernel});</li>
+ * <li>the time namespace: a process in one of its own reads the namespace's page at page 0, whose seq
+ *     stays odd; exact mode refuses it (clock_gettime applies the offsets);</li>
+ * <li>[vvar] by its exact name in /proc/self/maps; only its first page is ever touched (other vvar pages
+ *     may be unbacked: a load there is SIGBUS, a JVM crash);</li>
+ * <li>the layout, recognised by content ({@link VdsoLayout#recognise});</li>
+ * <li>clock_mode: the counter (TSC, ARCHTIMER), not pvclock/hvclock or none;</li>
+ * <li>the machine code mapped (executable memory may be refused);</li>
+ * <li>every served clock within brackets of clock_gettime reads, {@value #BRACKETS} times each.</li>
+ * </ol>
+ */
+public final class Discovery {
+
+    /** Bracketed reads per clock before exact mode is enabled. */
+    static final int BRACKETS = 64;
+
+    private Discovery() {}
+
+    /**
+     * What discovery found.
+     *
+     * @param reason    null when exact mode serves, else why not
+     * @param layout    the recognised layout, or null
+     * @param mapping   [vvar], or null
+     * @param page      page 0 of [vvar] (read-only kernel memory), or null
+     * @param flavour   the ordered counter read of the machine code, or null
+     * @param read      the ordered read's handle, or null
+     * @param readUnordered the unordered read's handle, or null
+     * @param rejected  the layouts tried and why each did not fit
+     */
+    public record Result(String reason, VdsoLayout layout, VvarMapping mapping, MemorySegment page,
+                         VdsoCode.Flavour flavour, MethodHandle read, MethodHandle readUnordered,
+                         List<String> rejected) {
+
+        static Result refused(String reason) {
+            return new Result(reason, null, null, null, null, null, null, List.of());
+        }
+
+        /** Address of base {@code base}'s struct; 0 when not enabled. */
+        long base(int base) {
+            return reason == null ? page.address() + layout.baseOffset(base) : 0;
+        }
+
+        /** Address of {@code clock}'s basetime slot; 0 when not enabled. */
+        long timestamp(VdsoClock clock) {
+            return reason == null ? page.address() + layout.timestampOffset(clock.base(), clock.slot()) : 0;
+        }
+    }
+
+    static Result run() {
+        try {
+            return discover();
+        } catch (RuntimeException | IOException e) {
+            return Result.refused("discovery failed: " + e);
+        }
+    }
+
+    private static Result discover() throws IOException {
+        String property = System.getProperty(KernelVdso.PROPERTY, "auto").trim().toLowerCase(Locale.ROOT);
+        if (property.equals("off")) {
+            return Result.refused("exact mode switched off (" + KernelVdso.PROPERTY + "=off)");
+        }
+        if (!property.equals("auto")) {
+            return Result.refused("unknown " + KernelVdso.PROPERTY + "=" + property + " (valid: auto, off)");
+        }
+        if ("kernel".equals(System.getProperty("timekeeping4j.counter"))) {
+            return Result.refused("the counter is not read by choice (timekeeping4j.counter=kernel)");
+        }
+        if (Platform.UNSUPPORTED_REASON != null) {
+            return Result.refused(Platform.UNSUPPORTED_REASON);
+        }
+        String ns = VvarMapping.timeNamespace();
+        if (ns.startsWith("other")) {
+            return Result.refused("this process runs in a time namespace of its own (" + ns.substring(7)
+                    + "): clock_gettime applies its offsets");
+        }
+        VvarMapping mapping = VvarMapping.ofThisProcess();
+        if (mapping == null) {
+            return Result.refused("no [vvar] mapping in /proc/self/maps (vDSO disabled, or /proc hidden)");
+        }
+        long pageSize = pageSize();
+        if (mapping.size() < pageSize || mapping.start() % pageSize != 0) {
+            return Result.refused("[vvar] of " + mapping.size() + " bytes at 0x" + Long.toHexString(mapping.start())
+                    + " is not a kernel vvar mapping (page size " + pageSize + ")");
+        }
+        if (mapping.vdsoStart() != 0 && Long.compareUnsigned(mapping.vdsoStart(), mapping.end()) < 0) {
+            return Result.refused("[vdso] does not follow [vvar]: not a Linux vvar mapping");
+        }
+        // Only page 0: the rest of [vvar] may be unbacked (SIGBUS on a load).
+        MemorySegment page = MemorySegment.ofAddress(mapping.start()).reinterpret(pageSize);
+        VdsoLayout layout = null;
+        VdsoLayout.Recognition rec = null;
+        for (int attempt = 0; attempt < 8 && layout == null; attempt++) { // a kernel update may race the checks
+            VdsoLayout.Expected expected = new VdsoLayout.Expected(
+                    LinuxTime.clockGettimeNanos(0) / 1_000_000_000L,
+                    LinuxTime.clockGettimeNanos(1) / 1_000_000_000L,
+                    LinuxTime.clockGettimeNanos(4) / 1_000_000_000L);
+            rec = VdsoLayout.recognise(page, Platform.ARCH, expected);
+            layout = rec.layout();
+        }
+        if (layout == null) {
+            return new Result(rec.fitting().isEmpty() ? "no known vDSO data layout fits [vvar]: "
+                    + String.join("; ", rec.rejected()) : "several layouts fit [vvar]: " + rec.fitting(),
+                    null, mapping, null, null, null, null, rec.rejected());
+        }
+        int mode = page.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED,
+                layout.baseOffset(0) + VdsoLayout.CLOCK_MODE);
+        if (mode != VdsoLayout.CLOCKMODE_COUNTER && !(layout.arch() == Platform.Arch.AARCH64
+                && mode == VdsoLayout.CLOCKMODE_COUNTER_NOCOMPAT)) {
+            return new Result("the kernel's vDSO does not read the counter itself (clock_mode " + modeName(mode)
+                    + "): clock_gettime serves", layout, mapping, null, null, null, null, rec.rejected());
+        }
+        if (layout.arch() != Platform.Arch.X86_64) {
+            return new Result("exact mode has no arm64 machine code in this build", layout, mapping, null, null,
+                    null, null, rec.rejected());
+        }
+        VdsoCode.Flavour flavour = VdsoStub.orderedFlavour();
+        VdsoStub.Mapping ordered = VdsoStub.map(layout.x86Algorithm(), flavour);
+        VdsoStub.Mapping unordered = VdsoStub.map(layout.x86Algorithm(), VdsoCode.Flavour.RDTSC);
+        if (!ordered.ok() || !unordered.ok()) {
+            return new Result("the read's machine code cannot run: "
+                    + (ordered.ok() ? unordered.failure() : ordered.failure()), layout, mapping, null, null, null,
+                    null, rec.rejected());
+        }
+        Result r = new Result(null, layout, mapping, page, flavour, ordered.handle(), unordered.handle(),
+                rec.rejected());
+        String bad = validate(r);
+        return bad == null ? r : new Result(bad, layout, mapping, null, null, null, null, rec.rejected());
+    }
+
+    /** Null when every served clock lies within its clock_gettime brackets, else the first that does not. */
+    static String validate(Result r) {
+        for (VdsoClock c : VdsoClock.values()) {
+            long vc = r.base(c.base());
+            long ts = r.timestamp(c);
+            int served = 0;
+            for (int i = 0; i < BRACKETS; i++) {
+                long k0 = LinuxTime.clockGettimeNanos(c.clock().id());
+                long v = VdsoStub.invoke(r.read(), vc, ts, 0);
+                long k1 = LinuxTime.clockGettimeNanos(c.clock().id());
+                if (v == VdsoStub.FALLBACK) {
+                    continue;
+                }
+                served++;
+                if (v - k0 < 0 || k1 - v < 0) {
+                    return "the vDSO data read of " + c.clock() + " left clock_gettime's bracket (" + k0 + " <= "
+                            + v + " <= " + k1 + " fails) with layout " + r.layout() + ": not trusted";
+                }
+            }
+            if (served == 0) {
+                return "the vDSO data read of " + c.clock() + " fell back to clock_gettime " + BRACKETS + " times";
+            }
+        }
+        return null;
+    }
+
+    static String modeName(int mode) {
+        return switch (mode) {
+            case 0 -> "0, NONE";
+            case 1 -> "1, TSC/ARCHTIMER";
+            case 2 -> "2, PVCLOCK (x86) / ARCHTIMER_NOCOMPAT (arm64)";
+            case 3 -> "3, HVCLOCK";
+            case VdsoLayout.CLOCKMODE_TIMENS -> "TIMENS";
+            default -> String.valueOf(mode);
+        };
+    }
+
+    private static long pageSize() {
+        // x86_64: 4 KiB. arm64: 4, 16 or 64 KiB; the data sits at +0 of the first page either way, and
+        // recognition reads less than 4 KiB of it, so 4 KiB is a safe lower bound for the segment.
+        return 4096;
+    }
+}

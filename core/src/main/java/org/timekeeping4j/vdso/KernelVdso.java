@@ -1,0 +1,217 @@
+package org.timekeeping4j.vdso;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.clocksource.VdsoCode;
+import org.timekeeping4j.clocksource.VdsoStub;
+
+/**
+ * Exact mode: the counter-served clocks read from the kernel's own vDSO time data with the vDSO's own
+ * arithmetic, so that a read equals what clock_gettime returns for the same counter value, bit for bit, and
+ * follows every kernel update (NTP/PTP frequency, slews, steps, leap seconds) at the kernel's next update.
+ * No calibration, no updater thread: the kernel is the updater.
+ *
+ * <p>The process-wide state is decided once, when this class initialises (about a millisecond: one read of
+ * /proc/self/maps, the layout recognised on page 0, the machine code mapped, and every served clock checked
+ * against brackets of clock_gettime reads); see {@link Discovery}. Every address and the read's method handle
+ * are static finals, so a JIT-compiled read passes constants to one inlined downcall.
+ *
+ * <p>Per read, the machine code checks seq and clock_mode as the vDSO does: a clocksource change (TSC
+ * marked unstable, kvm-clock) or a seq stuck odd makes that read return {@link VdsoStub#FALLBACK}, and the
+ * caller asks clock_gettime: a change at run time is safe.
+ */
+public final class KernelVdso {
+
+    /** {@code timekeeping4j.vdso}: {@code auto} (exact mode wherever it validates) or {@code off}. */
+    public static final String PROPERTY = "timekeeping4j.vdso";
+
+    private static final Discovery.Result STATE = Discovery.run();
+
+    /** True when exact mode serves the counter-backed clocks. */
+    public static final boolean ENABLED = STATE.reason() == null;
+
+    private static final MethodHandle READ = STATE.read();
+    private static final MethodHandle READ_UNORDERED = STATE.readUnordered();
+    private static final long HRES = STATE.base(VdsoClock.CS_HRES_COARSE);
+    private static final long RAW = STATE.base(VdsoClock.CS_RAW);
+    private static final long TS_REALTIME = STATE.timestamp(VdsoClock.REALTIME);
+    private static final long TS_MONOTONIC = STATE.timestamp(VdsoClock.MONOTONIC);
+    private static final long TS_RAW = STATE.timestamp(VdsoClock.MONOTONIC_RAW);
+    private static final long TS_BOOTTIME = STATE.timestamp(VdsoClock.BOOTTIME);
+    private static final long TS_TAI = STATE.timestamp(VdsoClock.TAI);
+
+    private KernelVdso() {}
+
+    /** Null when {@link #ENABLED}, else why exact mode does not serve (one line). */
+    public static String reason() {
+        return STATE.reason();
+    }
+
+    /** The discovery's outcome: layout, mapping, counter read, and the rejected candidates. */
+    public static Discovery.Result state() {
+        return STATE;
+    }
+
+    /**
+     * The clock's value through the kernel data, or {@link VdsoStub#FALLBACK} when the vDSO itself would
+     * fall back (then ask clock_gettime). Only where {@link #ENABLED}; {@code clock} one of {@link VdsoClock}.
+     */
+    public static long read(VdsoClock clock) {
+        return switch (clock) {
+            case REALTIME -> realtime();
+            case MONOTONIC -> monotonic();
+            case MONOTONIC_RAW -> monotonicRaw();
+            case BOOTTIME -> boottime();
+            case TAI -> tai();
+        };
+    }
+
+    public static long realtime() {
+        return invoke(READ, HRES, TS_REALTIME);
+    }
+
+    public static long monotonic() {
+        return invoke(READ, HRES, TS_MONOTONIC);
+    }
+
+    public static long monotonicRaw() {
+        return invoke(READ, RAW, TS_RAW);
+    }
+
+    public static long boottime() {
+        return invoke(READ, HRES, TS_BOOTTIME);
+    }
+
+    public static long tai() {
+        return invoke(READ, HRES, TS_TAI);
+    }
+
+    /**
+     * As {@link #read}, with the counter read unordered (rdtsc): the same kernel arithmetic, without the
+     * wait for earlier loads. The reads of one thread never go backwards (the counter of one core only
+     * grows, the kernel keeps every clock continuous across updates, and a counter value older than the
+     * state's cycle_last reads as the value at cycle_last); across threads it promises no order: a read
+     * taken after observing another thread's store may return less than a read that thread took before
+     * the store, by up to the time an unordered counter read can run ahead (tens of ns).
+     */
+    public static long readUnordered(VdsoClock clock) {
+        long ts = switch (clock) {
+            case REALTIME -> TS_REALTIME;
+            case MONOTONIC -> TS_MONOTONIC;
+            case MONOTONIC_RAW -> TS_RAW;
+            case BOOTTIME -> TS_BOOTTIME;
+            case TAI -> TS_TAI;
+        };
+        return invoke(READ_UNORDERED, clock == VdsoClock.MONOTONIC_RAW ? RAW : HRES, ts);
+    }
+
+    private static long invoke(MethodHandle handle, long vc, long ts) {
+        try {
+            return (long) handle.invokeExact(vc, ts, 0L);
+        } catch (Throwable t) {
+            throw org.timekeeping4j.linux.LinuxTime.rethrow(t);
+        }
+    }
+
+    /**
+     * Converts a counter value read earlier (an ordered or unordered read of the same counter) to
+     * {@code clock} with the kernel's current parameters, into {@code into}: exact (what clock_gettime
+     * returned, or would have returned, at that counter value) when the value lies in the current update
+     * window (at or after cycle_last); otherwise extrapolated backwards along the current line and flagged
+     * inexact: a frequency change in between is not seen. Allocates nothing.
+     *
+     * @return false when the data cannot serve now (clock_mode no longer the counter, seq stuck odd)
+     */
+    public static boolean convert(long counter, VdsoClock clock, Conversion into) {
+        return STATE.page() != null && VdsoFormula.convert(STATE.layout(), STATE.page(),
+                STATE.layout().baseOffset(clock.base()), clock.slot(), counter, into);
+    }
+
+    /** The result of {@link #convert}: caller-owned, reusable. */
+    public static final class Conversion {
+        long nanos;
+        boolean exact;
+        long cycleLast;
+        int mult;
+        int shift;
+
+        /** The clock's nanoseconds at the counter value. */
+        public long nanos() {
+            return nanos;
+        }
+
+        /** True when the value lies in the kernel's current update window (no extrapolation). */
+        public boolean exact() {
+            return exact;
+        }
+
+        /** The kernel's cycle_last of the state used. */
+        public long cycleLast() {
+            return cycleLast;
+        }
+
+        /** The kernel's mult of the state used. */
+        public int mult() {
+            return mult;
+        }
+
+        /** The kernel's shift of the state used. */
+        public int shift() {
+            return shift;
+        }
+    }
+
+    /** Reads one base's fields under its seq; for descriptions, not for clock reads. */
+    public static Fields fields(int base) {
+        MemorySegment page = STATE.page();
+        VdsoLayout l = STATE.layout();
+        if (page == null) {
+            return null;
+        }
+        long b = l.baseOffset(base);
+        for (int spins = 0; spins < 1 << 20; spins++) {
+            int seq = (int) VdsoFormula.SEQ.getAcquire(page, b); // acquire: the field loads stay after it
+            if ((seq & 1) != 0) {
+                Thread.onSpinWait();
+                continue;
+            }
+            int mode = page.get(ValueLayout.JAVA_INT_UNALIGNED, b + VdsoLayout.CLOCK_MODE);
+            long last = page.get(ValueLayout.JAVA_LONG_UNALIGNED, b + VdsoLayout.CYCLE_LAST);
+            int mult = page.get(ValueLayout.JAVA_INT_UNALIGNED, b + l.multOffset());
+            int shift = page.get(ValueLayout.JAVA_INT_UNALIGNED, b + l.shiftOffset());
+            long maxCycles = l.maxCyclesOffset() < 0 ? -1
+                    : page.get(ValueLayout.JAVA_LONG_UNALIGNED, b + l.maxCyclesOffset());
+            VarHandle.loadLoadFence(); // the field loads complete before the seq re-load (vdso_read_retry)
+            if ((int) VdsoFormula.SEQ.get(page, b) == seq) {
+                return new Fields(Integer.toUnsignedLong(seq), mode, last, maxCycles, Integer.toUnsignedLong(mult),
+                        shift);
+            }
+        }
+        return null;
+    }
+
+    /** One base's fields, as read by {@link #fields}. */
+    public record Fields(long seq, int clockMode, long cycleLast, long maxCycles, long mult, int shift) {
+        /** The counter frequency these mult/shift stand for, in Hz: 2^shift * 10^9 / mult. */
+        public double frequencyHz() {
+            return Math.scalb(1e9, shift) / mult;
+        }
+    }
+
+    /** The ordered flavour in use, for descriptions ("rdtscp"). */
+    public static String counterRead() {
+        return STATE.flavour() == null ? "none" : STATE.flavour().instructions();
+    }
+
+    static VdsoCode.Flavour flavour() {
+        return STATE.flavour();
+    }
+
+    /** The address of the clock's base struct, for tests comparing with other readers. */
+    static long baseAddress(int base) {
+        return base == VdsoClock.CS_RAW ? RAW : HRES;
+    }
+}

@@ -1,0 +1,120 @@
+package org.timekeeping4j.vdso;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import org.timekeeping4j.clocksource.VdsoCode;
+
+/**
+ * The vDSO's arithmetic in Java (lib/vdso/gettimeofday.c vdso_calc_ns and the x86 forms), for conversions
+ * of counter values read earlier: snapshots, {@code Clocks.ticksToNanos}, event export. Clock reads go
+ * through the machine code ({@link VdsoCode}), which computes the same thing around its own counter read.
+ */
+final class VdsoFormula {
+
+    /** The seq of a base: a 32-bit load at the base's start. */
+    static final VarHandle SEQ = ValueLayout.JAVA_INT.varHandle(); // seq is 4-byte aligned in every layout
+
+    private static final long S64_MAX = Long.MAX_VALUE;
+
+    private VdsoFormula() {}
+
+    /**
+     * calc_ns: nanoseconds since the base's basetime.sec at {@code cycles}, shifted out, u64, for the
+     * layout's algorithm (before the seconds are added).
+     */
+    static long ns(VdsoLayout layout, long cycles, long cycleLast, long maxCycles, long mask, long mult, int shift,
+            long base) {
+        VdsoCode.Algorithm a = layout.x86Algorithm();
+        if (a == VdsoCode.Algorithm.OVERFLOW) {
+            long delta = (cycles & S64_MAX) - cycleLast;
+            if (Long.compareUnsigned(delta, maxCycles) > 0) {
+                if ((delta & (1L << 62)) != 0) {
+                    return base >>> shift;
+                }
+                return mulAddShift(delta & S64_MAX, mult, base, shift);
+            }
+            return (delta * mult + base) >>> shift;
+        }
+        if (a == VdsoCode.Algorithm.LEGACY) {
+            long delta = Long.compareUnsigned(cycles, cycleLast) > 0 ? (cycles - cycleLast) * mult : 0;
+            return (base + delta) >>> shift;
+        }
+        long delta = (cycles - cycleLast) & mask;
+        return (delta * mult + base) >>> shift;
+    }
+
+    /** mul_u64_u32_add_u64_shr: (a * mul + b) &gt;&gt; shift on 128 bits, the low 64 bits of the result. */
+    static long mulAddShift(long a, long mul, long b, int shift) {
+        long lo = a * mul;
+        long hi = Math.unsignedMultiplyHigh(a, mul);
+        long sum = lo + b;
+        if (Long.compareUnsigned(sum, lo) < 0) {
+            hi++;
+        }
+        return shift == 0 ? sum : (sum >>> shift) | (hi << (64 - shift));
+    }
+
+    /**
+     * Converts {@code counter} with the state of base {@code baseOffset} under its seq (see
+     * {@link KernelVdso#convert}). A counter at or after cycle_last takes the vDSO's own formula (exact);
+     * one before it is extrapolated backwards on the current line, in 128 bits, and flagged inexact.
+     */
+    static boolean convert(VdsoLayout l, MemorySegment page, long baseOffset, int slot, long counter,
+            KernelVdso.Conversion into) {
+        long ts = baseOffset + l.basetimeOffset() + (long) slot * VdsoLayout.TIMESTAMP_BYTES;
+        for (int spins = 0; spins < 1 << 20; ) {
+            // Acquire: every later load (the fields) is ordered after the seq load; pairs with the kernel's
+            // smp_wmb between its seq increment and its stores (vdso_write_begin).
+            int seq = (int) SEQ.getAcquire(page, baseOffset);
+            if ((seq & 1) != 0) {
+                spins++;
+                Thread.onSpinWait();
+                continue;
+            }
+            int mode = page.get(ValueLayout.JAVA_INT_UNALIGNED, baseOffset + VdsoLayout.CLOCK_MODE);
+            long last = page.get(ValueLayout.JAVA_LONG_UNALIGNED, baseOffset + VdsoLayout.CYCLE_LAST);
+            long maxCycles = l.maxCyclesOffset() < 0 ? 0
+                    : page.get(ValueLayout.JAVA_LONG_UNALIGNED, baseOffset + l.maxCyclesOffset());
+            long mask = page.get(ValueLayout.JAVA_LONG_UNALIGNED, baseOffset + l.maskOffset());
+            long mult = Integer.toUnsignedLong(page.get(ValueLayout.JAVA_INT_UNALIGNED, baseOffset + l.multOffset()));
+            int shift = page.get(ValueLayout.JAVA_INT_UNALIGNED, baseOffset + l.shiftOffset());
+            long sec = page.get(ValueLayout.JAVA_LONG_UNALIGNED, ts);
+            long nsec = page.get(ValueLayout.JAVA_LONG_UNALIGNED, ts + 8);
+            // The field loads complete before the seq re-load; pairs with the kernel's smp_wmb before its
+            // closing seq increment (vdso_write_end). Same protocol as vdso_read_retry.
+            VarHandle.loadLoadFence();
+            if ((int) SEQ.get(page, baseOffset) != seq) {
+                continue;
+            }
+            if (mode != VdsoLayout.CLOCKMODE_COUNTER && !(l.arch() == org.timekeeping4j.linux.Platform.Arch.AARCH64
+                    && mode == VdsoLayout.CLOCKMODE_COUNTER_NOCOMPAT)) {
+                return false;
+            }
+            long c = l.x86Algorithm() == VdsoCode.Algorithm.OVERFLOW ? counter & S64_MAX : counter & mask;
+            // At or after cycle_last (the forward distance in the lower half of the counter's range): the
+            // window the current state was made for.
+            boolean exact = Long.compareUnsigned((c - last) & mask, mask >>> 1) <= 0;
+            long behind = (last - c) & mask;
+            long n;
+            if (exact) {
+                n = ns(l, c, last, maxCycles, mask, mult, shift, nsec);
+            } else {
+                // Before cycle_last: the current line, backwards. ns = (nsec - behind * mult) >> shift on
+                // 128 bits (signed), which for a small lag is the vDSO's formula with a negative delta.
+                long prodLo = behind * mult;
+                long prodHi = Math.unsignedMultiplyHigh(behind, mult);
+                long lo = nsec - prodLo;
+                long hi = -prodHi - (Long.compareUnsigned(nsec, prodLo) < 0 ? 1 : 0);
+                n = (lo >>> shift) | (hi << (64 - shift)); // arithmetic on the 128-bit value, low word
+            }
+            into.nanos = sec * 1_000_000_000L + n;
+            into.exact = exact;
+            into.cycleLast = last;
+            into.mult = (int) mult;
+            into.shift = shift;
+            return true;
+        }
+        return false;
+    }
+}

@@ -1,0 +1,83 @@
+package org.timekeeping4j.vdso;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Where the kernel maps its vDSO data in this process: the {@code [vvar]} line of /proc/self/maps, matched
+ * by its exact name ({@code [vvar_vclock]} is another mapping), and whether this process lives in a time
+ * namespace other than the initial one.
+ *
+ * @param start     first byte of [vvar]
+ * @param end       one past its last byte
+ * @param vdsoStart first byte of [vdso], or 0 if absent
+ */
+public record VvarMapping(long start, long end, long vdsoStart) {
+
+    /** /proc/self/ns/time of the initial time namespace: time:[PROC_TIME_INIT_INO] (0xEFFFFFFA). */
+    static final String INITIAL_TIME_NAMESPACE = "time:[4026531834]";
+
+    /** Bytes mapped. */
+    public long size() {
+        return end - start;
+    }
+
+    /**
+     * Parses the lines of a /proc/PID/maps file.
+     *
+     * @return the mapping, or null when no line names exactly [vvar]
+     * @throws IllegalArgumentException when [vvar] appears more than once or its line is malformed
+     */
+    public static VvarMapping parse(List<String> maps) {
+        long[] vvar = null;
+        long vdso = 0;
+        for (String line : maps) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length < 6) {
+                continue;
+            }
+            String name = f[f.length - 1];
+            if (name.equals("[vvar]")) {
+                if (vvar != null) {
+                    throw new IllegalArgumentException("[vvar] is mapped twice");
+                }
+                vvar = range(f[0]);
+                if (!f[1].startsWith("r")) {
+                    throw new IllegalArgumentException("[vvar] is not readable (" + f[1] + ")");
+                }
+            } else if (name.equals("[vdso]")) {
+                vdso = range(f[0])[0];
+            }
+        }
+        return vvar == null ? null : new VvarMapping(vvar[0], vvar[1], vdso);
+    }
+
+    private static long[] range(String field) {
+        int dash = field.indexOf('-');
+        if (dash <= 0) {
+            throw new IllegalArgumentException("malformed address range " + field);
+        }
+        return new long[] {Long.parseUnsignedLong(field.substring(0, dash), 16),
+                Long.parseUnsignedLong(field.substring(dash + 1), 16)};
+    }
+
+    /** This process's mapping, or null when /proc/self/maps names no [vvar] (vdso=0, not Linux, ...). */
+    static VvarMapping ofThisProcess() throws IOException {
+        return parse(Files.readAllLines(Path.of("/proc/self/maps")));
+    }
+
+    /**
+     * "initial", "other: time:[N]" for a process in a time namespace of its own, or "unknown: ..." when
+     * /proc/self/ns/time cannot be read (kernels before 5.6, CONFIG_TIME_NS off, or a hidden /proc).
+     */
+    static String timeNamespace() {
+        try {
+            String link = Files.readSymbolicLink(Path.of("/proc/self/ns/time")).toString();
+            return link.equals(INITIAL_TIME_NAMESPACE) ? "initial" : "other: " + link;
+        } catch (IOException | UnsupportedOperationException | SecurityException e) {
+            return "unknown: " + e.getMessage();
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package org.timekeeping4j.vdso;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import org.junit.jupiter.api.Test;
+import org.timekeeping4j.clocksource.VdsoStub;
+import org.timekeeping4j.linux.KernelInfo;
+import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.linux.Platform;
+
+/** Exact mode on this machine's kernel: recognised, enabled, and inside clock_gettime's brackets. */
+class KernelVdsoTest {
+
+    /** Bracketed reads per clock (issue 14: at least 10^7). */
+    static final int READS = Integer.getInteger("tk4j.vdso.reads", 10_000_000);
+
+    static void assumeExactModePossible() {
+        assumeTrue(Platform.ARCH == Platform.Arch.X86_64,
+                "exact mode's machine code runs on x86_64 in this test; this JVM runs on " + Platform.ARCH);
+        assumeTrue(KernelInfo.currentClocksource().equals("tsc"),
+                "the kernel's clocksource is " + KernelInfo.currentClocksource() + ", not tsc: its vDSO falls back");
+    }
+
+    @Test
+    void shouldBeEnabledWhereTheKernelReadsTheTsc() {
+        assumeExactModePossible();
+        assertThat(KernelVdso.reason()).isNull();
+        assertThat(KernelVdso.ENABLED).isTrue();
+        assertThat(KernelVdso.state().layout()).isNotNull();
+        KernelVdso.Fields raw = KernelVdso.fields(VdsoClock.CS_RAW);
+        assertThat(raw.frequencyHz()).isBetween(1e8, 1e10);
+    }
+
+    @Test
+    void everyReadLiesWithinItsBracketOfKernelReads() {
+        assumeExactModePossible();
+        for (VdsoClock c : VdsoClock.values()) {
+            int id = c.clock().id();
+            long violations = 0;
+            long fallbacks = 0;
+            for (int i = 0; i < READS; i++) {
+                long k0 = LinuxTime.clockGettimeNanos(id);
+                long v = KernelVdso.read(c);
+                long k1 = LinuxTime.clockGettimeNanos(id);
+                if (v == VdsoStub.FALLBACK) {
+                    fallbacks++;
+                } else if (v - k0 < 0 || k1 - v < 0) {
+                    violations++;
+                }
+            }
+            assertThat(violations).as(c + ": reads outside [k0, k1] of " + READS).isZero();
+            assertThat(fallbacks).as(c + ": fallbacks").isLessThan(READS / 1000 + 1);
+        }
+    }
+}
