@@ -10,12 +10,12 @@ import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.Platform;
 
 /** Exact mode on this machine's kernel: recognised, enabled, and inside clock_gettime's brackets. */
-class KernelVdsoTest {
+public class KernelVdsoTest {
 
-    /** Bracketed reads per clock (issue 14: at least 10^7). */
-    static final int READS = Integer.getInteger("tk4j.vdso.reads", 10_000_000);
+    /** Bracketed reads per clock (ExactClocksTest reads 10^7 per clock through the public API). */
+    static final int READS = Integer.getInteger("tk4j.vdso.reads", 1_000_000);
 
-    static void assumeExactModePossible() {
+    public static void assumeExactModePossible() {
         assumeTrue(Platform.ARCH == Platform.Arch.X86_64,
                 "exact mode's machine code runs on x86_64 in this test; this JVM runs on " + Platform.ARCH);
         assumeTrue(KernelInfo.currentClocksource().equals("tsc"),

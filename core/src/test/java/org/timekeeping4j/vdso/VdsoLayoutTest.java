@@ -1,0 +1,125 @@
+package org.timekeeping4j.vdso;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.timekeeping4j.linux.Platform;
+
+/**
+ * Layout recognition by content over synthetic pages: every known layout is recognised as itself and as
+ * nothing else; a time-namespace page, a seq stuck odd, a pvclock page, garbage and an empty page are
+ * refused with a reason. Runs on every architecture (pure Java over native memory).
+ */
+class VdsoLayoutTest {
+
+    private static final long NOW = 1_764_547_200L; // seconds: REALTIME of the synthetic pages
+    private static final VdsoLayout.Expected EXPECTED = new VdsoLayout.Expected(NOW, 86_400, 86_399);
+
+    /** Writes a page as the kernel would for {@code layout}: both bases, same seq and mode. */
+    static SyntheticPage kernelPage(VdsoLayout layout, Arena arena, int seq, int mode) {
+        SyntheticPage p = new SyntheticPage(layout, arena);
+        long mask = layout.arch() == Platform.Arch.AARCH64 ? VdsoLayout.ARM64_MASK : -1L;
+        int shift = 24;
+        long mult = 6_452_775;
+        long maxCycles = layout.maxCyclesOffset() >= 0 ? 0x257a3c3232dL : 0;
+        p.base(0, seq, mode, new VdsoReference.Base(123_456_789L, maxCycles, mask, mult + 3, shift, NOW,
+                500_000_000L << shift), 0);
+        p.base(0, seq, mode, new VdsoReference.Base(123_456_789L, maxCycles, mask, mult + 3, shift, 86_400,
+                12L << shift), 1);
+        p.base(1, seq, mode, new VdsoReference.Base(123_456_789L, maxCycles, mask, mult, shift, 86_399,
+                999_999_999L << shift), 4);
+        return p;
+    }
+
+    @Test
+    void everyLayoutShouldBeRecognisedAsItselfOnly() {
+        for (VdsoLayout layout : VdsoLayout.values()) {
+            try (Arena arena = Arena.ofConfined()) {
+                SyntheticPage p = kernelPage(layout, arena, 1000, VdsoLayout.CLOCKMODE_COUNTER);
+                VdsoLayout.Recognition r = VdsoLayout.recognise(p.page, layout.arch(), EXPECTED);
+                assertThat(r.fitting()).as("%s; rejected %s", layout, r.rejected()).containsExactly(layout);
+                assertThat(r.layout()).isEqualTo(layout);
+            }
+        }
+    }
+
+    @Test
+    void aTimeNamespacePageShouldBeRefusedAsSuch() {
+        for (VdsoLayout layout : VdsoLayout.values()) {
+            try (Arena arena = Arena.ofConfined()) {
+                SyntheticPage p = kernelPage(layout, arena, 1, VdsoLayout.CLOCKMODE_TIMENS);
+                VdsoLayout.Recognition r = VdsoLayout.recognise(p.page, layout.arch(), EXPECTED);
+                assertThat(r.layout()).isNull();
+                assertThat(r.rejected()).anyMatch(s -> s.startsWith(layout.name()) && s.contains("time-namespace"));
+            }
+        }
+    }
+
+    @Test
+    void aSeqStuckOddShouldBeRefused() {
+        for (VdsoLayout layout : VdsoLayout.values()) {
+            try (Arena arena = Arena.ofConfined()) {
+                SyntheticPage p = kernelPage(layout, arena, 1001, VdsoLayout.CLOCKMODE_COUNTER);
+                VdsoLayout.Recognition r = VdsoLayout.recognise(p.page, layout.arch(), EXPECTED);
+                assertThat(r.layout()).isNull();
+                assertThat(r.rejected()).anyMatch(s -> s.startsWith(layout.name()) && s.contains("odd"));
+            }
+        }
+    }
+
+    @Test
+    void aPvclockPageIsRecognisedButItsModeIsNotTheCounter() {
+        // Recognition accepts the layout (clock_mode 2 is a known mode); Discovery then refuses to serve,
+        // and every read checks clock_mode again.
+        try (Arena arena = Arena.ofConfined()) {
+            SyntheticPage p = kernelPage(VdsoLayout.X86_VDSO_CLOCK_6_15, arena, 8, 2);
+            VdsoLayout.Recognition r = VdsoLayout.recognise(p.page, Platform.Arch.X86_64, EXPECTED);
+            assertThat(r.layout()).isEqualTo(VdsoLayout.X86_VDSO_CLOCK_6_15);
+            assertThat(p.page.get(ValueLayout.JAVA_INT, r.layout().baseOffset(0) + VdsoLayout.CLOCK_MODE))
+                    .isNotEqualTo(VdsoLayout.CLOCKMODE_COUNTER);
+            assertThat(Discovery.modeName(2)).contains("PVCLOCK");
+        }
+    }
+
+    @Test
+    void garbageAndEmptyPagesShouldFitNoLayout() {
+        SplittableRandom r = new SplittableRandom(7);
+        for (Platform.Arch arch : Platform.Arch.values()) {
+            try (Arena arena = Arena.ofConfined()) {
+                SyntheticPage p = new SyntheticPage(VdsoLayout.X86_VDSO_CLOCK_6_15, arena);
+                assertThat(VdsoLayout.recognise(p.page, arch, EXPECTED).fitting()).as("zeros").isEmpty();
+                for (int trial = 0; trial < 1000; trial++) {
+                    for (long o = 0; o < 4096; o += 8) {
+                        p.page.set(ValueLayout.JAVA_LONG, o, r.nextLong());
+                    }
+                    assertThat(VdsoLayout.recognise(p.page, arch, EXPECTED).fitting()).as("garbage").isEmpty();
+                }
+            }
+        }
+    }
+
+    @Test
+    void aPageOfAnotherArchitectureShouldNotBeTakenForThisOne() {
+        try (Arena arena = Arena.ofConfined()) {
+            SyntheticPage arm = kernelPage(VdsoLayout.ARM64_VDSO_CLOCK_6_15, arena, 4, VdsoLayout.CLOCKMODE_COUNTER);
+            assertThat(VdsoLayout.recognise(arm.page, Platform.Arch.X86_64, EXPECTED).fitting()).isEmpty();
+        }
+    }
+
+    @Test
+    void theMapsParserShouldMatchVvarExactly() {
+        VvarMapping m = VvarMapping.parse(List.of(
+                "7f4ba25b0000-7f4ba25b4000 r--p 00000000 00:00 0                          [vvar]",
+                "7f4ba25b4000-7f4ba25b6000 r--p 00000000 00:00 0                          [vvar_vclock]",
+                "7f4ba25b6000-7f4ba25b8000 r-xp 00000000 00:00 0                          [vdso]"));
+        assertThat(m.start()).isEqualTo(0x7f4ba25b0000L);
+        assertThat(m.size()).isEqualTo(4 * 4096);
+        assertThat(m.vdsoStart()).isEqualTo(0x7f4ba25b6000L);
+        assertThat(VvarMapping.parse(List.of(
+                "7f4ba25b4000-7f4ba25b6000 r--p 00000000 00:00 0  [vvar_vclock]"))).isNull();
+    }
+}
