@@ -432,6 +432,24 @@ public final class Clocks {
                 : new Calibration(false, 0, 0, 0, 0, 0, 0, 0, FastPath.notTrackingReason());
     }
 
+    /**
+     * Exact mode: whether the counter-backed clocks are read from the kernel's own vDSO data, the layout
+     * recognised, and the kernel's mult/shift now. Reads the data under its seq; not for hot paths.
+     *
+     * @return a description of exact mode in this process
+     */
+    public static KernelData kernelData() {
+        var st = KernelVdso.state();
+        String layout = st.layout() == null ? null : st.layout().description();
+        if (!KernelVdso.ENABLED) {
+            return new KernelData(false, KernelVdso.reason(), layout, "none", 0, 0, 0, 0, 0);
+        }
+        KernelVdso.Fields h = KernelVdso.fields(VdsoClock.CS_HRES_COARSE);
+        KernelVdso.Fields r = KernelVdso.fields(VdsoClock.CS_RAW);
+        return new KernelData(true, null, layout, KernelVdso.counterRead(), h.mult(), h.shift(), r.mult(), r.shift(),
+                h.seq());
+    }
+
     /** Which path serves each clock now, and why. */
     public static Map<ClockId, ClockSource> source() {
         if (KernelVdso.ENABLED) {

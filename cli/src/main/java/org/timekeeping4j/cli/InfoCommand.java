@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelData;
 import org.timekeeping4j.SyncStatus;
 import org.timekeeping4j.clocksource.CounterSelection;
 import org.timekeeping4j.clocksource.CounterSelector;
@@ -52,6 +53,7 @@ final class InfoCommand implements Callable<Integer> {
         r.put("currentClocksource", KernelInfo.currentClocksource());
         r.put("availableClocksources", KernelInfo.availableClocksources());
         r.put("counterFlags", KernelInfo.counterFlags());
+        r.put("exactMode", exactReport(Clocks.kernelData()));
         r.put("counter", counterReport(CounterSelector.selected()));
         List<Map<String, Object>> clocks = new ArrayList<>();
         for (ClockId c : ClockId.values()) {
@@ -71,6 +73,23 @@ final class InfoCommand implements Callable<Integer> {
         r.put("clocks", clocks);
         r.put("sync", syncReport(SyncStatus.read()));
         return r;
+    }
+
+    static Map<String, Object> exactReport(KernelData k) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("enabled", k.enabled());
+        m.put("mode", k.enabled() ? "exact: the kernel's vDSO data with the vDSO's arithmetic, one downcall around "
+                + k.counterRead() : "tracker or kernel (exact mode refused: " + k.reason() + ")");
+        m.put("layout", k.layout());
+        if (k.enabled()) {
+            m.put("hresMult", k.hresMult());
+            m.put("hresShift", k.hresShift());
+            m.put("rawMult", k.rawMult());
+            m.put("rawShift", k.rawShift());
+            m.put("rawFrequencyHz", k.rawFrequencyHz());
+            m.put("steeringPpb", k.steeringPpb());
+        }
+        return m;
     }
 
     static Map<String, Object> counterReport(CounterSelection s) {
@@ -126,10 +145,17 @@ final class InfoCommand implements Callable<Integer> {
                 String.join(" ", (List<String>) r.get("availableClocksources")));
         List<String> flags = (List<String>) r.get("counterFlags");
         out.printf("counter flags %s%n", flags.isEmpty() ? "(none)" : String.join(" ", flags));
+        Map<String, Object> x0 = (Map<String, Object>) r.get("exactMode");
+        out.printf("fast clocks   %s%n", x0.get("mode"));
+        if ((Boolean) x0.get("enabled")) {
+            out.printf("kernel data   %s; mult %d (steered, %+.1f ppb) / %d (raw), shift %d, %.6f MHz%n",
+                    x0.get("layout"), x0.get("hresMult"), x0.get("steeringPpb"), x0.get("rawMult"),
+                    x0.get("rawShift"), (Double) x0.get("rawFrequencyHz") / 1e6);
+        }
         Map<String, Object> k = (Map<String, Object>) r.get("counter");
         out.printf("counter       %s read with %s (mode %s); ticks with %s%n", k.get("clocksource"), k.get("read"),
                 k.get("mode"), k.get("ticksRead"));
-        out.printf("clock reads   %s%n", k.get("clockRead"));
+        out.printf("tracker reads %s%n", k.get("clockRead"));
         out.printf("frequency     %.6f MHz +/- %.0f ppb, %s (mult %d, shift %d, %d bit)%n",
                 (Double) k.get("frequencyHz") / 1e6, k.get("uncertaintyPpb"), k.get("frequencySource"),
                 k.get("mult"), k.get("shift"), k.get("widthBits"));

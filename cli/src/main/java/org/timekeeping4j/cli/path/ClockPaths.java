@@ -41,8 +41,11 @@ public final class ClockPaths {
         return COUNTER_SERVED.contains(c) && Clocks.isSupported(c);
     }
 
+    /** Exact mode (the kernel's vDSO data): a counter-served read is the kernel's value, so its bound is 0. */
+    static final boolean EXACT = Clocks.kernelData().enabled();
+
     static long fastBound(ClockId c) {
-        return COUNTER_SERVED.contains(c) ? FAST_BOUND_NANOS : 0;
+        return COUNTER_SERVED.contains(c) && !EXACT ? FAST_BOUND_NANOS : 0;
     }
 
     static ClockReader snapshotReader(ClockId c) {
@@ -63,9 +66,11 @@ public final class ClockPaths {
             new JdkPath(true),
             // The user-space fast clocks. Counter-served clocks are held to the fast path's 50 ns; a clock that
             // Clocks.nanos serves from the kernel must agree exactly.
-            new SimplePath("fast", "Clocks.nanos: the user-space timekeeper over the CPU counter (kernel where not)",
+            new SimplePath("fast", "Clocks.nanos: the counter in user space, exact from the kernel's vDSO data "
+                    + "(else the tracker's timekeeper; the kernel where neither serves)",
                     Clocks::isSupported, c -> () -> Clocks.nanos(c), ClockPaths::fastBound, c -> "Clocks.nanos"),
             new TicksPath(),
+            new UnorderedPath(),
             new SimplePath("snapshot", "Clocks.snapshot: one counter read, converted", ClockPaths::counterServed,
                     ClockPaths::snapshotReader, ClockPaths::fastBound, c -> "Clocks.snapshot"),
             // Test fixture: goes backwards on purpose; accepted by --path, never listed.
