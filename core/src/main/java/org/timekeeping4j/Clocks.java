@@ -339,8 +339,19 @@ public final class Clocks {
     }
 
     private static boolean snapshotCapable(ClockId clock) {
-        return clock == ClockId.REALTIME || clock == ClockId.MONOTONIC || clock == ClockId.MONOTONIC_RAW
-                || clock == ClockId.BOOTTIME || clock == ClockId.TAI;
+        return isCounterBacked(clock);
+    }
+
+    /**
+     * Whether a counter read can serve {@code clock}: REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME and TAI, the
+     * clocks the kernel's vDSO computes from the counter (one list: {@link VdsoClock}). The others are read
+     * from the kernel (COARSE: its value at the last tick; CPU-time and alarm clocks: the system call).
+     *
+     * @param clock any clock
+     * @return true for the five counter-backed clocks
+     */
+    public static boolean isCounterBacked(ClockId clock) {
+        return VdsoClock.of(clock) != null;
     }
 
     /**
@@ -461,8 +472,7 @@ public final class Clocks {
                 : "; exact mode: " + KernelVdso.reason());
         Map<ClockId, ClockSource> m = new EnumMap<>(ClockId.class);
         for (ClockId c : ClockId.values()) {
-            boolean fastCapable = c == ClockId.REALTIME || c == ClockId.MONOTONIC || c == ClockId.MONOTONIC_RAW
-                    || c == ClockId.BOOTTIME || c == ClockId.TAI;
+            boolean fastCapable = isCounterBacked(c);
             if (fastCapable && tracking) {
                 m.put(c, new ClockSource(c, ClockSource.Path.COUNTER, "user-space timekeeper over "
                         + t.counter() + ", tracking the kernel"));

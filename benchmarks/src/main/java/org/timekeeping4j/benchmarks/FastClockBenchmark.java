@@ -121,6 +121,17 @@ public class FastClockBenchmark {
         return Clocks.nanos(ClockId.REALTIME);
     }
 
+    /** Exact mode over an unordered counter read (rdtsc): no cross-thread order, same kernel arithmetic. */
+    @Benchmark
+    public long nanosUnorderedMonotonic() {
+        return Clocks.nanosUnordered(ClockId.MONOTONIC);
+    }
+
+    @Benchmark
+    public long kernelNanosMonotonicConstant() {
+        return Clocks.kernelNanos(ClockId.MONOTONIC);
+    }
+
     @Benchmark
     public long clockReaderMonotonic() {
         return monotonic.nanos();

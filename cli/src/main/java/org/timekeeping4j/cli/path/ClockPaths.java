@@ -1,8 +1,6 @@
 package org.timekeeping4j.cli.path;
 
-import java.util.EnumSet;
 import java.util.List;
-import java.util.Set;
 import org.timekeeping4j.Clocks;
 import org.timekeeping4j.Snapshot;
 import java.util.Optional;
@@ -34,18 +32,15 @@ public final class ClockPaths {
     /** The fast path's agreement bound against the kernel (the fast-clocks issue: 50 ns). */
     static final long FAST_BOUND_NANOS = 50;
 
-    private static final Set<ClockId> COUNTER_SERVED = EnumSet.of(ClockId.REALTIME, ClockId.MONOTONIC,
-            ClockId.MONOTONIC_RAW, ClockId.BOOTTIME, ClockId.TAI);
-
     static boolean counterServed(ClockId c) {
-        return COUNTER_SERVED.contains(c) && Clocks.isSupported(c);
+        return Clocks.isCounterBacked(c) && Clocks.isSupported(c);
     }
 
     /** Exact mode (the kernel's vDSO data): a counter-served read is the kernel's value, so its bound is 0. */
     static final boolean EXACT = Clocks.kernelData().enabled();
 
     static long fastBound(ClockId c) {
-        return COUNTER_SERVED.contains(c) && !EXACT ? FAST_BOUND_NANOS : 0;
+        return Clocks.isCounterBacked(c) && !EXACT ? FAST_BOUND_NANOS : 0;
     }
 
     static ClockReader snapshotReader(ClockId c) {
