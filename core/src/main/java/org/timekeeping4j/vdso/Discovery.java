@@ -41,15 +41,14 @@ public final class Discovery {
      * @param page      page 0 of [vvar] (read-only kernel memory), or null
      * @param flavour   the ordered counter read of the machine code, or null
      * @param read      the ordered read's handle, or null
-     * @param readUnordered the unordered read's handle, or null
      * @param rejected  the layouts tried and why each did not fit
      */
     public record Result(String reason, VdsoLayout layout, VvarMapping mapping, MemorySegment page,
-                         VdsoCode.Flavour flavour, MethodHandle read, MethodHandle readUnordered,
+                         VdsoCode.Flavour flavour, MethodHandle read,
                          List<String> rejected) {
 
         static Result refused(String reason) {
-            return new Result(reason, null, null, null, null, null, null, List.of());
+            return new Result(reason, null, null, null, null, null, List.of());
         }
 
         /** Address of base {@code base}'s struct; 0 when not enabled. */
@@ -117,31 +116,28 @@ public final class Discovery {
         if (layout == null) {
             return new Result(rec.fitting().isEmpty() ? "no known vDSO data layout fits [vvar]: "
                     + String.join("; ", rec.rejected()) : "several layouts fit [vvar]: " + rec.fitting(),
-                    null, mapping, null, null, null, null, rec.rejected());
+                    null, mapping, null, null, null, rec.rejected());
         }
         int mode = page.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED,
                 layout.baseOffset(0) + VdsoLayout.CLOCK_MODE);
         if (mode != VdsoLayout.CLOCKMODE_COUNTER && !(layout.arch() == Platform.Arch.AARCH64
                 && mode == VdsoLayout.CLOCKMODE_COUNTER_NOCOMPAT)) {
             return new Result("the kernel's vDSO does not read the counter itself (clock_mode " + modeName(mode)
-                    + "): clock_gettime serves", layout, mapping, null, null, null, null, rec.rejected());
+                    + "): clock_gettime serves", layout, mapping, null, null, null, rec.rejected());
         }
         if (layout.arch() != Platform.Arch.X86_64) {
             return new Result("exact mode has no arm64 machine code in this build", layout, mapping, null, null,
-                    null, null, rec.rejected());
+                    null, rec.rejected());
         }
         VdsoCode.Flavour flavour = VdsoStub.orderedFlavour();
         VdsoStub.Mapping ordered = VdsoStub.map(layout.x86Algorithm(), flavour);
-        VdsoStub.Mapping unordered = VdsoStub.map(layout.x86Algorithm(), VdsoCode.Flavour.RDTSC);
-        if (!ordered.ok() || !unordered.ok()) {
-            return new Result("the read's machine code cannot run: "
-                    + (ordered.ok() ? unordered.failure() : ordered.failure()), layout, mapping, null, null, null,
-                    null, rec.rejected());
+        if (!ordered.ok()) {
+            return new Result("the read's machine code cannot run: " + ordered.failure(), layout, mapping, null,
+                    null, null, rec.rejected());
         }
-        Result r = new Result(null, layout, mapping, page, flavour, ordered.handle(), unordered.handle(),
-                rec.rejected());
+        Result r = new Result(null, layout, mapping, page, flavour, ordered.handle(), rec.rejected());
         String bad = validate(r);
-        return bad == null ? r : new Result(bad, layout, mapping, null, null, null, null, rec.rejected());
+        return bad == null ? r : new Result(bad, layout, mapping, null, null, null, rec.rejected());
     }
 
     /** Null when every served clock lies within its clock_gettime brackets, else the first that does not. */
@@ -165,6 +161,18 @@ public final class Discovery {
             }
             if (served == 0) {
                 return "the vDSO data read of " + c.clock() + " fell back to clock_gettime " + BRACKETS + " times";
+            }
+            // The Java formula (snapshots, ticksToNanos) over the same page, at a counter read between two
+            // kernel reads. This also initialises the conversion's classes and the counter stub now, so that
+            // a first snapshot does not spend milliseconds between its counter read and its conversion.
+            KernelVdso.Conversion conv = new KernelVdso.Conversion();
+            long k0 = LinuxTime.clockGettimeNanos(c.clock().id());
+            long counter = VdsoStub.readCounterOrdered();
+            long k1 = LinuxTime.clockGettimeNanos(c.clock().id());
+            if (VdsoFormula.convert(r.layout(), r.page(), r.layout().baseOffset(c.base()), c.slot(), counter, conv)
+                    && conv.exact() && (conv.nanos() - k0 < 0 || k1 - conv.nanos() < 0)) {
+                return "the conversion of a counter value to " + c.clock() + " left clock_gettime's bracket ("
+                        + k0 + " <= " + conv.nanos() + " <= " + k1 + " fails) with layout " + r.layout();
             }
         }
         return null;

@@ -34,7 +34,6 @@ public final class KernelVdso {
     public static final boolean ENABLED = STATE.reason() == null;
 
     private static final MethodHandle READ = STATE.read();
-    private static final MethodHandle READ_UNORDERED = STATE.readUnordered();
     private static final long HRES = STATE.base(VdsoClock.CS_HRES_COARSE);
     private static final long RAW = STATE.base(VdsoClock.CS_RAW);
     private static final long TS_REALTIME = STATE.timestamp(VdsoClock.REALTIME);
@@ -105,7 +104,13 @@ public final class KernelVdso {
             case BOOTTIME -> TS_BOOTTIME;
             case TAI -> TS_TAI;
         };
-        return invoke(READ_UNORDERED, clock == VdsoClock.MONOTONIC_RAW ? RAW : HRES, ts);
+        return invoke(Unordered.READ, clock == VdsoClock.MONOTONIC_RAW ? RAW : HRES, ts);
+    }
+
+    /** The unordered read's code, mapped on first use (most processes never call it). */
+    private static final class Unordered {
+        static final MethodHandle READ = ENABLED
+                ? VdsoStub.map(STATE.layout().x86Algorithm(), VdsoCode.Flavour.RDTSC).handle() : null;
     }
 
     private static long invoke(MethodHandle handle, long vc, long ts) {
