@@ -474,8 +474,9 @@ public final class Clocks {
         for (ClockId c : ClockId.values()) {
             boolean fastCapable = isCounterBacked(c);
             if (fastCapable && tracking) {
-                m.put(c, new ClockSource(c, ClockSource.Path.COUNTER, "user-space timekeeper over "
-                        + t.counter() + ", tracking the kernel"));
+                m.put(c, new ClockSource(c, ClockSource.Path.COUNTER, "tracker: user-space timekeeper over "
+                        + t.counter() + ", following the kernel from outside, within " + t.errorBoundNanos()
+                        + " ns of it over its last 32 updates (last rate change: " + t.lastSteeringChange() + ")"));
             } else if (fastCapable) {
                 m.put(c, new ClockSource(c, ClockSource.Path.KERNEL, "kernel clock_gettime: " + why));
             } else if (c == ClockId.REALTIME_COARSE || c == ClockId.MONOTONIC_COARSE) {

@@ -139,6 +139,11 @@ public final class KernelTracker implements AutoCloseable {
 
     // ---- statistics (written by the updater, read by status()) -----------------------------------------
     private final long[] residuals = new long[RESIDUALS];
+    // What adjtimex says the kernel's NTP code does to the MONOTONIC rate: a change is fed forward at once
+    // and the MONOTONIC slope restarts from the samples after it (monoFloor: hCount at the change).
+    private final SteeringWatch steering = new SteeringWatch();
+    private int monoFloor;
+    private long slopeM;
     private volatile long steps;
     private volatile long updaterCpuNanos;
     private volatile long lastErrorMono;
@@ -383,8 +388,9 @@ public final class KernelTracker implements AutoCloseable {
     }
 
     private long currentInterval() {
-        if (now() - builtAt < FAST_PHASE_NANOS) {
-            interval_ = FAST_INTERVAL_NANOS;
+        long t = now();
+        if (t - builtAt < FAST_PHASE_NANOS || steering.settling(t)) {
+            interval_ = FAST_INTERVAL_NANOS; // converging, or the kernel's rate moved lately
         } else if (Math.abs(lastErrorMono) > CONVERGED_NANOS || Math.abs(lastErrorRaw) > CONVERGED_NANOS) {
             interval_ = INTERVAL_NANOS;
         } else {
@@ -470,6 +476,10 @@ public final class KernelTracker implements AutoCloseable {
                 return;
             }
         }
+        long feedForwardPpb = steering.poll(now());
+        if (feedForwardPpb != 0) {
+            monoFloor = hCount; // the slope before the change describes a rate the kernel no longer runs at
+        }
         sMono.take(counter, ClockId.MONOTONIC.id(), BRACKET_TRIES);
         sRaw.take(counter, ClockId.MONOTONIC_RAW.id(), BRACKET_TRIES);
         long errMono = sMono.kernel - tkMono.convert(sMono.counter, ClockId.MONOTONIC);
@@ -489,8 +499,12 @@ public final class KernelTracker implements AutoCloseable {
         if (monoGood && rawGood) {
             remember(sMono.counter, sMono.kernel, sRaw.counter, sRaw.kernel);
         }
-        long ppbM = frequencyPpb(hMono, tkMono) + (monoGood ? slewPpb(errMono, intervalNanos) : 0);
-        long ppbR = frequencyPpb(hRaw, tkRaw) + (rawGood ? slewPpb(errRaw, intervalNanos) : 0);
+        long slope = frequencyPpb(hMono, tkMono, monoFloor);
+        // Fewer than two samples since the kernel's rate changed: the previous slope plus the change.
+        slopeM = slope != NO_SLOPE ? slope : slopeM + feedForwardPpb;
+        long slopeR = frequencyPpb(hRaw, tkRaw, 0);
+        long ppbM = slopeM + (monoGood ? slewPpb(errMono, intervalNanos) : 0);
+        long ppbR = (slopeR == NO_SLOPE ? 0 : slopeR) + (rawGood ? slewPpb(errRaw, intervalNanos) : 0);
         adjMono.set(ppbM);
         adjRaw.set(ppbR);
         monoPpb = ppbM;
@@ -533,12 +547,12 @@ public final class KernelTracker implements AutoCloseable {
      * The frequency offset (ppb against the timekeeper's raw mult) that makes a line run at the kernel's
      * rate: the slope between the newest sample and the oldest within the baseline.
      */
-    private long frequencyPpb(long[] kernel, Timekeeper tk) {
-        if (hCount < 2) {
-            return 0;
+    private long frequencyPpb(long[] kernel, Timekeeper tk, int floor) {
+        if (hCount - floor < 2) {
+            return NO_SLOPE;
         }
         int newest = (hCount - 1) & (HISTORY - 1);
-        int available = Math.min(hCount, HISTORY);
+        int available = Math.min(hCount - floor, HISTORY);
         int oldest = (hCount - available) & (HISTORY - 1);
         // Skip samples older than the baseline.
         for (int k = available; k > 2; k--) {
@@ -594,6 +608,36 @@ public final class KernelTracker implements AutoCloseable {
         }
         narrowest[line] = ref + Math.max(1, ref / 64);
         return width <= ref + ref / 2;
+    }
+
+    /** {@link #frequencyPpb}'s answer when fewer than two samples are usable. */
+    private static final long NO_SLOPE = Long.MIN_VALUE;
+
+    /**
+     * The tracker's error bound now: the largest |MONOTONIC phase error| over its last 32 updates, measured
+     * against bracketed kernel reads (each within its bracket's half-width). Reads between updates can drift
+     * further by whatever rate change the kernel makes before the next one; adjtimex changes shorten the
+     * interval to {@value #FAST_INTERVAL_NANOS} ns for {@link SteeringWatch#SETTLE_NANOS} ns.
+     *
+     * @return ns, or -1 before the first update
+     */
+    public long errorBoundNanos() {
+        long n = Math.min(steps, 32);
+        if (n == 0) {
+            return -1;
+        }
+        long max = 0;
+        synchronized (residuals) {
+            for (long k = 1; k <= n; k++) {
+                max = Math.max(max, residuals[(int) ((steps - k) % RESIDUALS)]);
+            }
+        }
+        return max;
+    }
+
+    /** The last change of the kernel's steered rate the tracker saw through adjtimex, one line. */
+    public String lastSteeringChange() {
+        return steering.lastChange();
     }
 
     private static long slewPpb(long errorNanos, long intervalNanos) {

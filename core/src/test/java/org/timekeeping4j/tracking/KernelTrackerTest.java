@@ -16,6 +16,9 @@ import org.timekeeping4j.Clocks;
 import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.CounterSelection;
 import org.timekeeping4j.clocksource.CounterSelector;
+import org.timekeeping4j.linux.LibC;
+import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.linux.TimexReading;
 
 /** A tracker of the test's own on this machine's counter, with failures injected at the counter. */
 class KernelTrackerTest {
@@ -196,6 +199,43 @@ class KernelTrackerTest {
                     .isLessThan(0.001);
         } finally {
             t.close();
+        }
+    }
+
+    /**
+     * A frequency change made through adjtimex (as root) is seen at the tracker's next update (SteeringWatch):
+     * fed forward, the MONOTONIC slope restarted from the samples after it, the interval shortened. Within a
+     * second of a +50 ppm step the tracker's MONOTONIC phase error is back under 2 us; without the watch (checked
+     * by disabling it) the tracker waits for its 60 s slope and fails here. The clock state is restored in finally.
+     */
+    @Test
+    void aFrequencyChangeShouldBeFedForwardAtTheNextUpdate() throws Throwable {
+        Clocksource cs = hardware();
+        assumeTrue("root".equals(System.getProperty("user.name")), "adjtimex needs root (CAP_SYS_TIME)");
+        TimexReading before = LinuxTime.clockAdjtimeRead(0);
+        try (KernelTracker t = KernelTracker.start(cs)) {
+            assertThat(t.awaitTracking(20, TimeUnit.SECONDS)).as(t.status().reason()).isTrue();
+            setFrequency(before.freq() + (50L << 16));
+            Thread.sleep(1000);
+            long err = Math.abs(t.status().monoErrorNanos());
+            assertThat(t.lastSteeringChange()).contains("+50000 ppb");
+            assertThat(err).as("phase error 1 s after +50 ppm (bound %d ns)", t.errorBoundNanos())
+                    .isLessThan(2_000);
+        } finally {
+            setFrequency(before.freq());
+        }
+    }
+
+    private static void setFrequency(long freqScaledPpm) throws Throwable {
+        Linker l = Linker.nativeLinker();
+        MethodHandle adjtimex = l.downcallHandle(l.defaultLookup().find("adjtimex").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT,
+                        ValueLayout.ADDRESS));
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment timex = a.allocate(LibC.Timex.SIZE, 8);
+            timex.set(ValueLayout.JAVA_INT, 0, 0x0002); // ADJ_FREQUENCY
+            timex.set(ValueLayout.JAVA_LONG, LibC.Timex.FREQ, freqScaledPpm);
+            assertThat((int) adjtimex.invokeExact(timex)).isGreaterThanOrEqualTo(0);
         }
     }
 }
