@@ -19,11 +19,10 @@ vdso_read:
         shl     rdx, 32
         or      rax, rdx                # cycles
 .if OVERFLOW
-        btr     rax, 63                 # & S64_MAX
-        sub     rax, [rdi+8]            # delta = cycles - cycle_last
+        sub     rax, [rdi+8]            # delta = cycles - cycle_last (S64_MAX mask: see 3 below)
         cmp     rax, [rdi+16]           # delta > max_cycles (unsigned): also negative motion
         ja      3f
-        mov     ecx, [rdi+32]           # mult
+6:      mov     ecx, [rdi+32]           # mult
         imul    rax, rcx                # delta * mult (u64)
         add     rax, [rsi+8]            # + basetime.nsec (ns << shift)
         mov     ecx, [rdi+36]           # shift
@@ -33,7 +32,12 @@ vdso_read:
         cmp     r8d, [rdi]              # seq unchanged?
         jne     1b
         ret
-3:      bt      rax, 62                 # negative motion (the effective sign bit is 62)
+3:      add     rax, [rdi+8]            # cycles again, now & S64_MAX as 6.10+ __arch_get_hw_counter does
+        btr     rax, 63
+        sub     rax, [rdi+8]            # the kernel's delta
+        cmp     rax, [rdi+16]
+        jbe     6b                      # within max_cycles after all (the counter's bit 63 was set)
+        bt      rax, 62                 # negative motion (the effective sign bit is 62)
         jc      4f
         btr     rax, 63                 # delta & S64_MAX
         mov     ecx, [rdi+32]

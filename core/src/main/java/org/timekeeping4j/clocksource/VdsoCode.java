@@ -18,57 +18,68 @@ import java.util.HexFormat;
  * in r11 on entry) so tests can compare the rest of the code with an independent reference for any
  * counter value. The padding sits before the counter read, off the value's dependency chain.
  *
- * <p><b>Layout 6.10+ ({@link #OVERFLOW}: vdso_data 6.10-6.14 and vdso_clock 6.15+, max_cycles at +16):</b>
+ * <p><b>Layout 6.10+ ({@link Algorithm#OVERFLOW}: vdso_data 6.10-6.14 and vdso_clock 6.15+, max_cycles at
+ * +16):</b>
  * <pre>
  *    0: 49 89 d3             mov    r11, rdx              ; the test build's counter
  *    3: 41 b9 00 00 10 00    mov    r9d, 0x100000         ; spin bound while seq is odd
  *    9: 44 8b 07             mov    r8d, [rdi]            ; seq = READ_ONCE(vc-&gt;seq)
  *    c: 41 f7 c0 01 00 00 00 test   r8d, 1
- *   13: 75 7a                jne    8f                    ; odd: writer inside, or a time-namespace page
- *   15: 83 7f 04 01          cmp    dword [rdi+4], 1      ; clock_mode == VDSO_CLOCKMODE_TSC?
- *   19: 0f 85 84 00 00 00    jne    a3                    ;   else clock_gettime answers
- *   1f: 0f 1f 80 00 00 00 00 nop                          ; counter slot (10 bytes)
- *   26: 0f 01 f9             rdtscp
- *   29: 48 c1 e2 20          shl    rdx, 32
- *   2d: 48 09 d0             or     rax, rdx              ; cycles
- *   30: 48 0f ba f0 3f       btr    rax, 63               ; &amp; S64_MAX (6.10+ __arch_get_hw_counter)
- *   35: 48 2b 47 08          sub    rax, [rdi+8]          ; delta = cycles - cycle_last
- *   39: 48 3b 47 10          cmp    rax, [rdi+16]         ; delta &gt; max_cycles (unsigned)?
- *   3d: 77 21                ja     60
- *   3f: 8b 4f 20             mov    ecx, [rdi+32]         ; mult
- *   42: 48 0f af c1          imul   rax, rcx              ; delta * mult (u64)
- *   46: 48 03 46 08          add    rax, [rsi+8]          ; + basetime.nsec (ns &lt;&lt; shift)
- *   4a: 8b 4f 24             mov    ecx, [rdi+36]         ; shift
- *   4d: 48 d3 e8             shr    rax, cl               ; ns
- *   50: 48 69 16 00 ca 9a 3b imul   rdx, [rsi], 10^9      ; basetime.sec * 10^9 (u64)
- *   57: 48 01 d0             add    rax, rdx
- *   5a: 44 3b 07             cmp    r8d, [rdi]            ; vdso_read_retry: seq unchanged?
- *   5d: 75 aa                jne    9
- *   5f: c3                   ret
- *   60: 48 0f ba e0 3e       bt     rax, 62               ; negative motion: the sign bit is bit 62
- *   65: 72 1c                jb     83
- *   67: 48 0f ba f0 3f       btr    rax, 63               ; delta &amp; S64_MAX
- *   6c: 8b 4f 20             mov    ecx, [rdi+32]
- *   6f: 48 f7 e1             mul    rcx                   ; rdx:rax = delta * mult (128 bits)
- *   72: 48 03 46 08          add    rax, [rsi+8]
- *   76: 48 83 d2 00          adc    rdx, 0
- *   7a: 8b 4f 24             mov    ecx, [rdi+36]
- *   7d: 48 0f ad d0          shrd   rax, rdx, cl          ; mul_u64_u32_add_u64_shr
- *   81: eb cd                jmp    50
- *   83: 48 8b 46 08          mov    rax, [rsi+8]          ; behind cycle_last: basetime.nsec &gt;&gt; shift
- *   87: 8b 4f 24             mov    ecx, [rdi+36]
- *   8a: 48 d3 e8             shr    rax, cl
- *   8d: eb c1                jmp    50
- *   8f: 81 7f 04 ff ff ff 7f cmp    dword [rdi+4], 0x7fffffff ; VDSO_CLOCKMODE_TIMENS: seq stays odd
- *   96: 74 0b                je     a3
- *   98: f3 90                pause
- *   9a: 41 ff c9             dec    r9d
- *   9d: 0f 85 66 ff ff ff    jne    9
- *   a3: 48 b8 00..00 80      movabs rax, 0x8000000000000000 ; Long.MIN_VALUE: clock_gettime answers
- *   ad: c3                   ret
+ *   13: 0f 85 88 00 00 00    jne    a1                    ; odd: writer inside, or a time-namespace page
+ *   19: 83 7f 04 01          cmp    dword [rdi+4], 1      ; clock_mode == VDSO_CLOCKMODE_TSC?
+ *   1d: 0f 85 92 00 00 00    jne    b5                    ;   else clock_gettime answers
+ *   23: 0f 1f 80 00 00 00 00 nop                          ; counter slot (10 bytes)
+ *   2a: 0f 01 f9             rdtscp
+ *   2d: 48 c1 e2 20          shl    rdx, 32
+ *   31: 48 09 d0             or     rax, rdx              ; cycles
+ *   34: 48 2b 47 08          sub    rax, [rdi+8]          ; delta = cycles - cycle_last (mask: see 5f)
+ *   38: 48 3b 47 10          cmp    rax, [rdi+16]         ; delta &gt; max_cycles (unsigned)?
+ *   3c: 77 21                ja     5f
+ *   3e: 8b 4f 20             mov    ecx, [rdi+32]         ; mult
+ *   41: 48 0f af c1          imul   rax, rcx              ; delta * mult (u64)
+ *   45: 48 03 46 08          add    rax, [rsi+8]          ; + basetime.nsec (ns &lt;&lt; shift)
+ *   49: 8b 4f 24             mov    ecx, [rdi+36]         ; shift
+ *   4c: 48 d3 e8             shr    rax, cl               ; ns
+ *   4f: 48 69 16 00 ca 9a 3b imul   rdx, [rsi], 10^9      ; basetime.sec * 10^9 (u64)
+ *   56: 48 01 d0             add    rax, rdx
+ *   59: 44 3b 07             cmp    r8d, [rdi]            ; vdso_read_retry: seq unchanged?
+ *   5c: 75 ab                jne    9
+ *   5e: c3                   ret
+ *   5f: 48 03 47 08          add    rax, [rdi+8]          ; cycles again, now &amp; S64_MAX (6.10+
+ *   63: 48 0f ba f0 3f       btr    rax, 63               ;   __arch_get_hw_counter)
+ *   68: 48 2b 47 08          sub    rax, [rdi+8]          ; the kernel's delta
+ *   6c: 48 3b 47 10          cmp    rax, [rdi+16]
+ *   70: 76 cc                jbe    3e                    ; within max_cycles after all: bit 63 was set
+ *   72: 48 0f ba e0 3e       bt     rax, 62               ; negative motion: the sign bit is bit 62
+ *   77: 72 1c                jb     95
+ *   79: 48 0f ba f0 3f       btr    rax, 63               ; delta &amp; S64_MAX
+ *   7e: 8b 4f 20             mov    ecx, [rdi+32]
+ *   81: 48 f7 e1             mul    rcx                   ; rdx:rax = delta * mult (128 bits)
+ *   84: 48 03 46 08          add    rax, [rsi+8]
+ *   88: 48 83 d2 00          adc    rdx, 0
+ *   8c: 8b 4f 24             mov    ecx, [rdi+36]
+ *   8f: 48 0f ad d0          shrd   rax, rdx, cl          ; mul_u64_u32_add_u64_shr
+ *   93: eb ba                jmp    4f
+ *   95: 48 8b 46 08          mov    rax, [rsi+8]          ; behind cycle_last: basetime.nsec &gt;&gt; shift
+ *   99: 8b 4f 24             mov    ecx, [rdi+36]
+ *   9c: 48 d3 e8             shr    rax, cl
+ *   9f: eb ae                jmp    4f
+ *   a1: 81 7f 04 ff ff ff 7f cmp    dword [rdi+4], 0x7fffffff ; VDSO_CLOCKMODE_TIMENS: seq stays odd
+ *   a8: 74 0b                je     b5
+ *   aa: f3 90                pause
+ *   ac: 41 ff c9             dec    r9d
+ *   af: 0f 85 54 ff ff ff    jne    9
+ *   b5: 48 b8 00..00 80      movabs rax, 0x8000000000000000 ; Long.MIN_VALUE: clock_gettime answers
+ *   bf: c3                   ret
  * </pre>
+ * The fast path leaves out the kernel's {@code & S64_MAX} on the counter: the path's chain after the counter
+ * read is one instruction shorter, and the result is the same. With the counter's bit 63 clear the two
+ * deltas are equal; with it set and cycle_last below 2^63 the unmasked delta exceeds max_cycles and the slow
+ * path masks as the kernel does (5f); with both above 2^63 the kernel takes its 128-bit path with the same
+ * delta, which equals the 64-bit product here because the kernel bounds max_cycles so that max_cycles *
+ * (mult + maxadj) fits 64 bits (clocks_calc_max_nsecs), with far more room than basetime.nsec needs.
  *
- * <p><b>Layout 5.3-6.9 ({@link #LEGACY}: vdso_data without max_cycles; mask +16, mult +24, shift +28).</b>
+ * <p><b>Layout 5.3-6.9 ({@link Algorithm#LEGACY}: vdso_data without max_cycles; mask +16, mult +24, shift +28).</b>
  * The same frame; between the counter and the seq re-check, vdso_calc_delta's x86 form (the mask is
  * ignored, a counter at or behind cycle_last counts as delta 0):
  * <pre>
@@ -134,13 +145,13 @@ public final class VdsoCode {
     /** Length of the counter slot in bytes. */
     static final int SLOT_BYTES = 10;
 
-    private static final String OVERFLOW_CODE = "49 89 d3 41 b9 00 00 10 00 44 8b 07 41 f7 c0 01 00 00 00 75 7a 83 7f"
-            + " 04 01 0f 85 84 00 00 00 0f 1f 80 00 00 00 00 0f 01 f9 48 c1 e2 20 48 09 d0 48 0f ba f0 3f 48 2b 47 08"
-            + " 48 3b 47 10 77 21 8b 4f 20 48 0f af c1 48 03 46 08 8b 4f 24 48 d3 e8 48 69 16 00 ca 9a 3b 48 01 d0 44"
-            + " 3b 07 75 aa c3 48 0f ba e0 3e 72 1c 48 0f ba f0 3f 8b 4f 20 48 f7 e1 48 03 46 08 48 83 d2 00 8b 4f 24"
-            + " 48 0f ad d0 eb cd 48 8b 46 08 8b 4f 24 48 d3 e8 eb c1 81 7f 04 ff ff ff 7f 74 0b f3 90 41 ff c9 0f 85"
-            + " 66 ff ff ff 48 b8 00 00 00 00 00 00 00 80 c3";
-    private static final int OVERFLOW_SLOT = 0x1f;
+    private static final String OVERFLOW_CODE = "49 89 d3 41 b9 00 00 10 00 44 8b 07 41 f7 c0 01 00 00 00 0f 85 88 00 00 00 83 7f 04 01 0f 85 92 00"
+            + " 00 00 0f 1f 80 00 00 00 00 0f 01 f9 48 c1 e2 20 48 09 d0 48 2b 47 08 48 3b 47 10 77 21 8b 4f 20 48"
+            + " 0f af c1 48 03 46 08 8b 4f 24 48 d3 e8 48 69 16 00 ca 9a 3b 48 01 d0 44 3b 07 75 ab c3 48 03 47 08"
+            + " 48 0f ba f0 3f 48 2b 47 08 48 3b 47 10 76 cc 48 0f ba e0 3e 72 1c 48 0f ba f0 3f 8b 4f 20 48 f7 e1"
+            + " 48 03 46 08 48 83 d2 00 8b 4f 24 48 0f ad d0 eb ba 48 8b 46 08 8b 4f 24 48 d3 e8 eb ae 81 7f 04 ff"
+            + " ff ff 7f 74 0b f3 90 41 ff c9 0f 85 54 ff ff ff 48 b8 00 00 00 00 00 00 00 80 c3";
+    private static final int OVERFLOW_SLOT = 0x23;
 
     private static final String LEGACY_CODE = "49 89 d3 41 b9 00 00 10 00 44 8b 07 41 f7 c0 01 00 00 00 75 45 83 7f"
             + " 04 01 75 4f 0f 1f 80 00 00 00 00 0f 01 f9 48 c1 e2 20 48 09 d0 48 8b 4f 08 31 d2 48 29 c8 48 0f 46 c2"
