@@ -60,9 +60,8 @@ setup_emulation() {
     t0=$(now)
     rm -rf "$tmp"
     mkdir -p "$cache"
-    if ! mmdebstrap --quiet --mode=root --arch=arm64 --variant=apt --include=openjdk-25-jdk-headless \
-         --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
-         --dpkgopt='path-exclude=/usr/share/locale/*' "$suite" "$tmp" >"$cache/mmdebstrap.log" 2>&1; then
+    if ! mmdebstrap --mode=root --arch=arm64 --variant=apt --include=openjdk-25-jdk-headless \
+         "$suite" "$tmp" >"$cache/mmdebstrap.log" 2>&1; then
       tail -n 20 "$cache/mmdebstrap.log" >&2
       rm -rf "$tmp"
       skip "mmdebstrap could not build the arm64 $suite root (log: $cache/mmdebstrap.log)"
