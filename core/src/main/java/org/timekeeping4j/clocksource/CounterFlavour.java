@@ -13,7 +13,9 @@ public enum CounterFlavour {
     /** arm64 mrs cntvct_el0 without a barrier. */
     A64_CNTVCT(Platform.Arch.AARCH64, false, "mrs cntvct_el0"),
     /** arm64 isb;mrs cntvct_el0: ordered, as the kernel's vDSO reads it. */
-    A64_ISB_CNTVCT(Platform.Arch.AARCH64, true, "isb;mrs cntvct_el0");
+    A64_ISB_CNTVCT(Platform.Arch.AARCH64, true, "isb;mrs cntvct_el0"),
+    /** arm64 mrs cntvctss_el0 (FEAT_ECV, HWCAP2_ECV): self-synchronised, so ordered without an isb. */
+    A64_CNTVCTSS(Platform.Arch.AARCH64, true, "mrs cntvctss_el0");
 
     private final Platform.Arch arch;
     private final boolean ordered;
@@ -46,6 +48,7 @@ public enum CounterFlavour {
             case X86_RDTSCP -> Stubs.Rdtscp.MAPPED;
             case A64_CNTVCT -> Stubs.Cntvct.MAPPED;
             case A64_ISB_CNTVCT -> Stubs.IsbCntvct.MAPPED;
+            case A64_CNTVCTSS -> Stubs.Cntvctss.MAPPED;
         };
     }
 }

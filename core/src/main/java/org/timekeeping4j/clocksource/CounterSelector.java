@@ -3,6 +3,7 @@ package org.timekeeping4j.clocksource;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -27,6 +28,9 @@ import org.timekeeping4j.linux.Platform;
  *       clocks follow something else and reading the TSC would drift from them.</li>
  *   <li>x86: the CPU advertises an invariant TSC ({@code constant_tsc} and {@code nonstop_tsc}): the rate
  *       is fixed across P-states and the counter runs through C-states.</li>
+ *   <li>arm64: no arch-timer erratum for which the kernel keeps its vDSO off the counter (see
+ *       {@link Arm64Facts}). Where the CPU has FEAT_ECV (HWCAP2_ECV) the self-synchronised
+ *       {@code mrs cntvctss_el0} is tried first, then {@code isb; mrs cntvct_el0}.</li>
  *   <li>The stub maps: executable memory is allowed (W^X mapping, see ExecutableMemory).</li>
  *   <li>The self-test passes: the counter never goes backwards over a burst of reads, and its frequency
  *       agrees with CLOCK_MONOTONIC_RAW within {@link #SELF_TEST_PPM} ppm.</li>
@@ -85,6 +89,12 @@ public final class CounterSelector {
         String currentClocksource();
 
         Set<String> cpuFlags();
+
+        /** AT_HWCAP2 of the auxiliary vector (arm64: HWCAP2_ECV), 0 where absent. */
+        long hwcap2();
+
+        /** arm64: the arch-timer errata for which the kernel keeps its vDSO off the counter; else empty. */
+        List<String> counterErrata();
 
         /** A reader for the flavour, or empty with the reason in {@code why}. */
         Optional<LongSupplier> counter(CounterFlavour flavour, List<String> why);
@@ -175,8 +185,15 @@ public final class CounterSelector {
                         + ": the TSC rate may change with P-states or stop in C-states"));
                 return kernel(mode, rejected);
             }
+        } else {
+            List<String> errata = env.counterErrata();
+            if (!errata.isEmpty()) {
+                rejected.add(new Rejection("hardware counter", String.join("; ", errata)
+                        + ": the kernel reads the counter through a workaround and keeps its vDSO off it"));
+                return kernel(mode, rejected);
+            }
         }
-        List<CounterFlavour> candidates = candidates(mode, arch, env.cpuFlags());
+        List<CounterFlavour> candidates = candidates(mode, arch, env.cpuFlags(), env.hwcap2());
         Frequency frequency = null;
         Clocksource chosen = null;
         for (CounterFlavour flavour : candidates) {
@@ -219,7 +236,7 @@ public final class CounterSelector {
         return new CounterSelection(mode, chosen, ticks, frequency, List.copyOf(rejected));
     }
 
-    private static List<CounterFlavour> candidates(Mode mode, Platform.Arch arch, Set<String> flags) {
+    private static List<CounterFlavour> candidates(Mode mode, Platform.Arch arch, Set<String> flags, long hwcap2) {
         if (arch == Platform.Arch.X86_64) {
             if (mode == Mode.UNORDERED) {
                 return List.of(CounterFlavour.X86_RDTSC);
@@ -240,7 +257,13 @@ public final class CounterSelector {
                     ? List.of(CounterFlavour.X86_RDTSCP, CounterFlavour.X86_LFENCE_RDTSC)
                     : List.of(CounterFlavour.X86_LFENCE_RDTSC);
         }
-        return mode == Mode.UNORDERED ? List.of(CounterFlavour.A64_CNTVCT) : List.of(CounterFlavour.A64_ISB_CNTVCT);
+        if (mode == Mode.UNORDERED) {
+            return List.of(CounterFlavour.A64_CNTVCT);
+        }
+        // cntvctss_el0 (FEAT_ECV) is ordered without the isb; it is undefined where HWCAP2_ECV is clear.
+        return (hwcap2 & Arm64Facts.HWCAP2_ECV) != 0
+                ? List.of(CounterFlavour.A64_CNTVCTSS, CounterFlavour.A64_ISB_CNTVCT)
+                : List.of(CounterFlavour.A64_ISB_CNTVCT);
     }
 
     /** Null if the counter never went backwards over the burst, else what happened. */
@@ -294,6 +317,16 @@ public final class CounterSelector {
         @Override
         public Set<String> cpuFlags() {
             return KernelInfo.cpuFlags();
+        }
+
+        @Override
+        public long hwcap2() {
+            return Arm64Facts.auxv(Path.of("/proc/self/auxv"), Arm64Facts.AT_HWCAP2);
+        }
+
+        @Override
+        public List<String> counterErrata() {
+            return Platform.ARCH == Platform.Arch.AARCH64 ? Arm64Facts.find(Path.of("/")) : List.of();
         }
 
         @Override

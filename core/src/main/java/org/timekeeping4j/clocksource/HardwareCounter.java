@@ -40,6 +40,7 @@ public abstract sealed class HardwareCounter extends Clocksource {
             case X86_RDTSCP -> new Rdtscp(frequencyHz);
             case A64_CNTVCT -> new Cntvct(frequencyHz);
             case A64_ISB_CNTVCT -> new IsbCntvct(frequencyHz);
+            case A64_CNTVCTSS -> new Cntvctss(frequencyHz);
         };
     }
 
@@ -138,6 +139,21 @@ public abstract sealed class HardwareCounter extends Clocksource {
         public long read() {
             try {
                 return (long) Stubs.IsbCntvct.HANDLE.invokeExact();
+            } catch (Throwable t) {
+                throw Stubs.rethrow(t);
+            }
+        }
+    }
+
+    static final class Cntvctss extends HardwareCounter {
+        Cntvctss(double hz) {
+            super(CounterFlavour.A64_CNTVCTSS, 56, hz);
+        }
+
+        @Override
+        public long read() {
+            try {
+                return (long) Stubs.Cntvctss.HANDLE.invokeExact();
             } catch (Throwable t) {
                 throw Stubs.rethrow(t);
             }

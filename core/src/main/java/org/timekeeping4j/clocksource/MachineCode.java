@@ -225,6 +225,8 @@ final class MachineCode {
     static final int A64_RET = 0xd65f03c0;
     /** mrs x0, cntvct_el0: the virtual counter (op0=3, op1=3, CRn=14, CRm=0, op2=2). */
     static final int A64_MRS_X0_CNTVCT = mrs(3, 3, 14, 0, 2, 0);
+    /** mrs x0, cntvctss_el0: the self-synchronised virtual counter, FEAT_ECV only (op2=6). */
+    static final int A64_MRS_X0_CNTVCTSS = mrs(3, 3, 14, 0, 6, 0);
     /** mrs x0, cntfrq_el0: the counter frequency in Hz as firmware programmed it (op2=0). */
     static final int A64_MRS_X0_CNTFRQ = mrs(3, 3, 14, 0, 0, 0);
 
@@ -235,6 +237,13 @@ final class MachineCode {
     static final byte[] A64_ISB_CNTVCT = words(A64_ISB, A64_MRS_X0_CNTVCT, A64_RET);
     /** {@code uint64_t cntvct(void)}: mrs x0, cntvct_el0; ret. Unordered. */
     static final byte[] A64_CNTVCT = words(A64_MRS_X0_CNTVCT, A64_RET);
+    /**
+     * {@code uint64_t cntvctss(void)}: mrs x0, cntvctss_el0; ret. Ordered without an isb: the
+     * self-synchronised view is not read speculatively ahead of earlier instructions (FEAT_ECV); the kernel's
+     * __arch_counter_get_cntvct patches "isb; mrs cntvct_el0" into "nop; mrs cntvctss_el0" where every CPU
+     * has ECV (ARM64_HAS_ECV), which user space sees as HWCAP2_ECV.
+     */
+    static final byte[] A64_CNTVCTSS = words(A64_MRS_X0_CNTVCTSS, A64_RET);
     /** {@code uint64_t cntfrq(void)}: mrs x0, cntfrq_el0; ret. */
     static final byte[] A64_CNTFRQ = words(A64_MRS_X0_CNTFRQ, A64_RET);
 

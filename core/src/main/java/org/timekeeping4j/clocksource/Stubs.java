@@ -116,6 +116,13 @@ final class Stubs {
         static final MethodHandle HANDLE = MAPPED.handle();
     }
 
+    /** Maps on any aarch64; only HWCAP2_ECV says it may be called (it is undefined, SIGILL, elsewhere). */
+    static final class Cntvctss {
+        static final Mapped MAPPED =
+                map("mrs cntvctss_el0", MachineCode.A64_CNTVCTSS, LONG_VOID, Platform.Arch.AARCH64);
+        static final MethodHandle HANDLE = MAPPED.handle();
+    }
+
     static final class Cntfrq {
         static final Mapped MAPPED = map("mrs cntfrq_el0", MachineCode.A64_CNTFRQ, LONG_VOID, Platform.Arch.AARCH64);
         static final MethodHandle HANDLE = MAPPED.handle();

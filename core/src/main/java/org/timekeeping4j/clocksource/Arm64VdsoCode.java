@@ -1,0 +1,137 @@
+package org.timekeeping4j.clocksource;
+
+/**
+ * The arm64 machine code of the vDSO-data read, byte for byte, with its disassembly: one function under
+ * AAPCS64 (arguments in x0, x1, x2; result in x0; x0-x17 free to clobber; x18, the platform register, and
+ * the callee-saved x19-x29 untouched; no stack frame, so no use of x30 but ret), called through an FFM
+ * downcall:
+ * <pre>
+ *   int64_t vdso_read(const void *vc, const void *ts, uint64_t test_counter)
+ * </pre>
+ * {@code vc} is the kernel's per-base struct (struct vdso_data, 240 bytes, 5.7-6.14; struct vdso_clock,
+ * 224 bytes, 6.15+: the same offsets on arm64: seq u32 @0, clock_mode s32 @4, cycle_last u64 @8, mask u64
+ * @16, mult u32 @24, shift u32 @28, basetime[] @32), {@code ts} its {@code basetime[clk]} ({u64 sec; u64
+ * nsec}, nsec in ns &lt;&lt; shift). The result is {@code sec * 1_000_000_000 + ns}, u64 wrapping, with the
+ * generic vDSO's {@code ns = (((cycles - cycle_last) & mask) * mult + nsec) >> shift} (u64 wrapping: arm64
+ * has no max_cycles), or {@code Long.MIN_VALUE} ("call clock_gettime instead") when clock_mode is neither
+ * 1 (ARCHTIMER) nor 2 (ARCHTIMER_NOCOMPAT: usable by 64-bit tasks), when an odd seq comes with clock_mode
+ * 0x7fffffff (a time-namespace page: seq stays 1 there), or when seq stayed odd for 2^20 looks.
+ *
+ * <p><b>Not for arm64 5.3-5.6 pages.</b> Their clock_mode meant "use the syscall" (0 = read the counter,
+ * 1 = syscall); this code reads the counter on 1. The caller must fall back on those kernels.
+ *
+ * <p>Built with GNU as 2.40 (binutils-aarch64-linux-gnu, at development time only) and checked word by word
+ * against an independent encoding in Arm64VdsoCodeTest; {@link #PRODUCTION} as assembled:
+ * <pre>
+ *    0: 52a00209  movz  w9, #0x10, lsl #16     ; spin budget: 2^20 looks at an odd seq
+ *    4: b9400003  ldr   w3, [x0]               ; retry: seq
+ *    8: 37000343  tbnz  w3, #0, 0x70           ;   odd: a writer inside, or a time-namespace page
+ *    c: d50339bf  dmb   ishld                  ; the loads below come after the seq load (smp_rmb)
+ *   10: b9400404  ldr   w4, [x0, #4]           ; clock_mode
+ *   14: 51000484  sub   w4, w4, #1
+ *   18: 7100049f  cmp   w4, #1
+ *   1c: 540003a8  b.hi  0x90                   ; clock_mode - 1 &gt; 1 unsigned: not 1 or 2, fall back
+ *   20: d5033fdf  isb                          ; SLOT (8 bytes): the counter read, into x5
+ *   24: d53be045  mrs   x5, cntvct_el0
+ *   28: ca0500a6  eor   x6, x5, x5             ; 0, computed from the counter
+ *   2c: 8b2663e6  add   x6, sp, x6             ; sp + 0: an address that depends on the counter
+ *   30: f94000df  ldr   xzr, [x6]              ; a load that cannot issue before the counter is read
+ *   34: a940a007  ldp   x7, x8, [x0, #8]       ; cycle_last, mask
+ *   38: 29432c0a  ldp   w10, w11, [x0, #24]    ; mult, shift (zero-extended)
+ *   3c: a940342c  ldp   x12, x13, [x1]         ; sec, nsec
+ *   40: cb0700a5  sub   x5, x5, x7             ; cycles - cycle_last
+ *   44: 8a0800a5  and   x5, x5, x8             ;   &amp; mask: delta
+ *   48: 9b0a34a5  madd  x5, x5, x10, x13       ; delta * mult + nsec (u64)
+ *   4c: 9acb24a5  lsr   x5, x5, x11            ; &gt;&gt; shift: ns
+ *   50: d50339bf  dmb   ishld                  ; every load above (the dummy one too) before the re-read
+ *   54: b940000e  ldr   w14, [x0]              ; seq again
+ *   58: 6b0301df  cmp   w14, w3
+ *   5c: 54fffd41  b.ne  0x4                    ; changed: retry
+ *   60: d299400f  movz  x15, #0xca00
+ *   64: f2a7734f  movk  x15, #0x3b9a, lsl #16  ; 1_000_000_000
+ *   68: 9b0f1580  madd  x0, x12, x15, x5       ; sec * 1e9 + ns (u64)
+ *   6c: d65f03c0  ret
+ *   70: b9400404  ldr   w4, [x0, #4]           ; odd seq: clock_mode
+ *   74: 12b00006  movn  w6, #0x8000, lsl #16   ; 0x7fffffff, VDSO_CLOCKMODE_TIMENS
+ *   78: 6b06009f  cmp   w4, w6
+ *   7c: 540000a0  b.eq  0x90                   ; a time-namespace page: fall back
+ *   80: 71000529  subs  w9, w9, #1
+ *   84: 54000060  b.eq  0x90                   ; the budget spent: fall back
+ *   88: d503203f  yield                        ; cpu_relax()
+ *   8c: 17ffffde  b     0x4                    ; retry
+ *   90: d2f00000  movz  x0, #0x8000, lsl #48   ; Long.MIN_VALUE: call clock_gettime
+ *   94: d65f03c0  ret
+ * </pre>
+ * The slot at 0x20-0x27 holds the counter read; the variants differ there only, NOPs before the real
+ * instruction, so no branch offset changes: {@link #PRODUCTION} {@code isb; mrs x5, cntvct_el0};
+ * {@link #TEST} {@code nop; mov x5, x2} (d503201f, aa0203e5: the counter is the third argument, for
+ * comparisons with a reference at chosen counter values); {@link #ECV} {@code nop; mrs x5, cntvctss_el0}
+ * (d503201f, d53be0c5), only where HWCAP2_ECV says the CPU has the self-synchronised view (it is undefined,
+ * SIGILL, elsewhere).
+ *
+ * <p><b>Memory ordering, decided here</b> (the kernel's do_hres and update_vsyscall; Arm's model lets loads,
+ * and loads and system-register reads, complete out of program order):
+ * <ul>
+ * <li>first seq load, then {@code dmb ishld}, then clock_mode and the parameters: the barrier orders the seq
+ *     load before every later load, pairing with the writer's smp_wmb between its first seq increment and
+ *     the parameter stores. The odd-path clock_mode load has no barrier: it is a hint for falling back, and
+ *     a stale value only costs another look.</li>
+ * <li>{@code isb} before {@code mrs cntvct_el0}: without it the counter may be read before earlier
+ *     instructions (the seq load, the clock_mode check) complete, i.e. from before the state the reader
+ *     then validates (the kernel's __arch_get_hw_counter). With ECV, cntvctss_el0 is self-synchronised and
+ *     needs no isb (the slot then has a nop).</li>
+ * <li>the counter read before the seq re-read: a system-register read is not a memory access, so
+ *     {@code dmb ishld} alone does not order it. The kernel's arch_counter_enforce_ordering makes a load
+ *     whose address depends on the counter value ({@code eor; add sp; ldr xzr}); that load cannot be
+ *     performed before the counter is read, and the second {@code dmb ishld} orders it before the re-read.
+ *     So a reader whose re-read still sees the first seq read its counter while the state it computed with
+ *     was published, pairing with the writer's smp_wmb before the closing seq increment. The parameter
+ *     loads need no dependency: the first barrier bounds them from below, the second from above.</li>
+ * <li>the dependency is on {@code sp}, not on {@code vc}, as in the kernel: the stack line is in cache, and
+ *     the parameter loads, which do not wait for the counter, overlap with it.</li>
+ * </ul>
+ */
+final class Arm64VdsoCode {
+
+    private Arm64VdsoCode() {}
+
+    /** Byte offset of the counter-read slot (two instructions). */
+    static final int SLOT = 0x20;
+
+    /** The slot of {@link #PRODUCTION}: isb; mrs x5, cntvct_el0. */
+    static final int[] SLOT_ISB_CNTVCT = {0xd5033fdf, 0xd53be045};
+    /** The slot of {@link #TEST}: nop; mov x5, x2 (orr x5, xzr, x2). */
+    static final int[] SLOT_TEST = {0xd503201f, 0xaa0203e5};
+    /** The slot of {@link #ECV}: nop; mrs x5, cntvctss_el0 (op2 = 6: self-synchronised, FEAT_ECV). */
+    static final int[] SLOT_ECV_CNTVCTSS = {0xd503201f, 0xd53be0c5};
+
+    // The words before and after the slot (initialised before the variants that are built from them).
+    private static final int[] BEFORE_SLOT = {
+        0x52a00209, 0xb9400003, 0x37000343, 0xd50339bf, 0xb9400404, 0x51000484, 0x7100049f, 0x540003a8,
+    };
+    private static final int[] AFTER_SLOT = {
+        0xca0500a6, 0x8b2663e6, 0xf94000df, 0xa940a007, 0x29432c0a, 0xa940342c, 0xcb0700a5, 0x8a0800a5,
+        0x9b0a34a5, 0x9acb24a5, 0xd50339bf, 0xb940000e, 0x6b0301df, 0x54fffd41, 0xd299400f, 0xf2a7734f,
+        0x9b0f1580, 0xd65f03c0, 0xb9400404, 0x12b00006, 0x6b06009f, 0x540000a0, 0x71000529, 0x54000060,
+        0xd503203f, 0x17ffffde, 0xd2f00000, 0xd65f03c0,
+    };
+
+    /** The reader, counter read by isb; mrs cntvct_el0 as the kernel's vDSO does. */
+    static final byte[] PRODUCTION = build(SLOT_ISB_CNTVCT);
+    /** The reader with its counter taken from the third argument. */
+    static final byte[] TEST = build(SLOT_TEST);
+    /** The reader with the self-synchronised counter view (FEAT_ECV, HWCAP2_ECV only). */
+    static final byte[] ECV = build(SLOT_ECV_CNTVCTSS);
+
+    /** The whole function around a two-instruction slot. */
+    static byte[] build(int[] slot) {
+        if (slot.length != 2) {
+            throw new IllegalArgumentException("the counter slot is two instructions, got " + slot.length);
+        }
+        int[] all = new int[BEFORE_SLOT.length + 2 + AFTER_SLOT.length];
+        System.arraycopy(BEFORE_SLOT, 0, all, 0, BEFORE_SLOT.length);
+        System.arraycopy(slot, 0, all, BEFORE_SLOT.length, 2);
+        System.arraycopy(AFTER_SLOT, 0, all, BEFORE_SLOT.length + 2, AFTER_SLOT.length);
+        return MachineCode.words(all);
+    }
+}

@@ -1,0 +1,166 @@
+package org.timekeeping4j.clocksource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.linux.Platform;
+
+/**
+ * The counter selection as a real arm64 kernel would drive it, through CounterSelector's environment seam:
+ * clocksource arch_sys_counter, a cntfrq_el0, HWCAP2 bits, erratum-affected counters. The counters are
+ * stand-ins that follow CLOCK_MONOTONIC_RAW at 62.5 MHz (any architecture), except in the last test, which
+ * reads the real arm64 stubs (aarch64 only, emulated or not).
+ */
+class Arm64SelectionTest {
+
+    private static final double HZ = 62_500_000;
+
+    /** 62.5 MHz, following CLOCK_MONOTONIC_RAW: 16 ns a tick. */
+    private static long standIn() {
+        return LinuxTime.clockGettimeNanos(ClockId.MONOTONIC_RAW.id()) / 16;
+    }
+
+    private static CounterSelectorTest.Fake arm64Kernel() {
+        CounterSelectorTest.Fake env = new CounterSelectorTest.Fake();
+        env.arch = Platform.Arch.AARCH64;
+        env.clocksource = "arch_sys_counter";
+        env.flags = java.util.Set.of("fp", "asimd", "evtstrm");
+        env.hwcap2 = 0;
+        env.errata = List.of();
+        env.stated = Optional.of(new Frequency(HZ, 0, "cntfrq_el0"));
+        env.fakeCounters = f -> Arm64SelectionTest::standIn;
+        return env;
+    }
+
+    @Test
+    void anArm64KernelOnTheArchTimerShouldReadIsbCntvctAtCntfrq() {
+        CounterSelectorTest.Fake env = arm64Kernel();
+        CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
+        assertThat(s.rejected()).isEmpty();
+        assertThat(env.created).containsExactly(CounterFlavour.A64_ISB_CNTVCT, CounterFlavour.A64_CNTVCT);
+        assertThat(s.clocksource().name()).isEqualTo("isb;mrs cntvct_el0");
+        assertThat(s.clocksource().isOrdered()).isTrue();
+        assertThat(s.ticks().name()).isEqualTo("mrs cntvct_el0"); // the cheap read for ticks
+        assertThat(s.frequency()).isEqualTo(new Frequency(HZ, 0, "cntfrq_el0"));
+        assertThat(env.asked).doesNotContain(CounterFlavour.A64_CNTVCTSS); // no ECV: never mapped, never read
+    }
+
+    @Test
+    void featEcvShouldTryTheSelfSynchronisedCounterFirst() {
+        CounterSelectorTest.Fake env = arm64Kernel();
+        env.hwcap2 = Arm64Facts.HWCAP2_ECV | 1; // with another bit set too
+        CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
+        assertThat(s.clocksource().name()).isEqualTo("mrs cntvctss_el0");
+        assertThat(env.created.getFirst()).isEqualTo(CounterFlavour.A64_CNTVCTSS);
+    }
+
+    @Test
+    void aBrokenCntvctssShouldFallToIsbCntvct() {
+        CounterSelectorTest.Fake env = arm64Kernel();
+        env.hwcap2 = Arm64Facts.HWCAP2_ECV;
+        AtomicLong n = new AtomicLong();
+        LongSupplier backwards = () -> n.incrementAndGet() % 5 == 0 ? 0 : standIn();
+        env.fakeCounters = f -> f == CounterFlavour.A64_CNTVCTSS ? backwards : Arm64SelectionTest::standIn;
+        CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
+        assertThat(s.clocksource().name()).isEqualTo("isb;mrs cntvct_el0");
+        assertThat(s.rejected()).singleElement().satisfies(r -> {
+            assertThat(r.candidate()).isEqualTo("mrs cntvctss_el0");
+            assertThat(r.reason()).contains("went backwards");
+        });
+    }
+
+    @Test
+    void anErratumAffectedCounterShouldBeRefusedAsTheKernelRefusesItForTheVdso() {
+        CounterSelectorTest.Fake env = arm64Kernel();
+        env.errata = List.of("Cortex-A73 (cpu0) has arch-timer erratum 858921");
+        CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
+        assertThat(s.clocksource()).isInstanceOf(KernelCounter.class);
+        assertThat(s.rejected()).singleElement().extracting(Rejection::reason).asString()
+                .contains("858921").contains("keeps its vDSO off it");
+        assertThat(env.asked).isEmpty(); // refused before any counter is read
+    }
+
+    @Test
+    void anotherArm64ClocksourceShouldBeRefused() {
+        CounterSelectorTest.Fake env = arm64Kernel();
+        env.clocksource = "tsc"; // what an emulated arm64 sees: the host's clocksource through sysfs
+        CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
+        assertThat(s.clocksource()).isInstanceOf(KernelCounter.class);
+        assertThat(s.rejected().getFirst().reason()).contains("is tsc, not arch_sys_counter");
+    }
+
+    @Test
+    void aWrongCntfrqShouldGiveWayToCalibration() {
+        CounterSelectorTest.Fake env = arm64Kernel();
+        env.stated = Optional.of(new Frequency(HZ * 1.001, 0, "cntfrq_el0"));
+        CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
+        assertThat(s.clocksource().name()).isEqualTo("isb;mrs cntvct_el0");
+        assertThat(s.frequency().source()).startsWith("calibrated");
+        assertThat(Math.abs(s.frequency().ppmFrom(HZ))).isLessThan(CounterSelector.SELF_TEST_PPM);
+        assertThat(s.rejected()).extracting(Rejection::candidate).containsExactly("cntfrq_el0 frequency");
+    }
+
+    @Test
+    void cortexA73AndTimerDeviceTreeErrataShouldBeFoundAndOthersNot(@TempDir Path root) throws IOException {
+        assertThat(Arm64Facts.find(root)).isEmpty(); // nothing there: nothing known
+        Path cpu0 = Files.createDirectories(root.resolve("sys/devices/system/cpu/cpu0/regs/identification"));
+        Path cpu1 = Files.createDirectories(root.resolve("sys/devices/system/cpu/cpu1/regs/identification"));
+        Files.writeString(cpu0.resolve("midr_el1"), "0x00000000414fd0b1\n"); // Cortex-A76 r4p1 (1418040: compat only)
+        Files.writeString(cpu1.resolve("midr_el1"), "0x00000000410fd034\n"); // Cortex-A53
+        assertThat(Arm64Facts.find(root)).isEmpty();
+        Files.writeString(cpu1.resolve("midr_el1"), "0x00000000411fd090\n"); // Cortex-A73 r1p0 (big.LITTLE: one core)
+        assertThat(Arm64Facts.find(root)).containsExactly("Cortex-A73 (cpu1) has arch-timer erratum 858921");
+        Files.writeString(cpu1.resolve("midr_el1"), "0x00000000510fd090\n"); // another implementer's part d09
+        Path timer = Files.createDirectories(root.resolve("sys/firmware/devicetree/base/timer"));
+        Files.createFile(timer.resolve("compatible"));
+        assertThat(Arm64Facts.find(root)).isEmpty();
+        Files.createFile(timer.resolve("fsl,erratum-a008585"));
+        assertThat(Arm64Facts.find(root)).containsExactly("the device tree's timer node has fsl,erratum-a008585");
+    }
+
+    @Test
+    void hwcap2ShouldBeReadFromTheAuxiliaryVector(@TempDir Path dir) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(64).order(ByteOrder.nativeOrder());
+        b.putLong(16).putLong(0xffL).putLong(26).putLong(Arm64Facts.HWCAP2_ECV).putLong(0).putLong(0);
+        b.putLong(26).putLong(-1); // after AT_NULL: not read
+        Path auxv = Files.write(dir.resolve("auxv"), b.array());
+        assertThat(Arm64Facts.auxv(auxv, Arm64Facts.AT_HWCAP2)).isEqualTo(Arm64Facts.HWCAP2_ECV);
+        assertThat(Arm64Facts.auxv(auxv, Arm64Facts.AT_HWCAP)).isEqualTo(0xffL);
+        assertThat(Arm64Facts.auxv(dir.resolve("absent"), Arm64Facts.AT_HWCAP2)).isZero();
+        // This process's own vector has AT_HWCAP2 on arm64 (emulated too); on x86 it may be absent or 0.
+        if (Platform.ARCH == Platform.Arch.AARCH64) {
+            assertThat(Arm64Facts.auxv(Path.of("/proc/self/auxv"), Arm64Facts.AT_HWCAP)).isNotZero();
+        }
+    }
+
+    @Test
+    void theRealArm64StubsShouldPassTheSelfTestUnderAnArchTimerKernel() {
+        assumeTrue(Platform.ARCH == Platform.Arch.AARCH64, "reads the arm64 counter stubs: aarch64 only");
+        CounterSelectorTest.Fake env = arm64Kernel();
+        env.fakeCounters = null; // the real stubs and the real cntfrq_el0
+        env.hwcap2 = env.real.hwcap2();
+        env.stated = env.real.statedFrequency(); // empty where cntfrq_el0 reads 0 (qemu 10)
+        CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
+        assertThat(s.isHardware()).as(s.rejected().toString()).isTrue();
+        assertThat(s.readFlavour()).isIn("isb;mrs cntvct_el0", "mrs cntvctss_el0");
+        assertThat(s.ticks()).isInstanceOf(HardwareCounter.class);
+        assertThat(((HardwareCounter) s.ticks()).flavour()).isEqualTo(CounterFlavour.A64_CNTVCT);
+        long a = s.clocksource().read();
+        long b = s.ticks().read();
+        long c = s.clocksource().read();
+        assertThat(b).isBetween(a, c);
+    }
+}
