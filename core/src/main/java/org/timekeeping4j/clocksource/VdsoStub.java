@@ -9,7 +9,7 @@ import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.Platform;
 
 /**
- * Maps the kernel-data read ({@link VdsoCode}) as a critical downcall:
+ * Maps the kernel-data read ({@link VdsoCode} on x86_64, {@link Arm64VdsoCode} on arm64) as a critical downcall:
  * {@code (long vc, long ts, long testCounter) -> long}, addresses as longs so that a caller holding them in
  * static finals passes constants. A handle is made once per (algorithm, flavour) and kept by the caller in a
  * static final field, where the JIT inlines the downcall.
@@ -39,6 +39,27 @@ public final class VdsoStub {
     }
 
     /**
+     * Maps the arm64 code ({@link Arm64VdsoCode}: the generic vdso_calc_ns with the 56-bit mask; vdso_data
+     * 5.3-6.14 and vdso_clock 6.15+ share its field offsets), its counter read ordered (isb; mrs cntvct_el0, as
+     * the kernel's vDSO reads it) or not (mrs cntvct_el0 alone).
+     */
+    public static Mapping mapArm64(boolean ordered) {
+        byte[] code = ordered ? Arm64VdsoCode.PRODUCTION : Arm64VdsoCode.build(ARM64_UNORDERED_SLOT);
+        Stubs.Mapped m = Stubs.map("vdso read (arm64, " + (ordered ? "isb;mrs cntvct_el0" : "mrs cntvct_el0") + ")",
+                code, READ, Platform.Arch.AARCH64);
+        return new Mapping(m.handle(), m.failure());
+    }
+
+    /** nop; mrs x5, cntvct_el0: the unordered slot of the arm64 code. */
+    private static final int[] ARM64_UNORDERED_SLOT = {0xd503201f, 0xd53be045};
+
+    /** The arm64 code with its counter taken from the third argument: tests only. */
+    public static Mapping mapArm64Test() {
+        Stubs.Mapped m = Stubs.map("vdso read (arm64, test counter)", Arm64VdsoCode.TEST, READ, Platform.Arch.AARCH64);
+        return new Mapping(m.handle(), m.failure());
+    }
+
+    /**
      * The ordered counter read the kernel's vDSO itself uses here (rdtsc_ordered): lfence;rdtsc where the
      * kernel marks LFENCE as serialising rdtsc (X86_FEATURE_LFENCE_RDTSC), else rdtscp where the CPU has it,
      * else lfence;rdtsc. Measured on this AMD VM: without the kernel's flag lfence;rdtsc reads up to 100 ns
@@ -52,14 +73,19 @@ public final class VdsoStub {
         return flags.contains("rdtscp") ? VdsoCode.Flavour.RDTSCP : VdsoCode.Flavour.LFENCE_RDTSC;
     }
 
-    private static final boolean ORDERED_LFENCE = orderedFlavour() == VdsoCode.Flavour.LFENCE_RDTSC;
+    private static final boolean ARM64 = Platform.ARCH == Platform.Arch.AARCH64;
+    private static final boolean ORDERED_LFENCE = !ARM64 && orderedFlavour() == VdsoCode.Flavour.LFENCE_RDTSC;
 
     /**
-     * The counter, read as {@link #orderedFlavour()} reads it, without conversion: for snapshots, whose
-     * counter read comes first and is converted afterwards. Only where the x86 stubs map.
+     * The counter, read as the exact-mode code reads it (x86: {@link #orderedFlavour()}; arm64: isb; mrs
+     * cntvct_el0), without conversion: for snapshots, whose counter read comes first and is converted
+     * afterwards. Only where exact mode serves (its stubs map).
      */
     public static long readCounterOrdered() {
         try {
+            if (ARM64) { // static finals: the JIT keeps one branch
+                return (long) Stubs.IsbCntvct.HANDLE.invokeExact();
+            }
             return ORDERED_LFENCE ? (long) Stubs.LfenceRdtsc.HANDLE.invokeExact()
                     : (long) Stubs.RdtscpNoAux.HANDLE.invokeExact();
         } catch (Throwable t) {
@@ -67,10 +93,10 @@ public final class VdsoStub {
         }
     }
 
-    /** The counter, unordered (rdtsc): the cheapest timestamp, for {@code Clocks.ticks()}. */
+    /** The counter, unordered (rdtsc, mrs cntvct_el0): the cheapest timestamp, for {@code Clocks.ticks()}. */
     public static long readCounterUnordered() {
         try {
-            return (long) Stubs.Rdtsc.HANDLE.invokeExact();
+            return ARM64 ? (long) Stubs.Cntvct.HANDLE.invokeExact() : (long) Stubs.Rdtsc.HANDLE.invokeExact();
         } catch (Throwable t) {
             throw Stubs.rethrow(t);
         }

@@ -125,12 +125,14 @@ public final class Discovery {
             return new Result("the kernel's vDSO does not read the counter itself (clock_mode " + modeName(mode)
                     + "): clock_gettime serves", layout, mapping, null, null, null, rec.rejected());
         }
-        if (layout.arch() != Platform.Arch.X86_64) {
-            return new Result("exact mode has no arm64 machine code in this build", layout, mapping, null, null,
-                    null, rec.rejected());
+        if (layout.arch() == Platform.Arch.AARCH64 && !arm64KernelKeepsModeMeaning()) {
+            // 5.3-5.6 arm64 stored "use the syscall" in clock_mode (0 = the counter): the opposite meaning.
+            return new Result("arm64 kernels before 5.7 give clock_mode the opposite meaning; exact mode refuses "
+                    + LinuxTime.uname().release(), layout, mapping, null, null, null, rec.rejected());
         }
-        VdsoCode.Flavour flavour = VdsoStub.orderedFlavour();
-        VdsoStub.Mapping ordered = VdsoStub.map(layout.x86Algorithm(), flavour);
+        boolean x86 = layout.arch() == Platform.Arch.X86_64;
+        VdsoCode.Flavour flavour = x86 ? VdsoStub.orderedFlavour() : null;
+        VdsoStub.Mapping ordered = x86 ? VdsoStub.map(layout.x86Algorithm(), flavour) : VdsoStub.mapArm64(true);
         if (!ordered.ok()) {
             return new Result("the read's machine code cannot run: " + ordered.failure(), layout, mapping, null,
                     null, null, rec.rejected());
@@ -176,6 +178,18 @@ public final class Discovery {
             }
         }
         return null;
+    }
+
+    /** arm64: the release is 5.7 or later (a vendor string that cannot be parsed counts as too old). */
+    private static boolean arm64KernelKeepsModeMeaning() {
+        String[] v = LinuxTime.uname().release().split("[.-]");
+        try {
+            int major = Integer.parseInt(v[0]);
+            int minor = Integer.parseInt(v[1]);
+            return major > 5 || major == 5 && minor >= 7;
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     static String modeName(int mode) {

@@ -109,8 +109,9 @@ public final class KernelVdso {
 
     /** The unordered read's code, mapped on first use (most processes never call it). */
     private static final class Unordered {
-        static final MethodHandle READ = ENABLED
-                ? VdsoStub.map(STATE.layout().x86Algorithm(), VdsoCode.Flavour.RDTSC).handle() : null;
+        static final MethodHandle READ = !ENABLED ? null : STATE.layout().x86Algorithm() == null
+                ? VdsoStub.mapArm64(false).handle()
+                : VdsoStub.map(STATE.layout().x86Algorithm(), VdsoCode.Flavour.RDTSC).handle();
     }
 
     private static long invoke(MethodHandle handle, long vc, long ts) {
@@ -208,7 +209,10 @@ public final class KernelVdso {
 
     /** The ordered flavour in use, for descriptions ("rdtscp"). */
     public static String counterRead() {
-        return STATE.flavour() == null ? "none" : STATE.flavour().instructions();
+        if (!ENABLED) {
+            return "none";
+        }
+        return STATE.flavour() == null ? "isb;mrs cntvct_el0" : STATE.flavour().instructions();
     }
 
     static VdsoCode.Flavour flavour() {
