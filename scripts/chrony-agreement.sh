@@ -46,6 +46,11 @@ for d in chronyd ntpd ntpsec openntpd systemd-timesyncd ptp4l phc2sys ts2phc; do
   fi
 done
 
+shm_key="$(printf '0x%08x' $((0x4e545030 + unit)))"
+if ipcs -m | awk -v k="$shm_key" '$1 == k { found = 1 } END { exit !found }'; then
+  die "the SHM segment of refclock unit $unit ($shm_key) exists already (ipcs -m): pick another --unit or remove it (ipcrm -M $shm_key)"
+fi
+
 if ! command -v chronyd >/dev/null 2>&1; then
   command -v apt-get >/dev/null 2>&1 || die "chronyd not found and no apt-get: install chrony (4.x) yourself"
   echo "chrony-agreement: installing chrony (apt-get)..." >&2
@@ -83,7 +88,7 @@ cleanup() {
     lab restore "$work/state"
     restored=1
   fi
-  ipcrm -M "$(printf '0x%x' $((0x4e545030 + unit)))" 2>/dev/null
+  ipcrm -M "$shm_key" 2>/dev/null
   if [ "$keep" -eq 1 ]; then echo "logs kept in $work"; else rm -rf "$work"; fi
   exit "$rc"
 }
@@ -93,6 +98,9 @@ trap 'exit 130' INT TERM
 echo "== $(date -u '+%Y-%m-%d %H:%M:%S UTC'), $(uname -r), $(chronyd -v | head -n 1)"
 echo "== tk4j at $(cd "$here" && git rev-parse --short HEAD 2>/dev/null || echo '?'); tk4j info (head):"
 (cd "$here" && ./tk4j info 2>&1 | sed -n '1,/^$/p' | sed '/^$/d; s/^/   /')
+# A test that flips the frequency (FastClocksTest's steering test, another run of this script) would have us save
+# and later restore one moment of its flipping.
+lab quiet 3 || die "rerun when nothing else steers the clock"
 lab save "$work/state"
 
 cat >"$work/chrony.conf" <<EOF
@@ -109,7 +117,9 @@ log tracking refclocks
 EOF
 mkdir -p /run/chrony # chronyc binds its client socket there
 
-lab writer "$work/state" "$unit" "$seed" "$step_period" "$step_us" >"$work/writer.log" 2>&1 &
+# Started directly, not through lab(): $! must be the JVM itself, not a subshell that a kill would leave it behind.
+"$jdk/bin/java" --enable-native-access=ALL-UNNAMED "$here/scripts/chrony/ClockLab.java" \
+  writer "$work/state" "$unit" "$seed" "$step_period" "$step_us" >"$work/writer.log" 2>&1 &
 writer_pid=$!
 chronyd -d -u root -f "$work/chrony.conf" >"$work/chronyd.log" 2>&1 & # no -x: it must steer
 chronyd_pid=$!
@@ -125,10 +135,12 @@ done
 cc tracking | grep -q '(SIM)' || { cat "$work/chronyd.log" >&2; die "chronyd did not synchronise to SIM in 60 s"; }
 echo "   synchronised after about $((i / 2)) s; settling $settle s"
 sleep "$settle"
+cc tracking | grep -E '^(Reference ID|System time|Frequency|Update interval)' | sed 's/^/   /'
 
 # The writer's per-second lines within [from, to): how chronyd was steering the kernel meanwhile.
 steering() {
   awk -v from="$1" -v to="$2" '
+    NR >= from && NR < to && /reference steps/ { steps = steps " " $4 }
     NR >= from && NR < to && /^t=/ {
       for (i = 1; i <= NF; i++) {
         split($i, kv, "=")
@@ -149,6 +161,7 @@ steering() {
         n, fmin, fmax, changes, n - 1, kmin, kmax
       printf "   reference phase %+.1f .. %+.1f us; |clock - reference| mean %.1f / max %.1f us\n", \
         pmin, pmax, esum / n, emax
+      if (steps != "") printf "   reference stepped by%s us in this window\n", steps
     }' "$work/writer.log"
 }
 
@@ -167,7 +180,6 @@ for path in fast kernel; do
   cc tracking | grep -E '^(Reference ID|System time|Last offset|RMS offset|Frequency|Residual freq|Skew|Update interval)' | sed 's/^/   /'
   cc sourcestats | tail -n 1 | sed 's/^/   sourcestats: /'
 done
-grep 'reference steps' "$work/writer.log" | sed 's/^writer: /   writer: /' | tail -n 6
 
 echo "== stopping chronyd and the writer"
 kill "$chronyd_pid"; wait "$chronyd_pid" 2>/dev/null || true; chronyd_pid=""

@@ -2,6 +2,8 @@
 //   java --enable-native-access=ALL-UNNAMED scripts/chrony/ClockLab.java COMMAND ...
 // Commands (root is needed for everything but 'state'):
 //   state                 one line: the kernel's NTP state (adjtimex, read-only).
+//   quiet SECONDS         exits 1 if the kernel's frequency, tick or status changes within SECONDS (read every 20 ms):
+//                         something else is steering the clock, and saving its state now would save a moment of it.
 //   save FILE             writes the kernel's NTP state and an anchor (REALTIME and MONOTONIC_RAW read together) to FILE.
 //   restore FILE          puts the saved state back (frequency, tick, status, time constant, TAI offset, max/est error),
 //                         clears a pending PLL offset and adjtime slew, then slews REALTIME back onto the line it
@@ -73,6 +75,7 @@ public final class ClockLab {
         if (args.length == 0) usage();
         switch (args[0]) {
             case "state" -> System.out.println(describe(adjtimex(0, null)));
+            case "quiet" -> quiet(Double.parseDouble(arg(args, 1)));
             case "save" -> save(Path.of(arg(args, 1)));
             case "restore" -> restore(Path.of(arg(args, 1)));
             case "writer" -> writer(Path.of(arg(args, 1)), Integer.parseInt(arg(args, 2)), Long.parseLong(arg(args, 3)),
@@ -87,7 +90,7 @@ public final class ClockLab {
     }
 
     static void usage() {
-        System.err.println("usage: ClockLab state | save FILE | restore FILE | writer FILE UNIT SEED STEP_PERIOD_S STEP_US");
+        System.err.println("usage: ClockLab state | quiet SECONDS | save FILE | restore FILE | writer FILE UNIT SEED STEP_PERIOD_S STEP_US");
         System.exit(2);
     }
 
@@ -149,6 +152,27 @@ public final class ClockLab {
         long at(long raw) {
             return real0 + Math.round((raw - raw0) * rate);
         }
+    }
+
+    static void quiet(double seconds) throws Throwable {
+        MemorySegment first = adjtimex(0, null);
+        String before = describeSteering(first);
+        long end = System.nanoTime() + (long) (seconds * 1e9);
+        while (System.nanoTime() < end) {
+            String now = describeSteering(adjtimex(0, null));
+            if (!now.equals(before)) {
+                System.out.println("something else is steering the kernel clock: " + before + " became " + now
+                        + " within " + seconds + " s");
+                System.exit(1);
+            }
+            Thread.sleep(20);
+        }
+        System.out.println("kernel clock quiet for " + seconds + " s: " + describe(first));
+    }
+
+    static String describeSteering(MemorySegment tx) {
+        return String.format("freq=%+.3fppm tick=%d status=0x%x", freqPpm(tx), tx.get(JAVA_LONG, TX_TICK),
+                tx.get(JAVA_INT, TX_STATUS));
     }
 
     static void save(Path file) throws Throwable {
