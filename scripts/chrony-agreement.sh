@@ -140,7 +140,7 @@ cc tracking | grep -E '^(Reference ID|System time|Frequency|Update interval)' | 
 # The writer's per-second lines within [from, to): how chronyd was steering the kernel meanwhile.
 steering() {
   awk -v from="$1" -v to="$2" '
-    NR >= from && NR < to && /reference steps/ { steps = steps " " $4 }
+    NR >= from && NR < to && /reference steps/ { steps = steps " " $6 " (" $2 ")" }
     NR >= from && NR < to && /^t=/ {
       for (i = 1; i <= NF; i++) {
         split($i, kv, "=")
