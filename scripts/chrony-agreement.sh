@@ -98,6 +98,9 @@ trap 'exit 130' INT TERM
 echo "== $(date -u '+%Y-%m-%d %H:%M:%S UTC'), $(uname -r), $(chronyd -v | head -n 1)"
 echo "== tk4j at $(cd "$here" && git rev-parse --short HEAD 2>/dev/null || echo '?'); tk4j info (head):"
 (cd "$here" && ./tk4j info 2>&1 | sed -n '1,/^$/p' | sed '/^$/d; s/^/   /')
+echo "== what serves --path fast (Clocks.source() in a fresh JVM):"
+"$jdk/bin/java" --enable-native-access=ALL-UNNAMED -cp "$here/cli/target/tk4j.jar" "$here/scripts/chrony/Sources.java" \
+  2>&1 | sed 's/^/   /' || true
 # A test that flips the frequency (FastClocksTest's steering test, another run of this script) would have us save
 # and later restore one moment of its flipping.
 lab quiet 3 || die "rerun when nothing else steers the clock"
