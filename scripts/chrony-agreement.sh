@@ -29,13 +29,14 @@ while [ $# -gt 0 ]; do
     --step-period) step_period="${2:?}"; shift 2 ;;
     --settle) settle="${2:?}"; shift 2 ;;
     --keep-logs) keep=1; shift ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
 done
 for n in "$seconds" "$unit" "$seed" "$step_us" "$step_period" "$settle"; do
   [[ "$n" =~ ^[0-9]+$ ]] || die "'$n' is not a whole number of seconds / microseconds"
 done
+[ "$seconds" -ge 1 ] || die "-t must be at least 1 second"
 [ "$(uname -s)" = Linux ] || die "Linux only"
 [ "$(id -u)" -eq 0 ] || die "must run as root: chronyd steers the kernel clock (sudo $0)"
 
