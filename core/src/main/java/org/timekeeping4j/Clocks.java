@@ -470,34 +470,25 @@ public final class Clocks {
         boolean tracking = t != null && t.isTracking();
         String why = tracking ? null : FastPath.notTrackingReason() + (KernelVdso.reason() == null ? ""
                 : "; exact mode: " + KernelVdso.reason());
-        Map<ClockId, ClockSource> m = new EnumMap<>(ClockId.class);
-        for (ClockId c : ClockId.values()) {
-            boolean fastCapable = isCounterBacked(c);
-            if (fastCapable && tracking) {
-                m.put(c, new ClockSource(c, ClockSource.Path.COUNTER, "tracker: user-space timekeeper over "
-                        + t.counter() + ", following the kernel from outside, within " + t.errorBoundNanos()
-                        + " ns of it over its last 32 updates (last rate change: " + t.lastSteeringChange() + ")"));
-            } else if (fastCapable) {
-                m.put(c, new ClockSource(c, ClockSource.Path.KERNEL, "kernel clock_gettime: " + why));
-            } else if (c == ClockId.REALTIME_COARSE || c == ClockId.MONOTONIC_COARSE) {
-                m.put(c, new ClockSource(c, ClockSource.Path.KERNEL,
-                        "kernel clock_gettime (vDSO): COARSE means the kernel's value at its last tick"));
-            } else {
-                m.put(c, new ClockSource(c, ClockSource.Path.KERNEL, isSupported(c)
-                        ? "kernel clock_gettime: no counter-based equivalent"
-                        : "unsupported: " + whyUnsupported(c).orElse("")));
-            }
-        }
-        return m;
+        return sources(!tracking ? new ClockSource(ClockId.MONOTONIC, ClockSource.Path.KERNEL,
+                "kernel clock_gettime: " + why) : new ClockSource(ClockId.MONOTONIC, ClockSource.Path.COUNTER,
+                "tracker: user-space timekeeper over " + t.counter() + ", following the kernel from outside, within "
+                        + t.errorBoundNanos() + " ns of it over its last 32 updates (last rate change: "
+                        + t.lastSteeringChange() + ")"));
     }
 
     private static Map<ClockId, ClockSource> exactSource() {
+        return sources(new ClockSource(ClockId.MONOTONIC, ClockSource.Path.COUNTER, "exact: the kernel's vDSO data ("
+                + KernelVdso.state().layout().description() + ") with the vDSO's arithmetic around "
+                + KernelVdso.counterRead() + ", equal to clock_gettime"));
+    }
+
+    /** Every clock's source: {@code counterBacked}'s path and reason for the counter-backed ones, the kernel else. */
+    private static Map<ClockId, ClockSource> sources(ClockSource counterBacked) {
         Map<ClockId, ClockSource> m = new EnumMap<>(ClockId.class);
-        String how = "exact: the kernel's vDSO data (" + KernelVdso.state().layout().description() + ") with the "
-                + "vDSO's arithmetic around " + KernelVdso.counterRead() + ", equal to clock_gettime";
         for (ClockId c : ClockId.values()) {
-            if (VdsoClock.of(c) != null) {
-                m.put(c, new ClockSource(c, ClockSource.Path.COUNTER, how));
+            if (isCounterBacked(c)) {
+                m.put(c, new ClockSource(c, counterBacked.path(), counterBacked.reason()));
             } else if (c == ClockId.REALTIME_COARSE || c == ClockId.MONOTONIC_COARSE) {
                 m.put(c, new ClockSource(c, ClockSource.Path.KERNEL,
                         "kernel clock_gettime (vDSO): COARSE means the kernel's value at its last tick"));

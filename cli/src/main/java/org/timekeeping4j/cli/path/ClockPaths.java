@@ -64,8 +64,8 @@ public final class ClockPaths {
             new SimplePath("fast", "Clocks.nanos: the counter in user space, exact from the kernel's vDSO data "
                     + "(else the tracker's timekeeper; the kernel where neither serves)",
                     Clocks::isSupported, c -> () -> Clocks.nanos(c), ClockPaths::fastBound, c -> "Clocks.nanos"),
-            new TicksPath(),
-            new UnorderedPath(),
+            TicksPath.ticks(),
+            TicksPath.unordered(),
             new SimplePath("snapshot", "Clocks.snapshot: one counter read, converted", ClockPaths::counterServed,
                     ClockPaths::snapshotReader, ClockPaths::fastBound, c -> "Clocks.snapshot"),
             // Test fixture: goes backwards on purpose; accepted by --path, never listed.

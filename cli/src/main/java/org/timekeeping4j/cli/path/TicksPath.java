@@ -1,26 +1,34 @@
 package org.timekeeping4j.cli.path;
 
+import java.util.function.Function;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
 
 /**
- * {@code Clocks.ticks()}, the unordered counter read, converted with {@code Clocks.ticksToNanos}: ordered within a
- * thread, not across threads (see {@link #orderedAcrossThreads()}), and up to {@link #BOUND_NANOS} early against a
- * kernel read made just before it.
+ * A path over an unordered counter read: ordered within a thread, not across threads (see
+ * {@link #orderedAcrossThreads()}: its causality is measured, not promised), and up to {@link #BOUND_NANOS} early
+ * against a kernel read made just before it. Two are registered: {@link #ticks()} ({@code Clocks.ticks()} converted
+ * by {@code Clocks.ticksToNanos}) and {@link #unordered()} ({@code Clocks.nanosUnordered}).
+ *
+ * @param name        what {@code --path} takes
+ * @param description one line
+ * @param readers     the reader per clock
+ * @param call        the call's name
  */
-final class TicksPath implements ClockPath {
+record TicksPath(String name, String description, Function<ClockId, ClockReader> readers, String call)
+        implements ClockPath {
 
     /** An unordered read may execute before the kernel read that precedes it in program order. */
     static final long BOUND_NANOS = 100;
 
-    @Override
-    public String name() {
-        return "ticks";
+    static TicksPath ticks() {
+        return new TicksPath("ticks", "Clocks.ticks (unordered counter read) converted by Clocks.ticksToNanos",
+                c -> () -> Clocks.ticksToNanos(Clocks.ticks(), c), "Clocks.ticks+ticksToNanos");
     }
 
-    @Override
-    public String description() {
-        return "Clocks.ticks (unordered counter read) converted by Clocks.ticksToNanos";
+    static TicksPath unordered() {
+        return new TicksPath("fast-unordered", "Clocks.nanosUnordered: exact mode over an unordered counter read",
+                c -> () -> Clocks.nanosUnordered(c), "Clocks.nanosUnordered");
     }
 
     @Override
@@ -31,7 +39,7 @@ final class TicksPath implements ClockPath {
     @Override
     public ClockReader reader(ClockId clock) {
         ClockPaths.requireServed(this, clock);
-        return () -> Clocks.ticksToNanos(Clocks.ticks(), clock);
+        return readers.apply(clock);
     }
 
     @Override
@@ -46,6 +54,6 @@ final class TicksPath implements ClockPath {
 
     @Override
     public String callName(ClockId clock) {
-        return "Clocks.ticks+ticksToNanos";
+        return call;
     }
 }
