@@ -35,7 +35,7 @@ class DeviceCommandsTest {
     @Test
     void phcOnAFileThatIsNoPtpClockSaysEnottyOnOneLine() {
         Result r = run("phc", "/dev/null");
-        assertThat(r.code()).isEqualTo(Tk4j.EXIT_FAILED);
+        assertThat(r.code()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
         assertThat(r.err()).isEqualTo("tk4j: /dev/null: not a PTP hardware clock (PTP_CLOCK_GETCAPS refused): "
                 + "ENOTTY (Inappropriate ioctl for device)" + System.lineSeparator());
     }
@@ -43,7 +43,7 @@ class DeviceCommandsTest {
     @Test
     void phcOnAMissingDeviceSaysEnoent() {
         Result r = run("phc", dir.resolve("ptp0").toString(), "--samples", "3");
-        assertThat(r.code()).isEqualTo(Tk4j.EXIT_FAILED);
+        assertThat(r.code()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
         assertThat(r.err()).contains("open failed: ENOENT");
     }
 
@@ -52,13 +52,13 @@ class DeviceCommandsTest {
         assertThat(run("phc", "/dev/null", "--samples", "0").code()).isEqualTo(Tk4j.EXIT_USAGE);
         Result r = run("phc", "/dev/null", "--clock", "SUNDIAL");
         assertThat(r.code()).isEqualTo(Tk4j.EXIT_USAGE);
-        assertThat(r.err()).contains("unknown clock 'SUNDIAL'");
+        assertThat(r.err()).contains("--clock").contains("'SUNDIAL' is no clock");
     }
 
     @Test
     void ppsOnAFileThatIsNoPpsSourceSaysEnotty() {
         Result r = run("pps", "/dev/null");
-        assertThat(r.code()).isEqualTo(Tk4j.EXIT_FAILED);
+        assertThat(r.code()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
         assertThat(r.err()).startsWith("tk4j: /dev/null: not a PPS source").contains("ENOTTY");
     }
 
@@ -77,11 +77,37 @@ class DeviceCommandsTest {
     }
 
     @Test
+    void boundsJsonCarriesTheSameBoundsAsTheLines() throws Exception {
+        Path shm = dir.resolve("shm0");
+        writeSegment(shm, 0x414D5A4E, 2);
+        Result r = run("bounds", "--shm", shm.toString(), "--json");
+        assertThat(r.code()).as(r.err()).isZero();
+        com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out());
+        long earliest = j.get("earliestNanos").asLong();
+        long latest = j.get("latestNanos").asLong();
+        assertThat(latest - earliest).isEqualTo(j.get("widthNanos").asLong()).isGreaterThanOrEqualTo(2 * 5_000);
+        assertThat(j.get("status").asText()).matches("SYNCHRONIZED|FREE_RUNNING");
+        assertThat(j.get("source").asText()).isEqualTo("clockbound " + shm);
+    }
+
+    @Test
+    void phcAndPpsOfferJsonAndListEveryClockTheyAccept() {
+        String phc = run("phc", "--help").out().replaceAll("\\s+", " ");
+        assertThat(phc).contains("--json").contains("REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME, TAI")
+                .contains("CLOCK_AUX+0").contains("CLOCK_AUX+7");
+        for (String clock : new String[] {"BOOTTIME", "TAI", "CLOCK_AUX+0", "MONOTONIC_RAW"}) {
+            // Accepted: the run gets as far as the device (no PTP clock here), not a usage error.
+            assertThat(run("phc", "/dev/null", "--clock", clock).code()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
+        }
+        assertThat(run("pps", "--help").out()).contains("--json");
+    }
+
+    @Test
     void boundsWithABadSegmentFailsOnOneLine() throws IOException {
         Path shm = dir.resolve("shm0");
         writeSegment(shm, 0x0BADF00D, 2);
         Result r = run("bounds", "--shm", shm.toString());
-        assertThat(r.code()).isEqualTo(Tk4j.EXIT_FAILED);
+        assertThat(r.code()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
         assertThat(r.err()).startsWith("tk4j: " + shm + ": not a ClockBound v2 segment: magic 0x0BADF00D")
                 .hasLineCount(1);
         writeSegment(shm, 0x414D5A4E, 7);
