@@ -56,6 +56,11 @@ final class CaptureCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         Validate.range(spec, "--iterations", iterations, 1000, MAX_ITERATIONS);
         CounterSelection sel = CounterSelector.selected();
+        if (sel.mode() == CounterSelector.Mode.KERNEL) {
+            out.println("capture: " + CounterSelector.PROPERTY + "=kernel chose the kernel's clocks: no hardware "
+                    + "counter is read, nothing to measure against");
+            return Tk4j.EXIT_SKIPPED;
+        }
         if (!sel.isHardware()) {
             out.println("capture: no trusted hardware counter here (" + sel.rejected() + "); nothing to measure");
             return Tk4j.EXIT_SKIPPED;
