@@ -64,7 +64,7 @@ final class PhcCommand implements Callable<Integer> {
                     + "(REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME, TAI, CLOCK_AUX+0..7)");
         }
         PrintWriter out = spec.commandLine().getOut();
-        try (PtpClock phc = PtpClock.open(device)) {
+        try (PtpClock phc = PtpClock.open(device, false, Devices.syscalls)) {
             PtpCapabilities c = phc.capabilities();
             if (!json) {
                 out.printf("%s: max_adj %d ppb, %d alarms, %d ext ts, %d per out, pps %s, %d pins, cross timestamping %s%n",

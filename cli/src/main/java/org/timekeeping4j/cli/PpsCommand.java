@@ -50,7 +50,7 @@ final class PpsCommand implements Callable<Integer> {
         Validate.seconds(spec, "--timeout", timeoutSeconds, 0, true, Validate.MAX_RUN_SECONDS);
         PrintWriter out = spec.commandLine().getOut();
         Duration timeout = Duration.ofNanos((long) (timeoutSeconds * 1e9));
-        try (PpsSource pps = PpsSource.open(device)) {
+        try (PpsSource pps = PpsSource.open(device, Devices.syscalls)) {
             if (!json) {
                 out.printf("%s: capabilities 0x%x %s%n", device, pps.capabilities().bits(), pps.capabilities());
             }

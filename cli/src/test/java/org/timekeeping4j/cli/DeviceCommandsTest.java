@@ -90,6 +90,43 @@ class DeviceCommandsTest {
         assertThat(j.get("source").asText()).isEqualTo("clockbound " + shm);
     }
 
+    /** phc and pps over a simulated kernel: the JSON carries what the lines print. */
+    @Test
+    void phcAndPpsJsonOverASimulatedDevice() throws Exception {
+        Devices.syscalls = new SimulatedDevices();
+        try {
+            Result lines = run("phc", SimulatedDevices.PTP, "--samples", "2");
+            assertThat(lines.code()).as(lines.err()).isZero();
+            assertThat(lines.out()).contains("CLOCK_REALTIME offset    -37000 ns delay      0 ns method PRECISE");
+            Result phc = run("phc", SimulatedDevices.PTP, "--samples", "2", "--json");
+            assertThat(phc.code()).as(phc.err()).isZero();
+            com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(phc.out());
+            assertThat(j.get("device").asText()).isEqualTo(SimulatedDevices.PTP);
+            assertThat(j.get("clock").asText()).isEqualTo("CLOCK_REALTIME");
+            assertThat(j.get("capabilities").get("maxAdjustmentPpb").asInt()).isEqualTo(500_000);
+            assertThat(j.get("capabilities").get("crossTimestamping").asBoolean()).isTrue();
+            assertThat(j.get("measurements")).hasSize(2);
+            for (com.fasterxml.jackson.databind.JsonNode m : j.get("measurements")) {
+                assertThat(m.get("offsetNanos").asLong()).isEqualTo(-SimulatedDevices.PHC_AHEAD_NANOS);
+                assertThat(m.get("method").asText()).isEqualTo("PRECISE");
+            }
+
+            Result pps = run("pps", SimulatedDevices.PPS, "--count", "3", "--json");
+            assertThat(pps.code()).as(pps.err()).isZero();
+            com.fasterxml.jackson.databind.JsonNode p = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(pps.out());
+            assertThat(p.get("capabilities").asInt()).isEqualTo(0x1133);
+            assertThat(p.get("events")).hasSize(3);
+            assertThat(p.get("events").get(2).get("assertSequence").asLong()).isEqualTo(3);
+            assertThat(p.get("events").get(2).get("assertEpochNanos").asLong())
+                    .isEqualTo((1_700_000_000L + 3) * 1_000_000_000L + 250);
+            assertThat(p.get("error").isNull()).isTrue();
+        } finally {
+            Devices.syscalls = org.timekeeping4j.device.DeviceSyscalls.linux();
+        }
+    }
+
     @Test
     void phcAndPpsOfferJsonAndListEveryClockTheyAccept() {
         String phc = run("phc", "--help").out().replaceAll("\\s+", " ");
