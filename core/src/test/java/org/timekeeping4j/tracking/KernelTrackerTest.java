@@ -199,14 +199,22 @@ class KernelTrackerTest {
         try {
             assertThat(t.awaitTracking(20, TimeUnit.SECONDS)).isTrue();
             Thread.sleep(KernelTracker.FAST_PHASE_NANOS / 1_000_000 + 500); // past the fast phase
-            KernelTracker.Status s0 = t.status();
-            long wall0 = System.nanoTime();
-            Thread.sleep(6_000);
-            KernelTracker.Status s1 = t.status();
-            long wall = System.nanoTime() - wall0;
+            // A window with a re-anchoring measures its warm-up, not updates: take the next window then (a
+            // rebuild needs a jump of 100 us against the kernel, so three in a row would be a bug of its own).
+            KernelTracker.Status s0;
+            KernelTracker.Status s1;
+            long wall;
+            int windows = 0;
+            do {
+                s0 = t.status();
+                long wall0 = System.nanoTime();
+                Thread.sleep(5_000);
+                s1 = t.status();
+                wall = System.nanoTime() - wall0;
+            } while (s1.rebuilds() != s0.rebuilds() && ++windows < 3);
             long steps = s1.steps() - s0.steps();
             long cpu = s1.updaterCpuNanos() - s0.updaterCpuNanos();
-            assertThat(s1.rebuilds()).as("no re-anchoring (its warm-up is not an update)").isEqualTo(s0.rebuilds());
+            assertThat(s1.rebuilds()).as("a window without re-anchoring in three").isEqualTo(s0.rebuilds());
             assertThat(steps).as("updates in %d ms", wall / 1_000_000).isPositive();
             assertThat(cpu / steps).as("updater CPU per update, ns (%d ns over %d updates)", cpu, steps)
                     .isLessThan(KernelTracker.maxInterval(hw.frequencyHz()) / 1_000);
