@@ -12,7 +12,7 @@ import org.timekeeping4j.tracking.KernelTracker;
  * <h2>Assumptions and guarantees</h2>
  * <ul>
  *   <li>One recording thread at a time (single writer); any thread may export. Recording allocates nothing
- *       and takes no lock: two plain array stores and one ordered store of the count.</li>
+ *       and takes no lock: two plain array stores between two ordered stores of a sequence number.</li>
  *   <li>The ring keeps the newest {@link #capacity()} events; older ones are overwritten.</li>
  *   <li>Export converts each event through the fast path's parameter history, to exactly what
  *       {@code Clocks.nanos(clock)} returned at that counter value, for events within the history (a few
@@ -35,11 +35,21 @@ public final class EventRecorder {
         void accept(long nanos, long payload, boolean exact);
     }
 
-    private static final VarHandle COUNT;
+    /** Receives raw exported events, oldest first. */
+    @FunctionalInterface
+    public interface TickConsumer {
+        /**
+         * @param ticks   the {@link Clocks#ticks()} value recorded with the event
+         * @param payload what was recorded with it
+         */
+        void accept(long ticks, long payload);
+    }
+
+    private static final VarHandle SEQ;
 
     static {
         try {
-            COUNT = MethodHandles.lookup().findVarHandle(EventRecorder.class, "count", long.class);
+            SEQ = MethodHandles.lookup().findVarHandle(EventRecorder.class, "seq", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -49,8 +59,9 @@ public final class EventRecorder {
     private final long[] payloads;
     private final int mask;
     private final Timekeeper.Conversion conversion = new Timekeeper.Conversion();
-    @SuppressWarnings("unused") // through COUNT
-    private long count;
+    /** Twice the number of events recorded, plus one while the writer stores an event. */
+    @SuppressWarnings("unused") // through SEQ
+    private long seq;
 
     /** A recorder keeping the newest {@code capacity} events (rounded up to a power of two). */
     public EventRecorder(int capacity) {
@@ -72,7 +83,7 @@ public final class EventRecorder {
 
     /** Events recorded so far (including overwritten ones). */
     public long recorded() {
-        return (long) COUNT.getAcquire(this);
+        return (long) SEQ.getAcquire(this) >>> 1;
     }
 
     /** Timestamps an event now and stores it with {@code payload}. */
@@ -83,13 +94,20 @@ public final class EventRecorder {
 
     /** Stores an event with a tick value the caller already read. */
     public void record(long tickValue, long payload) {
-        long n = (long) COUNT.get(this); // single writer: only this thread writes count
-        int i = (int) n & mask;
+        long seq = (long) SEQ.get(this); // single writer: only this thread writes seq; even between events
+        int i = (int) (seq >>> 1) & mask;
+        // Odd seq: event seq/2 is being written. Opaque is enough with the fence below: the storeStoreFence
+        // makes this store (and the previous event's release store) visible before the slot stores, so a
+        // reader that sees any slot store of this event sees this seq or a later one. Without it the slot
+        // stores could be seen first and an export would accept a slot holding half of the event a lap
+        // older and half of this one (issue 15). Only a compiler barrier on x86.
+        SEQ.setOpaque(this, seq + 1);
+        VarHandle.storeStoreFence();
         ticks[i] = tickValue;
         payloads[i] = payload;
-        // Release: the slot's two stores become visible before the count that covers them. Pairs with the
-        // getAcquire of count in export().
-        COUNT.setRelease(this, n + 1);
+        // Release: the slot's two stores become visible before the even seq that covers them. Pairs with
+        // the getAcquire of seq in export().
+        SEQ.setRelease(this, seq + 2);
     }
 
     /**
@@ -99,18 +117,15 @@ public final class EventRecorder {
      * @return the number of events exported
      */
     public synchronized int export(ClockId clock, EventConsumer consumer) {
-        long end = (long) COUNT.getAcquire(this); // pairs with setRelease in record()
-        long start = Math.max(0, end - ticks.length);
+        // Pairs with setRelease in record(); an odd seq's event is still being written: not included.
+        long end = (long) SEQ.getAcquire(this) >>> 1;
         KernelTracker t = FastPath.tracker();
         int exported = 0;
-        for (long n = start; n < end; n++) {
+        for (long n = Math.max(0, end - ticks.length); n < end; n++) {
             int i = (int) n & mask;
             long tv = ticks[i];
             long payload = payloads[i];
-            // Orders the slot loads before the count re-read. If the writer has lapped this slot, skip it:
-            // its fields may belong to a newer event.
-            VarHandle.loadLoadFence();
-            if ((long) COUNT.getAcquire(this) - n > ticks.length) {
+            if (lapped(n)) {
                 continue;
             }
             long nanos;
@@ -132,5 +147,43 @@ public final class EventRecorder {
             exported++;
         }
         return exported;
+    }
+
+    /**
+     * Hands every retained event's raw tick value and payload to {@code consumer}, oldest first, with the
+     * same guarantee as {@link #export}: an event overwritten during the export is skipped. For keeping raw
+     * ticks (to convert later with {@link Clocks#ticksToNanos}, within the parameter history).
+     *
+     * @return the number of events handed over
+     */
+    public synchronized int exportTicks(TickConsumer consumer) {
+        // Pairs with setRelease in record(); an odd seq's event is still being written: not included.
+        long end = (long) SEQ.getAcquire(this) >>> 1;
+        int exported = 0;
+        for (long n = Math.max(0, end - ticks.length); n < end; n++) {
+            int i = (int) n & mask;
+            long tv = ticks[i];
+            long payload = payloads[i];
+            if (lapped(n)) {
+                continue;
+            }
+            consumer.accept(tv, payload);
+            exported++;
+        }
+        return exported;
+    }
+
+    /**
+     * Whether the slot of event {@code n}, just loaded, may hold (part of) a later event: true once the writer
+     * has begun event {@code n + capacity}, the next one in that slot (seq > 2 * (n + capacity)). Checking
+     * the completed count instead ("more than capacity events since n") let exactly that event through while
+     * it was being written, torn by one lap.
+     */
+    private boolean lapped(long n) {
+        // LoadLoad: the slot loads before this seq load. Paired with the storeStoreFence in record(): if a
+        // slot load saw a store of event n + capacity, this load sees seq >= 2 * (n + capacity) + 1. Acquire
+        // on this load would order the accesses after it, not the slot loads before it.
+        VarHandle.loadLoadFence();
+        return (long) SEQ.getOpaque(this) > 2 * (n + ticks.length);
     }
 }

@@ -41,47 +41,57 @@ final class BenchCommand implements Callable<Integer> {
     List<String> paths = new ArrayList<>();
 
     @Option(names = "--warmup", paramLabel = "SECONDS", defaultValue = "0.1",
-            description = "Unrecorded warm-up per cell, seconds (default ${DEFAULT-VALUE}).")
+            description = "Unrecorded warm-up per cell, seconds: 0..60 (default ${DEFAULT-VALUE}).")
     double warmup;
 
-    @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "0.5",
-            description = "Recorded time per cell, seconds (default ${DEFAULT-VALUE}).")
+    @Option(names = {"-t", "--duration"}, paramLabel = "SECONDS", defaultValue = "0.5",
+            description = "Recorded time per cell, seconds: more than 0, at most 60 (default ${DEFAULT-VALUE}).")
     double duration;
 
+    /** The most calls one batch may time: more only hides the distribution. */
+    static final int MAX_BATCH = 1_000_000;
+
     @Option(names = "--batch", paramLabel = "N", defaultValue = "1000",
-            description = "Calls timed together (default ${DEFAULT-VALUE}).")
+            description = "Calls timed together: 1..1000000 (default ${DEFAULT-VALUE}).")
     int batch;
 
     @Option(names = "--json", description = "Print one JSON object instead of the table.")
     boolean json;
 
     @Option(names = "--html", paramLabel = "FILE", description = "Also write a self-contained HTML page with one "
-            + "bar chart per clock.")
+            + "bar chart per clock (its directory must exist; checked before the run).")
     Path html;
 
     @Spec
     CommandSpec spec;
 
     @Override
-    public Integer call() throws IOException {
+    public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        Validate.seconds(spec, "--warmup", warmup, 0, true, 60);
+        Validate.seconds(spec, "--duration", duration, 0, false, 60);
+        Validate.range(spec, "--batch", batch, 1, MAX_BATCH);
+        if (html != null) {
+            Validate.outputFile(spec, "--html", html);
+        }
         List<ClockPath> selected;
         try {
             selected = VerifyCommand.resolvePaths(paths);
             VerifyCommand.checkServed(selected, clocks);
         } catch (IllegalArgumentException e) {
-            err.println("tk4j bench: " + e.getMessage());
-            return Tk4j.EXIT_USAGE;
-        }
-        if (warmup < 0 || duration <= 0 || batch < 1) {
-            err.println("tk4j bench: --warmup must be >= 0, --duration > 0 and --batch >= 1");
-            return Tk4j.EXIT_USAGE;
+            throw Validate.usage(spec, e.getMessage());
         }
         List<ReadBenchmark.CellResult> results = measure(selected, clocks, warmup, duration, batch, err);
         Map<String, Object> machine = machine(batch);
         if (html != null) {
-            Files.writeString(html, BenchHtml.render(results, machine, now()), StandardCharsets.UTF_8);
+            try {
+                Files.writeString(html, BenchHtml.render(results, machine, now()), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                // Checked before the run; this is a change since (a full disk, a directory removed).
+                err.println("tk4j bench: cannot write --html " + html + ": " + reason(e));
+                return Tk4j.EXIT_FAILED;
+            }
         }
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>(machine);
@@ -97,6 +107,17 @@ final class BenchCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /** What went wrong, in words: NIO's exceptions carry only the path as their message. */
+    static String reason(IOException e) {
+        String kind = switch (e) {
+            case java.nio.file.NoSuchFileException x -> "no such file or directory";
+            case java.nio.file.AccessDeniedException x -> "permission denied";
+            case java.nio.file.FileSystemException x when x.getReason() != null -> x.getReason();
+            default -> e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+        };
+        return kind;
     }
 
     static List<ReadBenchmark.CellResult> measure(List<ClockPath> paths, List<ClockId> clocks, double warmup,

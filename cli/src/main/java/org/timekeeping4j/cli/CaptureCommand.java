@@ -33,8 +33,12 @@ import picocli.CommandLine.Spec;
         description = "Capture latency per path: caller's counter read to the counter read inside the call.")
 final class CaptureCommand implements Callable<Integer> {
 
-    @Option(names = {"-n", "--iterations"}, defaultValue = "1000000", description = "Iterations per path (default 1M).")
-    int iterations;
+    /** The most iterations per path (a few seconds per path at the kernel's speed). */
+    static final long MAX_ITERATIONS = 100_000_000L;
+
+    @Option(names = {"-n", "--iterations"}, paramLabel = "N", defaultValue = "1M", converter = CountConverter.class,
+            description = "Iterations per path: 1000..100M, with an optional k or M suffix (default 1M).")
+    long iterations;
 
     @Option(names = "--json", description = "One JSON object.")
     boolean json;
@@ -50,13 +54,16 @@ final class CaptureCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        if (iterations < 1000) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--iterations must be >= 1000");
-        }
+        Validate.range(spec, "--iterations", iterations, 1000, MAX_ITERATIONS);
         CounterSelection sel = CounterSelector.selected();
+        if (sel.mode() == CounterSelector.Mode.KERNEL) {
+            out.println("capture: " + CounterSelector.PROPERTY + "=kernel chose the kernel's clocks: no hardware "
+                    + "counter is read, nothing to measure against");
+            return Tk4j.EXIT_SKIPPED;
+        }
         if (!sel.isHardware()) {
             out.println("capture: no trusted hardware counter here (" + sel.rejected() + "); nothing to measure");
-            return 3;
+            return Tk4j.EXIT_SKIPPED;
         }
         if (!Clocks.awaitFastPath(java.time.Duration.ofSeconds(20))) {
             throw new IllegalStateException("the fast path did not start tracking in 20 s: "
@@ -80,9 +87,11 @@ final class CaptureCommand implements Callable<Integer> {
         for (Map.Entry<String, Probe> e : probes.entrySet()) {
             rows.add(measure(e.getKey(), e.getValue(), counter, nsPerCycle));
         }
-        double reference = (Double) rows.get(0).get("meanNs");
+        // The ratio is of p50s, printed next to it: a mean carries every preemption and interrupt of the run and
+        // made a snapshot look cheaper than the counter read inside it.
+        double reference = (Double) rows.get(0).get("p50Ns");
         for (Map<String, Object> r : rows) {
-            r.put("ratioToCounterRead", (Double) r.get("meanNs") / reference);
+            r.put("p50RatioToCounterRead", (Double) r.get("p50Ns") / reference);
         }
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -92,16 +101,12 @@ final class CaptureCommand implements Callable<Integer> {
             out.println(Json.write(m));
         } else {
             out.printf("capture latency: from a counter read (%s) in the caller to the counter read inside the call,"
-                    + " mean of %,d iterations%n", sel.readFlavour(), iterations);
-            out.printf("%-50s %9s %8s %8s %8s %8s  %s%n", "path", "mean", "p50", "p99", "p99.9", "x read", "");
+                    + " %,d iterations per path%n", sel.readFlavour(), iterations);
+            out.printf("%-50s %9s %8s %8s %8s %10s  %s%n", "path", "mean", "p99", "p99.9", "p50", "p50 x read", "");
             for (Map<String, Object> r : rows) {
-                out.printf("%-50s %7.1fns %6.1fns %6.1fns %6.1fns %7.2fx  %s%n", r.get("path"), r.get("meanNs"),
-                        r.get("p50Ns"), r.get("p99Ns"), r.get("p999Ns"), r.get("ratioToCounterRead"), r.get("note"));
+                out.printf("%-50s %7.1fns %6.1fns %6.1fns %6.1fns %9.2fx  %s%n", r.get("path"), r.get("meanNs"),
+                        r.get("p99Ns"), r.get("p999Ns"), r.get("p50Ns"), r.get("p50RatioToCounterRead"), r.get("note"));
             }
-            double snap = (Double) rows.get(1).get("meanNs");
-            boolean best = rows.subList(2, rows.size()).stream().allMatch(r -> (Double) r.get("meanNs") > snap);
-            out.printf("goal: snapshot <= 1.2 x one counter read (%.2fx) and below every other path (%s)%n",
-                    snap / reference, best ? "yes" : "no");
         }
         return 0;
     }

@@ -159,8 +159,10 @@ final class InfoCommand implements Callable<Integer> {
         out.printf("frequency     %.6f MHz +/- %.0f ppb, %s (mult %d, shift %d, %d bit)%n",
                 (Double) k.get("frequencyHz") / 1e6, k.get("uncertaintyPpb"), k.get("frequencySource"),
                 k.get("mult"), k.get("shift"), k.get("widthBits"));
+        // With timekeeping4j.counter=kernel the hardware was not rejected: the kernel's clocks were chosen.
+        String label = "kernel".equals(k.get("mode")) ? "  chosen    " : "  rejected  ";
         for (Map<String, Object> x : (List<Map<String, Object>>) k.get("rejected")) {
-            out.printf("  rejected    %s: %s%n", x.get("candidate"), x.get("reason"));
+            out.printf("%s  %s: %s%n", label, x.get("candidate"), x.get("reason"));
         }
         out.println();
         out.printf("%-3s %-24s %-4s %12s  %s%n", "id", "clock", "ok", "resolution", "value");

@@ -17,6 +17,20 @@ final class Json {
         return sb.toString();
     }
 
+    /** A record's components by name, in declaration order (enums and other objects as their string). */
+    static Map<String, Object> fields(Record r) {
+        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        for (java.lang.reflect.RecordComponent c : r.getClass().getRecordComponents()) {
+            try {
+                Object v = c.getAccessor().invoke(r);
+                m.put(c.getName(), v instanceof Number || v instanceof Boolean || v == null ? v : String.valueOf(v));
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("cannot read " + c, e);
+            }
+        }
+        return m;
+    }
+
     private static void write(StringBuilder sb, Object v, int depth) {
         if (v == null) {
             sb.append("null");

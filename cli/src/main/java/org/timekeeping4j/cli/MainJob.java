@@ -151,10 +151,15 @@ final class MainJob {
         for (CheckResult r : failed.stream().limit(8).toList()) {
             out.println("FAILED:      " + r.mode() + " " + r.subject() + ": " + r.summary());
         }
-        out.println("verify:      " + Verifier.tally(checks) + " (consistency, causality, agreement, abi) -> "
+        out.println("verify:      " + Verifier.tally(checks) + " (" + modes(checks) + ") -> "
                 + (failed.isEmpty() ? "all correct [OK]" : "[FAILED]"));
         out.println("more:        tk4j info | tk4j bench --html bench.html | tk4j verify all -t 20 | tk4j --help");
         return failed.isEmpty() ? 0 : Tk4j.EXIT_FAILED;
+    }
+
+    /** The modes that ran, in the order they ran: every mode with a result, skipped ones included. */
+    static String modes(List<CheckResult> checks) {
+        return String.join(", ", checks.stream().map(CheckResult::mode).distinct().toList());
     }
 
     private static String verdict(List<CheckResult> checks, ClockId c) {

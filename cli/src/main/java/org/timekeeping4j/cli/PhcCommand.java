@@ -2,13 +2,17 @@ package org.timekeeping4j.cli;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.Locale;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.device.PtpCapabilities;
 import org.timekeeping4j.device.PtpClock;
 import org.timekeeping4j.device.PtpOffset;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -18,58 +22,78 @@ import picocli.CommandLine.Model.CommandSpec;
 /** {@code tk4j phc DEVICE}: a PTP hardware clock's capabilities and its offset to a system clock, like phc2sys -m. */
 @Command(name = "phc", mixinStandardHelpOptions = true,
         description = "Offset and delay of a PTP hardware clock (/dev/ptpN) against a system clock, one line per "
-                + "measurement (each keeps the shortest-delay of 5 kernel samples), like phc2sys -m.")
+                + "measurement (each keeps the shortest-delay of 5 kernel samples), like phc2sys -m.%n"
+                + "Exit: 0 measured, 2 bad usage, 4 the device is missing or no PTP clock.")
 final class PhcCommand implements Callable<Integer> {
+
+    /** The system clocks a PHC is compared with: the kernel's cross-timestamp clocks and the AUX clocks. */
+    static final Set<ClockId> CLOCKS = EnumSet.of(ClockId.REALTIME, ClockId.MONOTONIC, ClockId.MONOTONIC_RAW,
+            ClockId.BOOTTIME, ClockId.TAI, ClockId.AUX_0, ClockId.AUX_1, ClockId.AUX_2, ClockId.AUX_3, ClockId.AUX_4,
+            ClockId.AUX_5, ClockId.AUX_6, ClockId.AUX_7);
+    static final int MAX_SAMPLES = 1_000_000;
+    static final long MAX_INTERVAL_MILLIS = 3_600_000;
 
     @Parameters(index = "0", paramLabel = "DEVICE", description = "The PTP clock device, e.g. /dev/ptp0.")
     Path device;
 
-    @Option(names = "--samples", defaultValue = "5", paramLabel = "N", description = "Measurements to print (default 5).")
+    @Option(names = "--samples", defaultValue = "5", paramLabel = "N",
+            description = "Measurements to print: 1..1000000 (default ${DEFAULT-VALUE}).")
     int samples;
 
-    @Option(names = "--clock", defaultValue = "REALTIME", paramLabel = "CLOCK",
-            description = "System clock to compare with: REALTIME, MONOTONIC, MONOTONIC_RAW, AUX_0..7 (default REALTIME).")
-    String clock;
+    @Option(names = "--clock", defaultValue = "REALTIME", paramLabel = "CLOCK", converter = ClockConverter.class,
+            description = "System clock to compare with: REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME, TAI or "
+                    + "CLOCK_AUX+0 to CLOCK_AUX+7, with or without CLOCK_, or the kernel id (default REALTIME).")
+    ClockId clock;
 
     @Option(names = "--interval", defaultValue = "0", paramLabel = "MS",
-            description = "Milliseconds between measurements (default 0).")
+            description = "Milliseconds between measurements: 0..3600000 (default ${DEFAULT-VALUE}).")
     long intervalMillis;
+
+    @Option(names = "--json", description = "Print one JSON object instead of the lines.")
+    boolean json;
 
     @Spec
     CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
-        if (samples < 1) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--samples must be at least 1, got " + samples);
+        Validate.range(spec, "--samples", samples, 1, MAX_SAMPLES);
+        Validate.range(spec, "--interval", intervalMillis, 0, MAX_INTERVAL_MILLIS);
+        if (!CLOCKS.contains(clock)) {
+            throw Validate.usage(spec, "--clock " + clock.kernelName() + " cannot be compared with a PTP clock "
+                    + "(REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME, TAI, CLOCK_AUX+0..7)");
         }
-        ClockId system = parseClock(spec, clock);
         PrintWriter out = spec.commandLine().getOut();
-        try (PtpClock phc = PtpClock.open(device)) {
+        try (PtpClock phc = PtpClock.open(device, false, Devices.syscalls)) {
             PtpCapabilities c = phc.capabilities();
-            out.printf("%s: max_adj %d ppb, %d alarms, %d ext ts, %d per out, pps %s, %d pins, cross timestamping %s%n",
-                    device, c.maxAdjustmentPpb(), c.alarms(), c.externalTimestamps(), c.periodicOutputs(),
-                    c.pps() ? "yes" : "no", c.pins(), c.crossTimestamping() ? "yes" : "no");
+            if (!json) {
+                out.printf("%s: max_adj %d ppb, %d alarms, %d ext ts, %d per out, pps %s, %d pins, cross timestamping %s%n",
+                        device, c.maxAdjustmentPpb(), c.alarms(), c.externalTimestamps(), c.periodicOutputs(),
+                        c.pps() ? "yes" : "no", c.pins(), c.crossTimestamping() ? "yes" : "no");
+            }
+            List<Map<String, Object>> rows = new ArrayList<>();
             for (int i = 0; i < samples; i++) {
                 if (i > 0 && intervalMillis > 0) {
                     Thread.sleep(intervalMillis);
                 }
-                PtpOffset o = phc.offset(system, PtpClock.DEFAULT_SAMPLES);
-                out.printf("%s %s offset %9d ns delay %6d ns method %s%n", device, system.kernelName(),
-                        o.offsetNanos(), o.delayNanos(), o.method());
+                PtpOffset o = phc.offset(clock, PtpClock.DEFAULT_SAMPLES);
+                if (json) {
+                    rows.add(Json.fields(o));
+                } else {
+                    out.printf("%s %s offset %9d ns delay %6d ns method %s%n", device, clock.kernelName(),
+                            o.offsetNanos(), o.delayNanos(), o.method());
+                }
+            }
+            if (json) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("device", device.toString());
+                m.put("clock", clock.kernelName());
+                m.put("capabilities", Json.fields(c));
+                m.put("measurements", rows);
+                out.println(Json.write(m));
             }
             out.flush();
         }
         return 0;
-    }
-
-    static ClockId parseClock(CommandSpec spec, String name) {
-        String n = name.toUpperCase(Locale.ROOT).replaceFirst("^CLOCK_", "");
-        try {
-            return ClockId.valueOf(n);
-        } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "unknown clock '" + name
-                    + "' (REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME, TAI, AUX_0..AUX_7)");
-        }
     }
 }

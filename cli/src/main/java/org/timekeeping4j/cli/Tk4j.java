@@ -12,9 +12,9 @@ import picocli.CommandLine.Option;
 /**
  * tk4j: the timekeeping4j command line. One class per command; each returns its exit code.
  *
- * <p>Exit codes: 0 success, 1 a check or operation failed, 2 bad usage, 3 a check was skipped because what it
- * needs is missing (not success). Errors print one line on
- * stderr; {@code --verbose} adds the stack trace.
+ * <p>Exit codes: 0 success, 1 a check or operation failed, 2 bad usage (checked before any work), 3 a check was
+ * skipped because what it needs is missing (not success), 4 a device or segment named (or the default one) is
+ * missing or unusable. Errors print one line on stderr; {@code --verbose} adds the stack trace.
  */
 @Command(name = "tk4j",
         mixinStandardHelpOptions = true,
@@ -22,7 +22,8 @@ import picocli.CommandLine.Option;
         description = "Linux timekeeping for the JVM: clocks, counters, checks and benchmarks.%n"
                 + "Without a command: which clock paths this machine can use, how fast each is against the JDK and "
                 + "whether all are correct (a short info, bench and verify, about 10 s).%n"
-                + "Exit codes: 0 success, 1 a check failed, 2 bad usage, 3 a check was skipped (verify skew).",
+                + "Exit codes: 0 success, 1 a check failed, 2 bad usage, 3 a check was skipped (verify skew, capture "
+                + "without a hardware counter), 4 a device is missing or unusable (phc, pps, bounds).",
         subcommands = {InfoCommand.class, VerifyCommand.class, BenchCommand.class, CaptureCommand.class,
                 PhcCommand.class, PpsCommand.class,
                 BoundsCommand.class, CommandLine.HelpCommand.class})
@@ -32,12 +33,16 @@ public final class Tk4j implements Callable<Integer> {
     public static final int EXIT_FAILED = 1;
     /** The command line was wrong. */
     public static final int EXIT_USAGE = 2;
+    /** A check could not run here: what it needs is missing (not success). */
+    public static final int EXIT_SKIPPED = 3;
+    /** A device or segment (PTP clock, PPS source, ClockBound segment) is missing or unusable. */
+    public static final int EXIT_UNAVAILABLE = 4;
 
     @Option(names = "--verbose", scope = CommandLine.ScopeType.INHERIT,
             description = "Print stack traces with errors.")
     boolean verbose;
 
-    @Option(names = "--budget", hidden = true, defaultValue = "10",
+    @Option(names = "--budget", hidden = true, defaultValue = "10", paramLabel = "SECONDS",
             description = "Seconds the main job (no command) spends measuring and verifying; tests shorten it.")
     double budget;
 
@@ -47,6 +52,7 @@ public final class Tk4j implements Callable<Integer> {
     @Override
     public Integer call() {
         // No command given: the main job.
+        Validate.seconds(spec, "--budget", budget, 0, false, Validate.MAX_RUN_SECONDS);
         return new MainJob(spec.commandLine().getOut(), spec.commandLine().getErr(), budget).run();
     }
 
@@ -66,7 +72,7 @@ public final class Tk4j implements Callable<Integer> {
                 ex.printStackTrace(commandLine.getErr());
             }
             commandLine.getErr().flush();
-            return EXIT_FAILED;
+            return isDeviceProblem(ex) ? EXIT_UNAVAILABLE : EXIT_FAILED;
         });
         cl.setParameterExceptionHandler((ex, a) -> {
             CommandLine c = ex.getCommandLine();
@@ -78,6 +84,16 @@ public final class Tk4j implements Callable<Integer> {
         out.flush();
         err.flush();
         return code;
+    }
+
+    /** A device that cannot be opened or used (its open or an ioctl refused, a malformed segment). */
+    private static boolean isDeviceProblem(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof org.timekeeping4j.device.DeviceException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean isVerbose(CommandLine.ParseResult parseResult) {

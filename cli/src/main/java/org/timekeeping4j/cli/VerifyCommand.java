@@ -38,7 +38,7 @@ import picocli.CommandLine.Model.CommandSpec;
 final class VerifyCommand implements Callable<Integer> {
 
     /** Exit code of a check that could not run here (SKIPPED is not success). */
-    static final int EXIT_SKIPPED = 3;
+    static final int EXIT_SKIPPED = Tk4j.EXIT_SKIPPED;
 
     @Spec
     CommandSpec spec;
@@ -51,18 +51,20 @@ final class VerifyCommand implements Callable<Integer> {
     /** Options every mode shares. */
     static final class Options {
         @Option(names = {"-c", "--clock"}, paramLabel = "CLOCK", converter = ClockConverter.class,
-                description = "Clock to check (repeatable): MONOTONIC, CLOCK_REALTIME, 4, ... Default: every clock "
-                        + "each path serves.")
+                description = "Clock to check (repeatable): MONOTONIC, CLOCK_REALTIME, CLOCK_AUX+0, 4, ... Default: "
+                        + "every clock each path serves.")
         List<ClockId> clocks = new ArrayList<>();
 
         @Option(names = {"-t", "--duration"}, paramLabel = "SECONDS",
-                description = "Total run time of the mode, shared by its (path, clock) cells (default ${DEFAULT-VALUE}).",
+                description = "Total run time of the mode, shared by its (path, clock) cells: more than 0, at most "
+                        + "3600 (default ${DEFAULT-VALUE}).",
                 defaultValue = "2")
         double seconds;
 
         @Option(names = "--threads", paramLabel = "N",
-                description = "Threads per cell (causality: one publisher plus N-1 readers). Default: 2 (agreement 1).")
-        int threads;
+                description = "Threads per cell (causality: one publisher plus N-1 readers), 1 to twice the CPUs "
+                        + "(at least 8). Default: 2 (agreement 1).")
+        Integer threads;
 
         @Option(names = "--path", paramLabel = "PATH",
                 description = "Path to check (repeatable): kernel, syscall, jdk, jdk-millis, fast, ticks, snapshot. "
@@ -85,6 +87,16 @@ final class VerifyCommand implements Callable<Integer> {
 
         abstract List<CheckResult> run(Verifier.Settings settings);
 
+        /** Checks this mode's own options (exit 2 on a bad one); the shared ones are checked by {@link #call}. */
+        void validate() {}
+
+        /** The paths this mode runs on. */
+        List<ClockPath> paths() {
+            List<ClockPath> paths = resolvePaths(options.paths);
+            checkServed(paths, options.clocks);
+            return paths;
+        }
+
         /** The planned duration, for the progress line. */
         double plannedSeconds() {
             return options.seconds;
@@ -94,21 +106,21 @@ final class VerifyCommand implements Callable<Integer> {
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
+            Validate.seconds(spec, "--duration", options.seconds, 0, false, Validate.MAX_RUN_SECONDS);
+            if (options.threads != null) {
+                Validate.range(spec, "--threads", options.threads, 1, Validate.maxThreads());
+            }
+            validate();
             List<ClockPath> paths;
             try {
-                paths = resolvePaths(options.paths);
-                checkServed(paths, options.clocks);
+                paths = paths();
             } catch (IllegalArgumentException e) {
-                err.println("tk4j verify " + mode() + ": " + e.getMessage());
-                return Tk4j.EXIT_USAGE;
+                throw Validate.usage(spec, e.getMessage());
             }
-            if (options.seconds <= 0 || options.threads < 0) {
-                err.println("tk4j verify " + mode() + ": --duration must be > 0 and --threads >= 1");
-                return Tk4j.EXIT_USAGE;
-            }
+            int threads = options.threads == null ? 0 : options.threads;
             List<CheckResult> results;
             try (Progress progress = new Progress(err, "tk4j verify " + mode(), plannedSeconds())) {
-                results = run(new Verifier.Settings(paths, options.clocks, options.seconds, options.threads, progress));
+                results = run(new Verifier.Settings(paths, options.clocks, options.seconds, threads, progress));
             }
             return report(out, mode(), results, options.json, exitCode(results));
         }
@@ -153,9 +165,16 @@ final class VerifyCommand implements Callable<Integer> {
         return paths;
     }
 
-    /** Every explicitly requested clock must be served by at least one requested path. */
+    /**
+     * Every explicitly requested clock must be served by at least one requested path; a clock this machine cannot
+     * read at all says why (AUX clock disabled, no alarm-capable RTC, ...).
+     */
     static void checkServed(List<ClockPath> paths, List<ClockId> clocks) {
         for (ClockId c : clocks) {
+            java.util.Optional<String> unreadable = org.timekeeping4j.Clocks.whyUnsupported(c);
+            if (unreadable.isPresent()) {
+                throw new IllegalArgumentException(c.kernelName() + " cannot be read here: " + unreadable.get());
+            }
             if (paths.stream().noneMatch(p -> p.serves(c))) {
                 throw new IllegalArgumentException(c.kernelName() + " is served by none of the paths "
                         + paths.stream().map(ClockPath::name).toList()
@@ -231,16 +250,39 @@ final class VerifyCommand implements Callable<Integer> {
 
     @Command(name = "skew", mixinStandardHelpOptions = true,
             description = "skew_consistency: flips the simulated timekeeper's frequency by +/-PPM every FLIP ms "
-                    + "while checking consistency of its clocks. Needs the user-space timekeeper; without it prints "
-                    + "'not available yet' and exits 3 (SKIPPED, not success).")
+                    + "while checking consistency of its clocks (-c picks among them; --path does not apply: the "
+                    + "timekeeper is the subject). Without a registered simulated timekeeper it exits 3 (SKIPPED, "
+                    + "not success).")
     static final class Skew extends Mode {
+        /** The kernel's limit on a frequency adjustment (adjtimex MAXFREQ): 500 ppm. */
+        static final long MAX_PPM = 500;
+
         @Option(names = "--flip-ms", paramLabel = "MS", defaultValue = "500",
-                description = "Frequency flip period, ms (default ${DEFAULT-VALUE}; at most a tenth of the run).")
+                description = "Frequency flip period, ms: more than 0, at most 60000 (default ${DEFAULT-VALUE}; "
+                        + "at most a tenth of the run).")
         double flipMillis;
 
         @Option(names = "--ppm", paramLabel = "PPM", defaultValue = "500",
-                description = "Frequency offset each way, ppm (default ${DEFAULT-VALUE}).")
+                description = "Frequency offset each way, ppm: 1..500, the kernel's adjtimex limit "
+                        + "(default ${DEFAULT-VALUE}).")
         long ppm;
+
+        @Override
+        void validate() {
+            Validate.positive(spec, "--flip-ms", flipMillis, 60_000, "ms");
+            Validate.range(spec, "--ppm", ppm, 1, MAX_PPM);
+            if (!options.paths.isEmpty()) {
+                throw Validate.usage(spec, "--path does not apply to skew: it checks the simulated timekeeper's "
+                        + "clocks (pick them with -c)");
+            }
+        }
+
+        /** No clock path: the simulated timekeeper's clocks, of which -c must name only ones it serves. */
+        @Override
+        List<ClockPath> paths() {
+            SkewCheck.checkServed(options.clocks);
+            return ClockPaths.available();
+        }
 
         @Override
         String mode() {

@@ -18,6 +18,38 @@ class BenchCommandTest {
                 .contains("System.nanoTime").contains("(baseline)").containsPattern("\\d+\\.\\d\\dx System.nanoTime");
     }
 
+    /** The ratio printed is of the column printed next to it, the p50s (issue 15: it was of the means). */
+    @Test
+    void theTablesRatioIsOfThePrintedP50s() {
+        Tk4jHarness r = Tk4jHarness.run("bench", "-c", "MONOTONIC", "--warmup", "0.02", "--duration", "0.05");
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.out()).contains("p50 vs JDK");
+        double baseline = Double.NaN;
+        java.util.List<double[]> rows = new java.util.ArrayList<>(); // p50, ratio
+        java.util.regex.Pattern row = java.util.regex.Pattern.compile(
+                "(\\S+)\\s+(\\S+)\\s+(\\S+)\\s+(?:\\(baseline\\)|(\\d+\\.\\d\\d)x System\\.nanoTime)$");
+        for (String line : r.out().lines().toList()) {
+            java.util.regex.Matcher m = row.matcher(line.strip());
+            if (!m.find()) {
+                continue;
+            }
+            double p50 = Double.parseDouble(m.group(3));
+            if (m.group(4) == null) {
+                baseline = p50;
+            } else {
+                rows.add(new double[] {p50, Double.parseDouble(m.group(4))});
+            }
+        }
+        assertThat(baseline).as(r.out()).isPositive();
+        assertThat(rows).as(r.out()).isNotEmpty();
+        for (double[] x : rows) {
+            // p50s printed with one decimal (or none from 100 ns), the ratio with two.
+            double expected = x[0] / baseline;
+            assertThat(x[1]).as(r.out()).isCloseTo(expected, org.assertj.core.data.Offset.offset(0.006 + expected * 0.1 / baseline
+                    + expected * 0.5 / Math.max(1, x[0])));
+        }
+    }
+
     @Test
     void jsonParsesWithMeanP50P99AndRatioPerCell(@TempDir Path dir) throws Exception {
         Path html = dir.resolve("bench.html");

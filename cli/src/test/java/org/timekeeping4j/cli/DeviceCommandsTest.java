@@ -35,7 +35,7 @@ class DeviceCommandsTest {
     @Test
     void phcOnAFileThatIsNoPtpClockSaysEnottyOnOneLine() {
         Result r = run("phc", "/dev/null");
-        assertThat(r.code()).isEqualTo(Tk4j.EXIT_FAILED);
+        assertThat(r.code()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
         assertThat(r.err()).isEqualTo("tk4j: /dev/null: not a PTP hardware clock (PTP_CLOCK_GETCAPS refused): "
                 + "ENOTTY (Inappropriate ioctl for device)" + System.lineSeparator());
     }
@@ -43,7 +43,7 @@ class DeviceCommandsTest {
     @Test
     void phcOnAMissingDeviceSaysEnoent() {
         Result r = run("phc", dir.resolve("ptp0").toString(), "--samples", "3");
-        assertThat(r.code()).isEqualTo(Tk4j.EXIT_FAILED);
+        assertThat(r.code()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
         assertThat(r.err()).contains("open failed: ENOENT");
     }
 
@@ -52,13 +52,13 @@ class DeviceCommandsTest {
         assertThat(run("phc", "/dev/null", "--samples", "0").code()).isEqualTo(Tk4j.EXIT_USAGE);
         Result r = run("phc", "/dev/null", "--clock", "SUNDIAL");
         assertThat(r.code()).isEqualTo(Tk4j.EXIT_USAGE);
-        assertThat(r.err()).contains("unknown clock 'SUNDIAL'");
+        assertThat(r.err()).contains("--clock").contains("'SUNDIAL' is no clock");
     }
 
     @Test
     void ppsOnAFileThatIsNoPpsSourceSaysEnotty() {
         Result r = run("pps", "/dev/null");
-        assertThat(r.code()).isEqualTo(Tk4j.EXIT_FAILED);
+        assertThat(r.code()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
         assertThat(r.err()).startsWith("tk4j: /dev/null: not a PPS source").contains("ENOTTY");
     }
 
@@ -77,11 +77,74 @@ class DeviceCommandsTest {
     }
 
     @Test
+    void boundsJsonCarriesTheSameBoundsAsTheLines() throws Exception {
+        Path shm = dir.resolve("shm0");
+        writeSegment(shm, 0x414D5A4E, 2);
+        Result r = run("bounds", "--shm", shm.toString(), "--json");
+        assertThat(r.code()).as(r.err()).isZero();
+        com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out());
+        long earliest = j.get("earliestNanos").asLong();
+        long latest = j.get("latestNanos").asLong();
+        assertThat(latest - earliest).isEqualTo(j.get("widthNanos").asLong()).isGreaterThanOrEqualTo(2 * 5_000);
+        assertThat(j.get("status").asText()).matches("SYNCHRONIZED|FREE_RUNNING");
+        assertThat(j.get("source").asText()).isEqualTo("clockbound " + shm);
+    }
+
+    /** phc and pps over a simulated kernel: the JSON carries what the lines print. */
+    @Test
+    void phcAndPpsJsonOverASimulatedDevice() throws Exception {
+        Devices.syscalls = new SimulatedDevices();
+        try {
+            Result lines = run("phc", SimulatedDevices.PTP, "--samples", "2");
+            assertThat(lines.code()).as(lines.err()).isZero();
+            assertThat(lines.out()).contains("CLOCK_REALTIME offset    -37000 ns delay      0 ns method PRECISE");
+            Result phc = run("phc", SimulatedDevices.PTP, "--samples", "2", "--json");
+            assertThat(phc.code()).as(phc.err()).isZero();
+            com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(phc.out());
+            assertThat(j.get("device").asText()).isEqualTo(SimulatedDevices.PTP);
+            assertThat(j.get("clock").asText()).isEqualTo("CLOCK_REALTIME");
+            assertThat(j.get("capabilities").get("maxAdjustmentPpb").asInt()).isEqualTo(500_000);
+            assertThat(j.get("capabilities").get("crossTimestamping").asBoolean()).isTrue();
+            assertThat(j.get("measurements")).hasSize(2);
+            for (com.fasterxml.jackson.databind.JsonNode m : j.get("measurements")) {
+                assertThat(m.get("offsetNanos").asLong()).isEqualTo(-SimulatedDevices.PHC_AHEAD_NANOS);
+                assertThat(m.get("method").asText()).isEqualTo("PRECISE");
+            }
+
+            Result pps = run("pps", SimulatedDevices.PPS, "--count", "3", "--json");
+            assertThat(pps.code()).as(pps.err()).isZero();
+            com.fasterxml.jackson.databind.JsonNode p = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(pps.out());
+            assertThat(p.get("capabilities").asInt()).isEqualTo(0x1133);
+            assertThat(p.get("events")).hasSize(3);
+            assertThat(p.get("events").get(2).get("assertSequence").asLong()).isEqualTo(3);
+            assertThat(p.get("events").get(2).get("assertEpochNanos").asLong())
+                    .isEqualTo((1_700_000_000L + 3) * 1_000_000_000L + 250);
+            assertThat(p.get("error").isNull()).isTrue();
+        } finally {
+            Devices.syscalls = org.timekeeping4j.device.DeviceSyscalls.linux();
+        }
+    }
+
+    @Test
+    void phcAndPpsOfferJsonAndListEveryClockTheyAccept() {
+        String phc = run("phc", "--help").out().replaceAll("\\s+", " ");
+        assertThat(phc).contains("--json").contains("REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME, TAI")
+                .contains("CLOCK_AUX+0").contains("CLOCK_AUX+7");
+        for (String clock : new String[] {"BOOTTIME", "TAI", "CLOCK_AUX+0", "MONOTONIC_RAW"}) {
+            // Accepted: the run gets as far as the device (no PTP clock here), not a usage error.
+            assertThat(run("phc", "/dev/null", "--clock", clock).code()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
+        }
+        assertThat(run("pps", "--help").out()).contains("--json");
+    }
+
+    @Test
     void boundsWithABadSegmentFailsOnOneLine() throws IOException {
         Path shm = dir.resolve("shm0");
         writeSegment(shm, 0x0BADF00D, 2);
         Result r = run("bounds", "--shm", shm.toString());
-        assertThat(r.code()).isEqualTo(Tk4j.EXIT_FAILED);
+        assertThat(r.code()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
         assertThat(r.err()).startsWith("tk4j: " + shm + ": not a ClockBound v2 segment: magic 0x0BADF00D")
                 .hasLineCount(1);
         writeSegment(shm, 0x414D5A4E, 7);

@@ -114,9 +114,25 @@ public final class CounterSelector {
     private CounterSelector() {}
 
     /**
+     * Null, or the configuration error of the two properties that steer the selection: {@value #PROPERTY}
+     * naming no counter mode, or {@code timekeeping4j.execmem} naming neither allow nor deny. The message names
+     * the property, the value and the valid values.
+     */
+    public static IllegalArgumentException configError() {
+        try {
+            Mode.parse(System.getProperty(PROPERTY, "auto"));
+        } catch (IllegalArgumentException e) {
+            return e;
+        }
+        String execmem = Stubs.execmemError();
+        return execmem == null ? null : new IllegalArgumentException(execmem);
+    }
+
+    /**
      * The selection for this JVM, made on first call from the {@value #PROPERTY} property (default auto).
      *
-     * @throws IllegalArgumentException if the property names no mode
+     * @throws IllegalArgumentException if the property names no mode, or {@code timekeeping4j.execmem} is
+     *                                  neither allow nor deny ({@link #configError()})
      */
     public static CounterSelection selected() {
         CounterSelection s = selected;
@@ -124,6 +140,10 @@ public final class CounterSelector {
             synchronized (CounterSelector.class) {
                 s = selected;
                 if (s == null) {
+                    IllegalArgumentException bad = configError();
+                    if (bad != null) {
+                        throw bad;
+                    }
                     s = select(Mode.parse(System.getProperty(PROPERTY, "auto")), RealEnvironment.INSTANCE);
                     selected = s;
                 }
@@ -160,7 +180,9 @@ public final class CounterSelector {
     static CounterSelection select(Mode mode, Environment env) {
         List<Rejection> rejected = new ArrayList<>();
         if (mode == Mode.KERNEL) {
-            rejected.add(new Rejection("hardware counter", "not tried: " + PROPERTY + "=kernel"));
+            // A choice, not a rejection of the hardware: the reason says who chose (tk4j info prints it as such).
+            rejected.add(new Rejection("hardware counter", "not tried: " + PROPERTY + "=kernel chose the kernel's "
+                    + "clocks"));
             return kernel(mode, rejected);
         }
         Platform.Arch arch = env.arch();

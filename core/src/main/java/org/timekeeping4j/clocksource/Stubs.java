@@ -27,8 +27,29 @@ import org.timekeeping4j.linux.Platform;
  */
 final class Stubs {
 
-    /** Set to "deny" to behave as if the system refused executable memory (tests, hardened-system drills). */
+    /**
+     * "deny" behaves as if the system refused executable memory (tests, hardened-system drills); "allow", the
+     * default, maps the stubs. Any other value is an error (see {@link #execmemError}), as for
+     * {@code timekeeping4j.counter}: a typo must not silently mean "allow".
+     */
     static final String EXECMEM_PROPERTY = "timekeeping4j.execmem";
+
+    /** Null, or why the {@value #EXECMEM_PROPERTY} property's value is no mode (naming the valid ones). */
+    static String execmemError() {
+        return execmemError(System.getProperty(EXECMEM_PROPERTY));
+    }
+
+    /** Null, or why {@code v} (null: unset) is no execmem mode. */
+    static String execmemError(String v) {
+        String mode = v == null ? "allow" : v.trim().toLowerCase(java.util.Locale.ROOT);
+        return mode.equals("allow") || mode.equals("deny") ? null
+                : EXECMEM_PROPERTY + "=" + v + " is not an execmem mode; use one of allow, deny";
+    }
+
+    private static boolean execmemDenied() {
+        String v = System.getProperty(EXECMEM_PROPERTY);
+        return v != null && v.trim().toLowerCase(java.util.Locale.ROOT).equals("deny");
+    }
 
     private static final FunctionDescriptor LONG_VOID = FunctionDescriptor.of(JAVA_LONG);
     /** (page address, record address, limit select) -> value: addresses as longs, no segment checks. */
@@ -50,7 +71,11 @@ final class Stubs {
         if (Platform.ARCH != arch) {
             return new Mapped(null, name + " is " + arch + " code and this is " + Platform.ARCH);
         }
-        if ("deny".equals(System.getProperty(EXECMEM_PROPERTY))) {
+        String badProperty = execmemError();
+        if (badProperty != null) {
+            return new Mapped(null, badProperty);
+        }
+        if (execmemDenied()) {
             return new Mapped(null, "executable memory refused (" + EXECMEM_PROPERTY + "=deny)");
         }
         try {

@@ -58,13 +58,14 @@ public final class BenchHtml {
             h.append("</div>\n");
         }
         h.append("</div>\n<table><tr><th>clock</th><th>path</th><th>call</th><th>mean ns</th><th>p50 ns</th>")
-                .append("<th>p99 ns</th><th>calls</th><th>vs JDK</th><th>JDK call</th></tr>\n");
+                .append("<th>p99 ns</th><th>calls</th><th>mean vs JDK</th><th>p50 vs JDK</th><th>JDK call</th></tr>\n");
         for (ReadBenchmark.CellResult r : results) {
             h.append("<tr><td>").append(esc(r.cell().clock().kernelName())).append("</td><td>")
                     .append(esc(r.cell().path().name())).append("</td><td>").append(esc(r.call())).append("</td><td>")
                     .append(fmt(r.meanNs())).append("</td><td>").append(fmt(r.p50Ns())).append("</td><td>")
                     .append(fmt(r.p99Ns())).append("</td><td>").append(String.format(Locale.ROOT, "%,d", r.calls()))
                     .append("</td><td>").append(String.format(Locale.ROOT, "%.2fx", r.ratio())).append("</td><td>")
+                    .append(String.format(Locale.ROOT, "%.2fx", r.p50Ratio())).append("</td><td>")
                     .append(esc(r.baselineCall())).append("</td></tr>\n");
         }
         h.append("</table>\n<p class=\"note\">Made by <code>tk4j bench --html</code>; each cell runs in its own copy")

@@ -58,7 +58,7 @@ public final class Progress implements AutoCloseable {
             }
             double elapsed = (System.nanoTime() - start) / 1e9;
             synchronized (err) {
-                String line = String.format("%s: %.0f s of about %.0f s, %s", what, elapsed, plannedSeconds, current);
+                String line = line(what, elapsed, plannedSeconds, current);
                 if (inPlace) {
                     // Overwrite the previous line in place: '\r', the text, blanks over any longer leftover.
                     err.print("\r" + line + " ".repeat(Math.max(0, printedWidth - line.length())));
@@ -69,6 +69,17 @@ public final class Progress implements AutoCloseable {
                 err.flush();
             }
         }
+    }
+
+    /**
+     * "tk4j verify: 3 s of about 10 s, STEP"; once past the plan (a loaded machine, a slow cell), "12 s, over the
+     * planned 10 s, STEP": never a figure beyond its own total.
+     */
+    public static String line(String what, double elapsed, double planned, String step) {
+        long e = Math.round(elapsed);
+        long p = Math.round(planned);
+        return e <= p ? String.format("%s: %d s of about %d s, %s", what, e, p, step)
+                : String.format("%s: %d s, over the planned %d s, %s", what, e, p, step);
     }
 
     @Override

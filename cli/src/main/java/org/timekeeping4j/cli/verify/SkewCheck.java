@@ -20,13 +20,34 @@ import org.timekeeping4j.verify.SimulatedTimekeepers;
 public final class SkewCheck {
 
     /** What {@code verify skew} prints when no timekeeper is registered. */
-    public static final String NOT_AVAILABLE = "skew: not available yet (needs the user-space timekeeper)";
+    public static final String NOT_AVAILABLE = "skew: no simulated timekeeper registered (SimulatedTimekeepers)";
 
     private SkewCheck() {}
 
     /** Whether a timekeeper implementation is registered. */
     public static boolean available() {
         return SimulatedTimekeepers.provider().isPresent();
+    }
+
+    /**
+     * Checks, before any run, that the timekeeper serves every clock in {@code clocks}.
+     *
+     * @throws IllegalArgumentException naming the clocks it serves
+     */
+    public static void checkServed(List<ClockId> clocks) {
+        Optional<SimulatedTimekeeper.Provider> provider = SimulatedTimekeepers.provider();
+        if (provider.isEmpty() || clocks.isEmpty()) {
+            return;
+        }
+        try (SimulatedTimekeeper tk = provider.get().create()) {
+            for (ClockId c : clocks) {
+                if (!tk.clocks().contains(c)) {
+                    throw new IllegalArgumentException("the simulated timekeeper '" + tk.name() + "' does not serve "
+                            + c.kernelName() + " (it serves " + String.join(", ",
+                            tk.clocks().stream().map(ClockId::kernelName).toList()) + ")");
+                }
+            }
+        }
     }
 
     /**

@@ -1,0 +1,39 @@
+package org.timekeeping4j.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.timekeeping4j.cli.verify.CheckResult;
+import org.timekeeping4j.cli.verify.Progress;
+import org.timekeeping4j.cli.verify.SkewCheck;
+import org.timekeeping4j.cli.verify.Status;
+
+/** Issue 15: help and output say what happened, no more and no less. */
+class HonestOutputTest {
+
+    @Test
+    void progressNeverPrintsAnElapsedTimeBeyondItsTotal() {
+        assertThat(Progress.line("tk4j verify", 3.2, 10, "x")).isEqualTo("tk4j verify: 3 s of about 10 s, x");
+        String over = Progress.line("tk4j verify", 5.1, 4, "x");
+        assertThat(over).doesNotContain("of about").contains("5 s").contains("over the planned 4 s");
+    }
+
+    @Test
+    void theMainJobsSummaryNamesEveryModeThatRan() {
+        List<CheckResult> checks = List.of(result("consistency"), result("causality"), result("agreement"),
+                result("abi"), result("skew"), result("skew"));
+        assertThat(MainJob.modes(checks)).isEqualTo("consistency, causality, agreement, abi, skew");
+    }
+
+    @Test
+    void skewsHelpDescribesWhatItDoesNow() {
+        String help = Tk4jHarness.run("verify", "skew", "--help").out();
+        assertThat(help).doesNotContain("not available yet").contains("--ppm").contains("1..500");
+    }
+
+    private static CheckResult result(String mode) {
+        return new CheckResult(mode, "s", Status.OK, "", new LinkedHashMap<>(), List.of());
+    }
+}
