@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import org.timekeeping4j.timekeeper.Timekeeper;
 import org.timekeeping4j.tracking.KernelTracker;
+import org.timekeeping4j.vdso.KernelVdso;
 
 /**
  * Event capture: the cheapest possible timestamp in the hot path ({@link Clocks#ticks()}, one unordered
@@ -14,11 +15,13 @@ import org.timekeeping4j.tracking.KernelTracker;
  *   <li>One recording thread at a time (single writer); any thread may export. Recording allocates nothing
  *       and takes no lock: two plain array stores between two ordered stores of a sequence number.</li>
  *   <li>The ring keeps the newest {@link #capacity()} events; older ones are overwritten.</li>
- *   <li>Export converts each event through the fast path's parameter history, to exactly what
- *       {@code Clocks.nanos(clock)} returned at that counter value, for events within the history (a few
- *       seconds at the tracker's update rate). Older events are converted with the oldest parameters
- *       and flagged {@code exact == false}. On the kernel path ticks are MONOTONIC_RAW ns and convert
- *       through the current offsets (also flagged inexact for other clocks).</li>
+ *   <li>Export converts each event to the export clock. In exact mode with the kernel's current parameters
+ *       (its vDSO data): exactly what {@code Clocks.nanos(clock)} returned at that counter value for events in
+ *       the kernel's current update window (since its last tick), extrapolated back along the current line
+ *       and flagged {@code exact == false} for older ones (off by the kernel's rate changes since: ppm times
+ *       the event's age). In tracker mode through the tracker's parameter history, exact within it (a few
+ *       seconds) and flagged beyond. On the kernel path ticks are MONOTONIC_RAW ns and convert through the
+ *       current offsets (flagged inexact for other clocks).</li>
  *   <li>An event overwritten while an export runs is skipped, never reported torn.</li>
  * </ul>
  */
@@ -30,7 +33,8 @@ public final class EventRecorder {
         /**
          * @param nanos   the event's time on the export clock
          * @param payload what was recorded with it
-         * @param exact   false when the event predates the parameter history (or on the kernel path)
+         * @param exact   false when the value is extrapolated: the event predates the kernel's current update
+         *                window (exact mode) or the tracker's history, or the kernel path converted it
          */
         void accept(long nanos, long payload, boolean exact);
     }
@@ -59,6 +63,7 @@ public final class EventRecorder {
     private final long[] payloads;
     private final int mask;
     private final Timekeeper.Conversion conversion = new Timekeeper.Conversion();
+    private final KernelVdso.Conversion exactConversion = new KernelVdso.Conversion();
     /** Twice the number of events recorded, plus one while the writer stores an event. */
     @SuppressWarnings("unused") // through SEQ
     private long seq;
@@ -119,7 +124,7 @@ public final class EventRecorder {
     public synchronized int export(ClockId clock, EventConsumer consumer) {
         // Pairs with setRelease in record(); an odd seq's event is still being written: not included.
         long end = (long) SEQ.getAcquire(this) >>> 1;
-        KernelTracker t = FastPath.tracker();
+        KernelTracker t = KernelVdso.ENABLED ? null : FastPath.tracker(); // exact mode runs no tracker
         int exported = 0;
         for (long n = Math.max(0, end - ticks.length); n < end; n++) {
             int i = (int) n & mask;
@@ -130,7 +135,12 @@ public final class EventRecorder {
             }
             long nanos;
             boolean exact;
-            if (t != null && t.isTracking() && FastPath.Ticks.SOURCE.frequencyHz() == t.counter().frequencyHz()) {
+            if (Clocks.convertTicks(tv, clock, exactConversion)) {
+                // Exact mode: the kernel's current parameters; exact for ticks in the kernel's current update
+                // window, extrapolated back along the current line (and flagged) for older ones.
+                nanos = exactConversion.nanos();
+                exact = exactConversion.exact();
+            } else if (t != null && t.isTracking() && FastPath.Ticks.SOURCE.frequencyHz() == t.counter().frequencyHz()) {
                 try {
                     exact = t.convert(tv, clock, conversion);
                     nanos = conversion.nanos();

@@ -129,4 +129,34 @@ class ExactClocksTest {
         }
         assertThat(sink).isNotZero();
     }
+
+    @Test
+    void eventsShouldExportToTheKernelsValuesAndSayWhenTheyAreExtrapolated() throws Exception {
+        KernelVdsoTest.assumeExactModePossible();
+        EventRecorder events = new EventRecorder(4);
+        int exact = 0;
+        for (int i = 0; i < 1000; i++) {
+            long k0 = Clocks.kernelNanos(ClockId.REALTIME);
+            events.record(i);
+            long k1 = Clocks.kernelNanos(ClockId.REALTIME);
+            long[] got = new long[2];
+            events.export(ClockId.REALTIME, (nanos, payload, isExact) -> {
+                got[0] = nanos; // the newest event comes last
+                got[1] = isExact ? 1 : 0;
+            });
+            // An unordered tick may run a little ahead of the kernel read before it (TicksPath's 100 ns).
+            assertThat(got[0]).isBetween(k0 - 100, k1 + 100);
+            exact += (int) got[1];
+        }
+        assertThat(exact).as("exports in the kernel's current update window").isGreaterThan(900);
+        // An event from before the kernel's last update is extrapolated, and says so.
+        events.record(Clocks.ticks() - 50_000_000L, 7); // tens of ms ago on any counter of a few GHz or less
+        boolean[] flagged = {true};
+        events.export(ClockId.MONOTONIC, (nanos, payload, isExact) -> {
+            if (payload == 7) {
+                flagged[0] = !isExact;
+            }
+        });
+        assertThat(flagged[0]).isTrue();
+    }
 }
