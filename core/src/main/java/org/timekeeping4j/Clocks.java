@@ -166,8 +166,11 @@ public final class Clocks {
      * synchronised across cores here, checked by the selection's self-test). Unordered means the CPU may
      * execute the read before earlier loads complete: a tick taken after reading a value another thread
      * published may be smaller than a tick that thread took before publishing, by up to a few tens of
-     * cycles. Use {@link #nanos} where cross-thread order matters. The first call waits for the counter
-     * selection (a few hundred ms, once per process).
+     * cycles. Use {@link #nanos} where cross-thread order matters.
+     *
+     * <p>First call: in exact mode it maps the counter's stub (about a millisecond on an idle machine, after the
+     * JVM's own FFM start-up); in tracker mode it waits for the counter selection and its calibration (a few
+     * hundred ms, once per process): call {@link #awaitFastPath} at start-up to take that off a hot path.
      */
     public static long ticks() {
         if (KernelVdso.ENABLED) {

@@ -48,13 +48,10 @@ final class FastPath {
 
     private FastPath() {}
 
+    /** A bad timekeeping4j.counter, timekeeping4j.execmem or timekeeping4j.vdso value, or null. */
     private static IllegalArgumentException configError() {
-        try {
-            CounterSelector.Mode.parse(System.getProperty(CounterSelector.PROPERTY, "auto"));
-            return null;
-        } catch (IllegalArgumentException e) {
-            return e;
-        }
+        IllegalArgumentException e = CounterSelector.configError();
+        return e != null ? e : KernelVdso.configError();
     }
 
     private static void start() {
@@ -62,6 +59,8 @@ final class FastPath {
             CounterSelection s = CounterSelector.selected();
             if (s.isHardware()) {
                 tracker = KernelTracker.start(s.clocksource(), FastPath::published);
+            } else if (s.mode() == CounterSelector.Mode.KERNEL) {
+                notTrackingReason = "the kernel's clocks, as chosen (" + CounterSelector.PROPERTY + "=kernel)";
             } else {
                 notTrackingReason = "no trustworthy hardware counter: "
                         + (s.rejected().isEmpty() ? "none" : s.rejected().getFirst().toString());

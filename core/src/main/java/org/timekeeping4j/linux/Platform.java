@@ -17,8 +17,7 @@ public final class Platform {
     public enum Arch { X86_64, AARCH64 }
 
     /** Null where the bindings can run, else one line saying why not. */
-    public static final String UNSUPPORTED_REASON =
-            unsupportedReason(System.getProperty("os.name", "?"), System.getProperty("os.arch", "?"));
+    public static final String UNSUPPORTED_REASON = reasonHere();
 
     /** This machine's processor family; null where {@link #UNSUPPORTED_REASON} is set. */
     public static final Arch ARCH = UNSUPPORTED_REASON == null ? arch(System.getProperty("os.arch")) : null;
@@ -39,6 +38,28 @@ public final class Platform {
             return "timekeeping4j supports Linux on x86_64 and aarch64; this JVM runs on Linux " + osArch;
         }
         return null;
+    }
+
+    private static String reasonHere() {
+        String why = unsupportedReason(System.getProperty("os.name", "?"), System.getProperty("os.arch", "?"));
+        return why != null ? why : nativeAccessDenied();
+    }
+
+    /**
+     * Null where this module may use restricted FFM methods, else one line saying how to allow it: with
+     * --illegal-native-access=deny (or a future JDK's default) the first binding would otherwise fail with an
+     * IllegalCallerException deep inside a class initialiser.
+     */
+    static String nativeAccessDenied() {
+        try {
+            java.lang.foreign.MemorySegment.NULL.reinterpret(1); // a restricted method: the cheapest probe
+            return null;
+        } catch (IllegalCallerException e) {
+            Module m = Platform.class.getModule();
+            return "timekeeping4j needs native access (FFM): run java with --enable-native-access="
+                    + (m.isNamed() ? m.getName() : "ALL-UNNAMED")
+                    + " (an executable jar: Enable-Native-Access: ALL-UNNAMED in its manifest)";
+        }
     }
 
     private static Arch arch(String osArch) {

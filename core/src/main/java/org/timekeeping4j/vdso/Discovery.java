@@ -71,12 +71,14 @@ public final class Discovery {
     }
 
     private static Result discover() throws IOException {
+        IllegalArgumentException config = KernelVdso.configError() != null ? KernelVdso.configError()
+                : org.timekeeping4j.clocksource.CounterSelector.configError();
+        if (config != null) {
+            return Result.refused(config.getMessage());
+        }
         String property = System.getProperty(KernelVdso.PROPERTY, "auto").trim().toLowerCase(Locale.ROOT);
         if (property.equals("off")) {
             return Result.refused("exact mode switched off (" + KernelVdso.PROPERTY + "=off)");
-        }
-        if (!property.equals("auto")) {
-            return Result.refused("unknown " + KernelVdso.PROPERTY + "=" + property + " (valid: auto, off)");
         }
         if ("kernel".equals(System.getProperty("timekeeping4j.counter"))) {
             return Result.refused("the counter is not read by choice (timekeeping4j.counter=kernel)");

@@ -30,6 +30,19 @@ public final class KernelVdso {
 
     private static final Discovery.Result STATE = Discovery.run();
 
+    /**
+     * An unknown {@value #PROPERTY} value, as the error every read reports (exact mode then refuses, and the
+     * tracker's path throws it), or null.
+     *
+     * @return the error, or null
+     */
+    public static IllegalArgumentException configError() {
+        String v = System.getProperty(PROPERTY, "auto").trim().toLowerCase(java.util.Locale.ROOT);
+        return v.equals("auto") || v.equals("off") ? null : new IllegalArgumentException("unknown " + PROPERTY
+                + "=" + System.getProperty(PROPERTY) + ": valid values are auto (exact mode wherever the kernel's"
+                + " vDSO data validates) and off");
+    }
+
     /** True when exact mode serves the counter-backed clocks. */
     public static final boolean ENABLED = STATE.reason() == null;
 
