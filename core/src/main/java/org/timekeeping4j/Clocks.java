@@ -201,20 +201,33 @@ public final class Clocks {
     }
 
     /**
-     * Converts a {@link #ticks()} value from the last few seconds to what {@link #nanos} returned at that
-     * counter value, through the fast path's parameter history: exact while the fast path is tracking.
-     * On the kernel path ticks are MONOTONIC_RAW nanoseconds and are converted with the clocks' current
-     * offsets (exact for MONOTONIC_RAW, within a bracket, tens of ns, for the others).
+     * Converts a {@link #ticks()} value to what {@link #nanos} returned at that counter value. Exact mode: with
+     * the kernel's current parameters, exact for ticks in the kernel's current update window (since its last
+     * tick), extrapolated back along the current line for older ones (off by the kernel's rate changes since;
+     * {@link EventRecorder} and {@link Snapshot#isExact()} report which). Tracker mode: through the tracker's
+     * parameter history, exact within it (a few seconds). On the kernel path ticks are MONOTONIC_RAW
+     * nanoseconds, converted with the clocks' current offsets (exact for MONOTONIC_RAW, within a bracket,
+     * tens of ns, for the others). Clocks no counter read serves (COARSE, CPU time) go through MONOTONIC_RAW
+     * and their current offset from it.
+     *
+     * @param ticks a value {@link #ticks()} returned in this process
+     * @param clock the clock to convert to
+     * @return the clock's nanoseconds at that counter value
      */
     public static long ticksToNanos(long ticks, ClockId clock) {
         if (KernelVdso.ENABLED) {
             VdsoClock c = VdsoClock.of(clock);
-            if (c != null && KernelVdso.convert(ticks, c, CONVERSION.get())) {
-                return CONVERSION.get().nanos();
+            KernelVdso.Conversion conv = CONVERSION.get();
+            if (c != null && KernelVdso.convert(ticks, c, conv)) {
+                return conv.nanos();
             }
-            return kernelPathTicksToNanos(kernelNanos(ClockId.MONOTONIC_RAW) - (VdsoStub.readCounterOrdered() - ticks)
-                    * 1_000_000_000L / Math.max(1, Math.round(KernelVdso.fields(VdsoClock.CS_RAW).frequencyHz())),
-                    clock);
+            // Another clock (COARSE, CPU time...), or the data cannot serve now: MONOTONIC_RAW at the tick, then
+            // the other clock's current offset from it.
+            if (KernelVdso.convert(ticks, VdsoClock.MONOTONIC_RAW, conv)) {
+                return kernelPathTicksToNanos(conv.nanos(), clock);
+            }
+            throw new IllegalStateException("the kernel's vDSO data cannot convert ticks now (clock_mode is no "
+                    + "longer the counter): " + Clocks.source().get(ClockId.MONOTONIC).reason());
         }
         KernelTracker t = FastPath.tracker();
         Clocksource cs = FastPath.Ticks.SOURCE;
