@@ -91,7 +91,12 @@ public final class Discovery {
             return Result.refused("this process runs in a time namespace of its own (" + ns.substring(7)
                     + "): clock_gettime applies its offsets");
         }
-        VvarMapping mapping = VvarMapping.ofThisProcess();
+        VvarMapping mapping;
+        try {
+            mapping = VvarMapping.ofThisProcess();
+        } catch (IOException e) {
+            return Result.refused("cannot read /proc/self/maps (" + e + "): a hidden or restricted /proc");
+        }
         if (mapping == null) {
             return Result.refused("no [vvar] mapping in /proc/self/maps (vDSO disabled, or /proc hidden)");
         }
