@@ -77,8 +77,8 @@ public final class SyncStatus {
         }
     }
 
-    /** The status that a successful clock_adjtime returned. */
-    public static SyncStatus of(TimexReading timex) {
+    /** The status that a successful clock_adjtime returned (module-internal: TimexReading is not exported). */
+    static SyncStatus of(TimexReading timex) {
         return new SyncStatus(0, timex);
     }
 
@@ -160,8 +160,8 @@ public final class SyncStatus {
         return timex().tai();
     }
 
-    /** The raw reading. */
-    public TimexReading timexReading() {
+    /** The raw reading (module-internal: TimexReading is not exported; the accessors above are the API). */
+    TimexReading timexReading() {
         return timex();
     }
 
