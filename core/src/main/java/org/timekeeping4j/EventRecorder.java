@@ -28,6 +28,8 @@ public final class EventRecorder {
     @FunctionalInterface
     public interface EventConsumer {
         /**
+         * Receives one event.
+         *
          * @param nanos   the event's time on the export clock
          * @param payload what was recorded with it
          * @param exact   false when the event predates the parameter history (or on the kernel path)
@@ -52,7 +54,12 @@ public final class EventRecorder {
     @SuppressWarnings("unused") // through COUNT
     private long count;
 
-    /** A recorder keeping the newest {@code capacity} events (rounded up to a power of two). */
+    /**
+     * A recorder keeping the newest {@code capacity} events (rounded up to a power of two).
+     *
+     * @param capacity how many events to keep, 1..2^28
+     * @throws IllegalArgumentException for a capacity outside 1..2^28
+     */
     public EventRecorder(int capacity) {
         if (capacity < 1 || capacity > (1 << 28)) {
             throw new IllegalArgumentException("capacity must be 1..2^28, got " + capacity);
@@ -66,22 +73,32 @@ public final class EventRecorder {
         mask = size - 1;
     }
 
+    /** {@return how many events this recorder keeps (the capacity asked for, rounded up to a power of two)} */
     public int capacity() {
         return ticks.length;
     }
 
-    /** Events recorded so far (including overwritten ones). */
+    /** {@return events recorded so far (including overwritten ones)} */
     public long recorded() {
         return (long) COUNT.getAcquire(this);
     }
 
-    /** Timestamps an event now and stores it with {@code payload}. */
+    /**
+     * Timestamps an event now and stores it with {@code payload}.
+     *
+     * @param payload what to store with the event
+     */
     public void record(long payload) {
         long t = Clocks.ticks();
         record(t, payload);
     }
 
-    /** Stores an event with a tick value the caller already read. */
+    /**
+     * Stores an event with a tick value the caller already read.
+     *
+     * @param tickValue a value {@link Clocks#ticks()} returned
+     * @param payload   what to store with the event
+     */
     public void record(long tickValue, long payload) {
         long n = (long) COUNT.get(this); // single writer: only this thread writes count
         int i = (int) n & mask;
@@ -96,6 +113,8 @@ public final class EventRecorder {
      * Converts every retained event to {@code clock} and hands it to {@code consumer}, oldest first.
      * Allocates nothing beyond what the consumer does. Not for concurrent exports of the same recorder.
      *
+     * @param clock    the clock to express the events on
+     * @param consumer receives each event
      * @return the number of events exported
      */
     public synchronized int export(ClockId clock, EventConsumer consumer) {

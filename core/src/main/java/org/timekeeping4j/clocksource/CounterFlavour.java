@@ -39,7 +39,7 @@ public enum CounterFlavour {
         return ordered;
     }
 
-    /** The instruction sequence, e.g. "lfence;rdtsc". */
+    /** {@return the instruction sequence, e.g. "lfence;rdtsc"} */
     public String instructions() {
         return instructions;
     }
