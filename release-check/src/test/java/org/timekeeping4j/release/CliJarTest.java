@@ -44,6 +44,24 @@ class CliJarTest {
     }
 
     @Test
+    void shouldDeployADependencyReducedPomForTheSelfContainedJar() {
+        Pom cli = Reactor.module("timekeeping4j-cli");
+        org.w3c.dom.Element drp = Reactor.read(cli.dir().resolve("target/dependency-reduced-pom.xml"));
+        assertThat(Reactor.text(drp, "artifactId")).contains("timekeeping4j-cli");
+        List<String> runtime = new ArrayList<>();
+        Reactor.child(drp, "dependencies").ifPresent(deps -> {
+            for (org.w3c.dom.Element d : Reactor.children(deps, "dependency")) {
+                String scope = Reactor.text(d, "scope").orElse("compile");
+                if (!scope.equals("test") && !scope.equals("provided")) {
+                    runtime.add(Reactor.text(d, "artifactId").orElseThrow() + ":" + scope);
+                }
+            }
+        });
+        // core, picocli and HdrHistogram are inside the jar: a user of the artifact must not get them twice.
+        assertThat(runtime).as("runtime dependencies of the published CLI").isEmpty();
+    }
+
+    @Test
     void shouldExportInternalsOnlyToTheCliModule() {
         ModuleDescriptor core = descriptor(Reactor.module("timekeeping4j-core").jar(""), CORE_MODULE);
         Map<String, String> qualified = new TreeMap<>();
