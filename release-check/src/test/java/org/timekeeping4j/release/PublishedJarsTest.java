@@ -56,6 +56,24 @@ class PublishedJarsTest {
     }
 
     @Test
+    void shouldDocumentExactlyTheExportedPackagesOfCore() throws IOException {
+        Pom core = Reactor.module("timekeeping4j-core");
+        java.lang.module.ModuleDescriptor descriptor = java.lang.module.ModuleFinder.of(core.jar("")).findAll()
+                .iterator().next().descriptor();
+        Set<String> exported = new TreeSet<>();
+        descriptor.exports().stream().filter(e -> !e.isQualified()).forEach(e -> exported.add(e.source()));
+        Set<String> documented = new TreeSet<>();
+        String prefix = descriptor.name() + "/";
+        try (ZipFile javadoc = new ZipFile(core.jar("javadoc").toFile())) {
+            javadoc.stream().map(ZipEntry::getName)
+                    .filter(n -> n.startsWith(prefix) && n.endsWith("/package-summary.html"))
+                    .forEach(n -> documented.add(n.substring(prefix.length(), n.lastIndexOf('/')).replace('/', '.')));
+            assertThat(javadoc.getEntry(prefix + "module-summary.html")).as("module page").isNotNull();
+        }
+        assertThat(documented).as("packages in core's javadoc").isEqualTo(exported);
+    }
+
+    @Test
     void shouldEmbedTheModulesPomInItsJar() throws IOException {
         for (Pom p : publishedJars()) {
             try (JarFile jar = new JarFile(p.jar("").toFile())) {
