@@ -1,17 +1,35 @@
 /**
  * timekeeping4j: Linux timekeeping for the JVM through the Foreign Function and Memory API.
  *
- * <p>The exported package {@code org.timekeeping4j} is the public API. Every other package is an
- * implementation detail shaped like the kernel's own time code: {@code linux} (FFM bindings). {@code clocksource}, {@code timekeeper}
- * and {@code adjust} are exported: the counter abstraction, timekeeping.c and ntp.c in Java.
+ * <p>The packages are shaped like the kernel's own time code. Exported, and API:
+ * <ul>
+ *   <li>{@code org.timekeeping4j}: the clocks ({@code Clocks}, {@code ClockId}, {@code ClockReader}), snapshots,
+ *       cross-timestamps and the kernel's NTP status. What most applications need, and all they need.</li>
+ *   <li>{@code org.timekeeping4j.device}: PTP hardware clocks, PPS sources and bounded clocks (ClockBound,
+ *       adjtimex bounds).</li>
+ *   <li>{@code org.timekeeping4j.clocksource}: the counter abstraction (kernel/time/clocksource.c):
+ *       {@code Clocksource}, the hardware counters and their selection, and {@code SimulatedCounter}, a counter
+ *       whose rate and value a test sets, for users' own tests of code that runs on a timekeeper.</li>
+ *   <li>{@code org.timekeeping4j.timekeeper}: a user-space timekeeper over any {@code Clocksource}
+ *       (kernel/time/timekeeping.c).</li>
+ *   <li>{@code org.timekeeping4j.adjust}: the adjustment a timekeeper applies (kernel/time/ntp.c's narrow pull
+ *       interface), needed to build a timekeeper.</li>
+ * </ul>
+ *
+ * <p>Not exported: {@code linux} (the raw FFM bindings), {@code tracking} (the in-process kernel tracker behind
+ * the fast path) and {@code verify} (the simulated-timekeeper SPI behind {@code tk4j verify skew}). The CLI, a
+ * module of this project, reaches {@code linux} and {@code verify} through qualified exports and nothing else.
  */
 module org.timekeeping4j {
     exports org.timekeeping4j;
+    exports org.timekeeping4j.adjust;
     exports org.timekeeping4j.clocksource;
     exports org.timekeeping4j.device;
     exports org.timekeeping4j.timekeeper;
-    exports org.timekeeping4j.adjust;
-    exports org.timekeeping4j.verify;
+
+    // The CLI's diagnostics (tk4j info, verify) read the raw bindings and drive the simulated timekeepers.
+    exports org.timekeeping4j.linux to org.timekeeping4j.cli;
+    exports org.timekeeping4j.verify to org.timekeeping4j.cli;
 
     uses org.timekeeping4j.verify.SimulatedTimekeeper.Provider;
     provides org.timekeeping4j.verify.SimulatedTimekeeper.Provider

@@ -34,7 +34,22 @@ public enum ClockId {
     BOOTTIME_ALARM(9),
     /** International Atomic Time: REALTIME plus the kernel's TAI offset (0 unless a daemon sets it). */
     TAI(11),
-    AUX_0(16), AUX_1(17), AUX_2(18), AUX_3(19), AUX_4(20), AUX_5(21), AUX_6(22), AUX_7(23);
+    /** Auxiliary clock 0 (CLOCK_AUX + 0, Linux 6.17+): independent of REALTIME, steered by its own PTP daemon. */
+    AUX_0(16),
+    /** Auxiliary clock 1 (CLOCK_AUX + 1, Linux 6.17+): independent of REALTIME, steered by its own PTP daemon. */
+    AUX_1(17),
+    /** Auxiliary clock 2 (CLOCK_AUX + 2, Linux 6.17+): independent of REALTIME, steered by its own PTP daemon. */
+    AUX_2(18),
+    /** Auxiliary clock 3 (CLOCK_AUX + 3, Linux 6.17+): independent of REALTIME, steered by its own PTP daemon. */
+    AUX_3(19),
+    /** Auxiliary clock 4 (CLOCK_AUX + 4, Linux 6.17+): independent of REALTIME, steered by its own PTP daemon. */
+    AUX_4(20),
+    /** Auxiliary clock 5 (CLOCK_AUX + 5, Linux 6.17+): independent of REALTIME, steered by its own PTP daemon. */
+    AUX_5(21),
+    /** Auxiliary clock 6 (CLOCK_AUX + 6, Linux 6.17+): independent of REALTIME, steered by its own PTP daemon. */
+    AUX_6(22),
+    /** Auxiliary clock 7 (CLOCK_AUX + 7, Linux 6.17+): independent of REALTIME, steered by its own PTP daemon. */
+    AUX_7(23);
 
     /** The first AUX clock's id (CLOCK_AUX in the kernel). */
     public static final int AUX_BASE = 16;
@@ -53,22 +68,22 @@ public enum ClockId {
         this.id = id;
     }
 
-    /** The kernel's clockid_t value. */
+    /** {@return the kernel's clockid_t value} */
     public int id() {
         return id;
     }
 
-    /** True for the AUX clocks (Linux 6.17+). */
+    /** {@return true for the AUX clocks (Linux 6.17+)} */
     public boolean isAux() {
         return id >= AUX_BASE;
     }
 
-    /** True for REALTIME, TAI and their variants: the value counts from the Unix epoch. */
+    /** {@return true for REALTIME, TAI and their variants: the value counts from the Unix epoch} */
     public boolean isEpochBased() {
         return this == REALTIME || this == TAI || this == REALTIME_COARSE || this == REALTIME_ALARM;
     }
 
-    /** The kernel's name, e.g. CLOCK_MONOTONIC_RAW or CLOCK_AUX+3. */
+    /** {@return the kernel's name, e.g. CLOCK_MONOTONIC_RAW or CLOCK_AUX+3} */
     public String kernelName() {
         return isAux() ? "CLOCK_AUX+" + (id - AUX_BASE) : "CLOCK_" + name();
     }
@@ -76,6 +91,8 @@ public enum ClockId {
     /**
      * The clock with this kernel id.
      *
+     * @param id the kernel's clockid_t
+     * @return the fixed clock with that id
      * @throws IllegalArgumentException for an id that is no fixed Linux clock, naming the id and what the
      *                                  kernel answers for it
      */

@@ -8,6 +8,6 @@ package org.timekeeping4j;
 @FunctionalInterface
 public interface ClockReader {
 
-    /** The clock's current value in nanoseconds (since the epoch for REALTIME and TAI). */
+    /** {@return the clock's current value in nanoseconds (since the epoch for REALTIME and TAI)} */
     long nanos();
 }

@@ -22,35 +22,41 @@ public final class CrossTimestamp {
     long widthNanos;
     boolean fromCounter;
 
+    /** An empty cross-timestamp for {@link Clocks#crossTimestamp} to fill. */
+    public CrossTimestamp() {
+    }
+
+    /** {@return clock A, the first clock asked for} */
     public ClockId clockA() {
         return a;
     }
 
+    /** {@return clock B, the second clock asked for} */
     public ClockId clockB() {
         return b;
     }
 
-    /** Clock A's value. */
+    /** {@return clock A's value} */
     public long aNanos() {
         return aNanos;
     }
 
-    /** Clock B's value at the same instant. */
+    /** {@return clock B's value at the same instant} */
     public long bNanos() {
         return bNanos;
     }
 
-    /** {@code bNanos() - aNanos()}: add it to an A timestamp to express it on clock B. */
+    /** {@return {@code bNanos() - aNanos()}: add it to an A timestamp to express it on clock B} */
     public long offsetNanos() {
         return bNanos - aNanos;
     }
 
-    /** How far apart the two reads may have been: 0 for one counter read converted twice. */
+    /** {@return how far apart the two reads may have been: 0 for one counter read converted twice} */
     public long widthNanos() {
         return widthNanos;
     }
 
-    /** True when both values come from one counter read. */
+    /** {@return true when both values come from one counter read} */
     public boolean isFromCounter() {
         return fromCounter;
     }

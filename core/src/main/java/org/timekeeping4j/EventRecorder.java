@@ -31,6 +31,8 @@ public final class EventRecorder {
     @FunctionalInterface
     public interface EventConsumer {
         /**
+         * Receives one event.
+         *
          * @param nanos   the event's time on the export clock
          * @param payload what was recorded with it
          * @param exact   false when the value is extrapolated: the event predates the kernel's current update
@@ -68,7 +70,12 @@ public final class EventRecorder {
     @SuppressWarnings("unused") // through SEQ
     private long seq;
 
-    /** A recorder keeping the newest {@code capacity} events (rounded up to a power of two). */
+    /**
+     * A recorder keeping the newest {@code capacity} events (rounded up to a power of two).
+     *
+     * @param capacity how many events to keep, 1..2^28
+     * @throws IllegalArgumentException for a capacity outside 1..2^28
+     */
     public EventRecorder(int capacity) {
         if (capacity < 1 || capacity > (1 << 28)) {
             throw new IllegalArgumentException("capacity must be 1..2^28, got " + capacity);
@@ -82,22 +89,32 @@ public final class EventRecorder {
         mask = size - 1;
     }
 
+    /** {@return how many events this recorder keeps (the capacity asked for, rounded up to a power of two)} */
     public int capacity() {
         return ticks.length;
     }
 
-    /** Events recorded so far (including overwritten ones). */
+    /** {@return events recorded so far (including overwritten ones)} */
     public long recorded() {
         return (long) SEQ.getAcquire(this) >>> 1;
     }
 
-    /** Timestamps an event now and stores it with {@code payload}. */
+    /**
+     * Timestamps an event now and stores it with {@code payload}.
+     *
+     * @param payload what to store with the event
+     */
     public void record(long payload) {
         long t = Clocks.ticks();
         record(t, payload);
     }
 
-    /** Stores an event with a tick value the caller already read. */
+    /**
+     * Stores an event with a tick value the caller already read.
+     *
+     * @param tickValue a value {@link Clocks#ticks()} returned
+     * @param payload   what to store with the event
+     */
     public void record(long tickValue, long payload) {
         long seq = (long) SEQ.get(this); // single writer: only this thread writes seq; even between events
         int i = (int) (seq >>> 1) & mask;
@@ -119,6 +136,8 @@ public final class EventRecorder {
      * Converts every retained event to {@code clock} and hands it to {@code consumer}, oldest first.
      * Allocates nothing beyond what the consumer does. Not for concurrent exports of the same recorder.
      *
+     * @param clock    the clock to express the events on
+     * @param consumer receives each event
      * @return the number of events exported
      */
     public synchronized int export(ClockId clock, EventConsumer consumer) {

@@ -39,9 +39,38 @@ public final class SyncStatus {
 
     /** The STA_* status bits (include/uapi/linux/timex.h). */
     public enum StatusFlag {
-        PLL(0x0001), PPSFREQ(0x0002), PPSTIME(0x0004), FLL(0x0008), INS(0x0010), DEL(0x0020),
-        UNSYNC(0x0040), FREQHOLD(0x0080), PPSSIGNAL(0x0100), PPSJITTER(0x0200), PPSWANDER(0x0400),
-        PPSERROR(0x0800), CLOCKERR(0x1000), NANO(0x2000), MODE(0x4000), CLK(0x8000);
+        /** STA_PLL: phase-locked loop updates enabled. */
+        PLL(0x0001),
+        /** STA_PPSFREQ: PPS signal frequency discipline enabled. */
+        PPSFREQ(0x0002),
+        /** STA_PPSTIME: PPS signal time discipline enabled. */
+        PPSTIME(0x0004),
+        /** STA_FLL: frequency-locked loop mode selected. */
+        FLL(0x0008),
+        /** STA_INS: insert a leap second at the end of the UTC day. */
+        INS(0x0010),
+        /** STA_DEL: delete a leap second at the end of the UTC day. */
+        DEL(0x0020),
+        /** STA_UNSYNC: the clock is unsynchronised (not the test: see {@link SyncStatus#isSynchronized()}). */
+        UNSYNC(0x0040),
+        /** STA_FREQHOLD: frequency held. */
+        FREQHOLD(0x0080),
+        /** STA_PPSSIGNAL: a PPS signal is present (read-only). */
+        PPSSIGNAL(0x0100),
+        /** STA_PPSJITTER: PPS jitter exceeded (read-only). */
+        PPSJITTER(0x0200),
+        /** STA_PPSWANDER: PPS wander exceeded (read-only). */
+        PPSWANDER(0x0400),
+        /** STA_PPSERROR: PPS calibration error (read-only). */
+        PPSERROR(0x0800),
+        /** STA_CLOCKERR: clock hardware fault (read-only). */
+        CLOCKERR(0x1000),
+        /** STA_NANO: offsets are in nanoseconds, not microseconds (read-only). */
+        NANO(0x2000),
+        /** STA_MODE: FLL mode, not PLL (read-only). */
+        MODE(0x4000),
+        /** STA_CLK: clock source (read-only). */
+        CLK(0x8000);
 
         private final int bit;
 
@@ -49,7 +78,7 @@ public final class SyncStatus {
             this.bit = bit;
         }
 
-        /** The bit's value in timex.status. */
+        /** {@return the bit's value in timex.status} */
         public int bit() {
             return bit;
         }
@@ -63,7 +92,11 @@ public final class SyncStatus {
         this.timex = timex;
     }
 
-    /** Reads the kernel's NTP state now. Never throws for a refused call: see {@link #isAvailable()}. */
+    /**
+     * Reads the kernel's NTP state now. Never throws for a refused call: see {@link #isAvailable()}.
+     *
+     * @return the status now, available or not
+     */
     public static SyncStatus read() {
         return read(LinuxTime::clockAdjtimeRead);
     }
@@ -77,22 +110,22 @@ public final class SyncStatus {
         }
     }
 
-    /** The status that a successful clock_adjtime returned. */
-    public static SyncStatus of(TimexReading timex) {
+    /** The status that a successful clock_adjtime returned (module-internal: TimexReading is not exported). */
+    static SyncStatus of(TimexReading timex) {
         return new SyncStatus(0, timex);
     }
 
-    /** False where the kernel refused to answer; {@link #errno()} says how. */
+    /** {@return false where the kernel refused to answer; {@link #errno()} says how} */
     public boolean isAvailable() {
         return timex != null;
     }
 
-    /** 0, or the errno of the refused call. */
+    /** {@return 0, or the errno of the refused call} */
     public int errno() {
         return errno;
     }
 
-    /** One line: why the status is unavailable, or "available". */
+    /** {@return one line: why the status is unavailable, or "available"} */
     public String availability() {
         if (isAvailable()) {
             return "available";
@@ -108,18 +141,18 @@ public final class SyncStatus {
         return timex;
     }
 
-    /** The clock state; {@link ClockState#ERROR} also for values the kernel may add later. */
+    /** {@return the clock state; {@link ClockState#ERROR} also for values the kernel may add later} */
     public ClockState state() {
         int s = timex().state();
         return s >= 0 && s < ClockState.values().length ? ClockState.values()[s] : ClockState.ERROR;
     }
 
-    /** The raw STA_* bits. */
+    /** {@return the raw STA_* bits} */
     public int statusBits() {
         return timex().status();
     }
 
-    /** The STA_* bits, decoded. */
+    /** {@return the STA_* bits, decoded} */
     public Set<StatusFlag> flags() {
         Set<StatusFlag> set = EnumSet.noneOf(StatusFlag.class);
         for (StatusFlag f : StatusFlag.values()) {
@@ -130,43 +163,45 @@ public final class SyncStatus {
         return set;
     }
 
-    /** Maximum error in microseconds: the kernel adds 500 us to it every second until a daemon resets it. */
+    /** {@return maximum error in microseconds: the kernel adds 500 us to it every second until a daemon resets it} */
     public long maxErrorMicros() {
         return timex().maxerror();
     }
 
-    /** Estimated error in microseconds. */
+    /** {@return estimated error in microseconds} */
     public long estErrorMicros() {
         return timex().esterror();
     }
 
-    /** The remaining phase offset in nanoseconds (the kernel reports us unless STA_NANO is set). */
+    /** {@return the remaining phase offset in nanoseconds (the kernel reports us unless STA_NANO is set)} */
     public long offsetNanos() {
         return (timex().status() & StatusFlag.NANO.bit) != 0 ? timex().offset() : timex().offset() * 1000;
     }
 
-    /** The frequency offset in parts per billion (the kernel's ppm << 16 scaled: ppb = freq * 1000 / 65536). */
+    /**
+     * {@return the frequency offset in parts per billion (the kernel's ppm &lt;&lt; 16 scaled: ppb = freq * 1000 / 65536)}
+     */
     public double frequencyPpb() {
         return timex().freq() * 1000.0 / 65536.0;
     }
 
-    /** The raw frequency offset, ppm << 16, as the kernel holds it. */
+    /** {@return the raw frequency offset, ppm &lt;&lt; 16, as the kernel holds it} */
     public long frequencyScaledPpm() {
         return timex().freq();
     }
 
-    /** TAI - UTC in seconds (0 unless a daemon such as chrony or ptp4l set it). */
+    /** {@return TAI - UTC in seconds (0 unless a daemon such as chrony or ptp4l set it)} */
     public int taiOffsetSeconds() {
         return timex().tai();
     }
 
-    /** The raw reading. */
-    public TimexReading timexReading() {
+    /** The raw reading (module-internal: TimexReading is not exported; the accessors above are the API). */
+    TimexReading timexReading() {
         return timex();
     }
 
     /**
-     * Whether a daemon keeps the clock synchronised: maxerror below 16 s.
+     * {@return whether a daemon keeps the clock synchronised: maxerror below 16 s}
      *
      * <p>STA_UNSYNC alone is unreliable: chrony leaves it set unless rtcsync is configured, while the
      * kernel itself sets it once maxerror, growing 500 us every second without a daemon's update,

@@ -15,6 +15,10 @@ public final class TimeSpec {
 
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
 
+    /** A holder reading 0 s, 0 ns until a clock read fills it. */
+    public TimeSpec() {
+    }
+
     // Freed by the garbage collector with this holder.
     private final MemorySegment timespec = Arena.ofAuto().allocate(LibC.Timespec.LAYOUT);
 
@@ -22,22 +26,22 @@ public final class TimeSpec {
         return timespec;
     }
 
-    /** Whole seconds (tv_sec). */
+    /** {@return whole seconds (tv_sec)} */
     public long seconds() {
         return LibC.Timespec.sec(timespec);
     }
 
-    /** Nanoseconds within the second (tv_nsec), 0..999,999,999 for any value the kernel wrote. */
+    /** {@return nanoseconds within the second (tv_nsec), 0..999,999,999 for any value the kernel wrote} */
     public int nanos() {
         return (int) LibC.Timespec.nsec(timespec);
     }
 
-    /** seconds * 10^9 + nanos: exact until the year 2262 for epoch clocks. */
+    /** {@return seconds * 10^9 + nanos: exact until the year 2262 for epoch clocks} */
     public long toNanos() {
         return seconds() * NANOS_PER_SECOND + nanos();
     }
 
-    /** The value as an Instant (allocates). Meaningful as a date only for epoch-based clocks. */
+    /** {@return the value as an Instant (allocates). Meaningful as a date only for epoch-based clocks} */
     public Instant toInstant() {
         return Instant.ofEpochSecond(seconds(), nanos());
     }

@@ -11,7 +11,6 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
-import org.timekeeping4j.clocksource.BenchmarkCounters;
 import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.CounterFlavour;
 import org.timekeeping4j.clocksource.HardwareCounter;
@@ -51,9 +50,9 @@ public class CounterReadBenchmark {
     @Setup
     public void setup() {
         FastPathReady.await();
-        rdtsc = BenchmarkCounters.counter(CounterFlavour.X86_RDTSC);
-        lfenceRdtsc = BenchmarkCounters.counter(CounterFlavour.X86_LFENCE_RDTSC);
-        rdtscp = BenchmarkCounters.counter(CounterFlavour.X86_RDTSCP);
+        rdtsc = CounterInternals.counter(CounterFlavour.X86_RDTSC);
+        lfenceRdtsc = CounterInternals.counter(CounterFlavour.X86_LFENCE_RDTSC);
+        rdtscp = CounterInternals.counter(CounterFlavour.X86_RDTSCP);
     }
 
     @Benchmark
@@ -63,17 +62,17 @@ public class CounterReadBenchmark {
 
     @Benchmark
     public long stubRdtsc() throws Throwable {
-        return (long) BenchmarkCounters.RDTSC.invokeExact();
+        return (long) CounterInternals.RDTSC.invokeExact();
     }
 
     @Benchmark
     public long stubLfenceRdtsc() throws Throwable {
-        return (long) BenchmarkCounters.LFENCE_RDTSC.invokeExact();
+        return (long) CounterInternals.LFENCE_RDTSC.invokeExact();
     }
 
     @Benchmark
     public long stubRdtscp() throws Throwable {
-        return (long) BenchmarkCounters.RDTSCP_NOAUX.invokeExact();
+        return (long) CounterInternals.RDTSCP_NOAUX.invokeExact();
     }
 
     @Benchmark

@@ -21,13 +21,20 @@ public interface ClockAdjustment {
      * Called at every update: {@code elapsedNanos} of the unadjusted (raw) line have passed since the
      * previous call; account for the phase slewed in that interval and return the total frequency offset,
      * in ppb, for the adjusted line from now on (frequency plus slew).
+     *
+     * @param elapsedNanos raw-line nanoseconds since the previous call
+     * @return the frequency offset of the adjusted line from now on, ppb
      */
     long frequencyPpb(long elapsedNanos);
 
-    /** The pending leap second: {@link #LEAP_NONE}, {@link #LEAP_INSERT} or {@link #LEAP_DELETE}. */
+    /** {@return the pending leap second: {@link #LEAP_NONE}, {@link #LEAP_INSERT} or {@link #LEAP_DELETE}} */
     int pendingLeap();
 
-    /** Called once the timekeeper has folded the pending leap second into its offsets. */
+    /**
+     * Called once the timekeeper has folded the pending leap second into its offsets.
+     *
+     * @param direction the leap applied: {@link #LEAP_INSERT} or {@link #LEAP_DELETE}
+     */
     void leapApplied(int direction);
 
     /** No adjustment at all: the adjusted line runs at the raw line's rate. */

@@ -37,11 +37,17 @@ public final class NtpAdjuster implements ClockAdjustment {
     private int leap = LEAP_NONE;
     private long leapsApplied;
 
+    /** An adjuster slewing at most {@link #DEFAULT_SLEW_RATE_PPB}, like adjtime(3)'s 500 ppm. */
     public NtpAdjuster() {
         this(DEFAULT_SLEW_RATE_PPB);
     }
 
-    /** @param slewRatePpb the largest slew rate, 1..500 ppm expressed in ppb */
+    /**
+     * An adjuster slewing at most {@code slewRatePpb}.
+     *
+     * @param slewRatePpb the largest slew rate, 1..500 ppm expressed in ppb
+     * @throws IllegalArgumentException if the rate is out of range
+     */
     public NtpAdjuster(long slewRatePpb) {
         if (slewRatePpb <= 0 || slewRatePpb > MAX_FREQUENCY_PPB) {
             throw new IllegalArgumentException("slew rate must be 1..500000 ppb, got " + slewRatePpb);
@@ -49,7 +55,12 @@ public final class NtpAdjuster implements ClockAdjustment {
         this.slewRatePpb = slewRatePpb;
     }
 
-    /** Sets the frequency offset in ppb (positive: the adjusted clocks run faster than the raw line). */
+    /**
+     * Sets the frequency offset.
+     *
+     * @param ppb parts per billion, within +-500 ppm (positive: the adjusted clocks run faster than the raw line)
+     * @throws IllegalArgumentException if the offset is beyond +-500 ppm
+     */
     public synchronized void setFrequencyPpb(long ppb) {
         if (Math.abs(ppb) > MAX_FREQUENCY_PPB) {
             throw new IllegalArgumentException("frequency offset must be within +-500 ppm, got " + ppb + " ppb");
@@ -60,23 +71,31 @@ public final class NtpAdjuster implements ClockAdjustment {
     /**
      * Sets the frequency in adjtimex's scale (struct timex.freq: ppm with a 16-bit fraction);
      * {@code ppb = round(scaled * 1000 / 2^16)}.
+     *
+     * @param scaledPpm ppm &lt;&lt; 16
+     * @throws IllegalArgumentException if the offset is beyond +-500 ppm
      */
     public void setFrequencyScaledPpm(long scaledPpm) {
         setFrequencyPpb(Math.round(scaledPpm * 1000.0 / 65536.0));
     }
 
+    /** {@return the frequency offset in ppb} */
     public synchronized long frequencyPpb() {
         return frequencyPpb;
     }
 
-    /** The frequency in adjtimex's scale (ppm << 16), rounded. */
+    /** {@return the frequency in adjtimex's scale (ppm &lt;&lt; 16), rounded} */
     public synchronized long frequencyScaledPpm() {
         return Math.round(frequencyPpb * 65536.0 / 1000.0);
     }
 
     /**
-     * Starts slewing the adjusted clocks by {@code offsetNanos} (positive: ahead) at the bounded rate,
-     * replacing any slew in progress, like adjtime(). Returns what was left of the previous slew, in ns.
+     * Starts slewing the adjusted clocks by {@code offsetNanos} at the bounded rate, replacing any slew in
+     * progress, like adjtime().
+     *
+     * @param offsetNanos the offset to apply, ns, within +-5 s (positive: ahead)
+     * @return what was left of the previous slew, in ns
+     * @throws IllegalArgumentException if the offset is beyond +-5 s (step the clock instead)
      */
     public synchronized long slew(long offsetNanos) {
         if (Math.abs(offsetNanos) > MAX_SLEW_NANOS) {
@@ -87,7 +106,7 @@ public final class NtpAdjuster implements ClockAdjustment {
         return previous;
     }
 
-    /** What is left of the current slew, in ns (truncated toward zero). */
+    /** {@return what is left of the current slew, in ns (truncated toward zero)} */
     public synchronized long remainingSlewNanos() {
         return slewRemaining / PPB;
     }
@@ -107,6 +126,7 @@ public final class NtpAdjuster implements ClockAdjustment {
         leap = LEAP_NONE;
     }
 
+    /** {@return how many leap seconds (inserted or deleted) this adjuster has applied} */
     public synchronized long leapSecondsApplied() {
         return leapsApplied;
     }

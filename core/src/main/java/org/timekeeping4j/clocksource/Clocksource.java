@@ -40,12 +40,15 @@ public abstract class Clocksource {
     private final boolean ordered;
 
     /**
+     * A counter's fixed description, from which the conversion pair and the update bound are derived.
+     *
      * @param name        the clocksource's name ("tsc", "arch_sys_counter", "simulated", ...)
      * @param widthBits   the counter width, 1..64
      * @param frequencyHz the counter frequency
      * @param rating      the kernel-style rating
      * @param continuous  whether the counter runs without stopping (CLOCK_SOURCE_IS_CONTINUOUS)
      * @param ordered     whether {@link #read()} is ordered after earlier loads
+     * @throws IllegalArgumentException for a width outside 1..64 or a frequency outside 1 Hz..1 THz
      */
     protected Clocksource(String name, int widthBits, double frequencyHz, int rating, boolean continuous,
                           boolean ordered) {
@@ -81,61 +84,66 @@ public abstract class Clocksource {
         return v >= 0 ? v : (v >>> 1) * 2.0;
     }
 
-    /** The counter's current value, in its low {@link #widthBits()} bits. */
+    /** {@return the counter's current value, in its low {@link #widthBits()} bits} */
     public abstract long read();
 
     /**
      * A machine-code reader that does a whole timekeeper read around this counter's read (see
      * {@link SeqlockReader}), or null: the default, and the answer for every counter but the 64-bit
      * ordered x86 ones whose stub mapped.
+     *
+     * @return the reader, or null
      */
     public SeqlockReader seqlockReader() {
         return null;
     }
 
+    /** {@return the clocksource's name} */
     public final String name() {
         return name;
     }
 
+    /** {@return the counter width in bits, 1..64} */
     public final int widthBits() {
         return widthBits;
     }
 
-    /** {@code 2^width - 1}: deltas are masked with it so that a wrap reads as a small positive delta. */
+    /** {@return {@code 2^width - 1}: deltas are masked with it so that a wrap reads as a small positive delta} */
     public final long mask() {
         return mask;
     }
 
-    /** The counter frequency in Hz as this clocksource was created with (nominal or calibrated). */
+    /** {@return the counter frequency in Hz as this clocksource was created with (nominal or calibrated)} */
     public final double frequencyHz() {
         return frequencyHz;
     }
 
-    /** The cycles-to-ns pair for {@link #frequencyHz()}. */
+    /** {@return the cycles-to-ns pair for {@link #frequencyHz()}} */
     public final MultShift multShift() {
         return multShift;
     }
 
-    /** The longest delta the 64-bit conversion handles (see the class comment). */
+    /** {@return the longest delta the 64-bit conversion handles (see the class comment)} */
     public final long maxCycles() {
         return maxCycles;
     }
 
-    /** The longest the timekeeper may go without an update: half the time to {@link #maxCycles()}. */
+    /** {@return the longest the timekeeper may go without an update: half the time to {@link #maxCycles()}} */
     public final long maxIdleNanos() {
         return maxIdleNanos;
     }
 
+    /** {@return the kernel-style rating: higher is preferred} */
     public final int rating() {
         return rating;
     }
 
-    /** CLOCK_SOURCE_IS_CONTINUOUS: the counter never stops (not in idle states, not in suspend-to-idle). */
+    /** {@return CLOCK_SOURCE_IS_CONTINUOUS: the counter never stops (not in idle states, not in suspend-to-idle)} */
     public final boolean isContinuous() {
         return continuous;
     }
 
-    /** Whether a read is ordered after program-order-earlier loads. */
+    /** {@return whether a read is ordered after program-order-earlier loads} */
     public final boolean isOrdered() {
         return ordered;
     }

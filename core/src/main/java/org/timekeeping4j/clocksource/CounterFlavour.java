@@ -27,15 +27,21 @@ public enum CounterFlavour {
         this.instructions = instructions;
     }
 
-    public Platform.Arch arch() {
+    /** The architecture this flavour runs on (module-internal: Platform is not exported). */
+    Platform.Arch arch() {
         return arch;
     }
 
+    /**
+     * Whether the read is ordered after earlier loads (a barrier or a serialising read).
+     *
+     * @return true for the ordered flavours
+     */
     public boolean isOrdered() {
         return ordered;
     }
 
-    /** The instruction sequence, e.g. "lfence;rdtsc". */
+    /** {@return the instruction sequence, e.g. "lfence;rdtsc"} */
     public String instructions() {
         return instructions;
     }

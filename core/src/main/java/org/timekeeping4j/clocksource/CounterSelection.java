@@ -14,12 +14,12 @@ import java.util.List;
 public record CounterSelection(CounterSelector.Mode mode, Clocksource clocksource, Clocksource ticks,
                                Frequency frequency, List<Rejection> rejected) {
 
-    /** True where a hardware counter is read; false on the kernel fallback. */
+    /** {@return true where a hardware counter is read; false on the kernel fallback} */
     public boolean isHardware() {
         return clocksource instanceof HardwareCounter;
     }
 
-    /** The read flavour's instructions, or "clock_gettime(CLOCK_MONOTONIC_RAW)" on the fallback. */
+    /** {@return the read flavour's instructions, or "clock_gettime(CLOCK_MONOTONIC_RAW)" on the fallback} */
     public String readFlavour() {
         return clocksource instanceof HardwareCounter h ? h.flavour().instructions()
                 : "clock_gettime(CLOCK_MONOTONIC_RAW)";

@@ -67,6 +67,8 @@ public final class CounterSelector {
         /**
          * The mode a property value names.
          *
+         * @param value a mode name in any case, or null for auto
+         * @return the mode
          * @throws IllegalArgumentException naming the valid values, for anything else
          */
         public static Mode parse(String value) {
@@ -131,6 +133,7 @@ public final class CounterSelector {
     /**
      * The selection for this JVM, made on first call from the {@value #PROPERTY} property (default auto).
      *
+     * @return the selection, the same on every call
      * @throws IllegalArgumentException if the property names no mode, or {@code timekeeping4j.execmem} is
      *                                  neither allow nor deny ({@link #configError()})
      */
@@ -157,6 +160,8 @@ public final class CounterSelector {
      * or null where the selection cannot end with an ordered TSC read (mode kernel or unordered, another
      * architecture, another kernel clocksource, a TSC that is not invariant), so that callers do not pay
      * for a page nothing will publish into. Cheap facts only: no calibration.
+     *
+     * @return the reader, or null
      */
     public static SeqlockReader processSeqlockReader() {
         Mode mode;

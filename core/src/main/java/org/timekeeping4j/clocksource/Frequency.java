@@ -10,7 +10,12 @@ package org.timekeeping4j.clocksource;
  */
 public record Frequency(double hz, double uncertaintyPpb, String source) {
 
-    /** The relative difference to {@code other}, in ppm. */
+    /**
+     * The relative difference to another frequency.
+     *
+     * @param otherHz the frequency to compare with, Hz
+     * @return {@code (hz - otherHz) / otherHz} in ppm
+     */
     public double ppmFrom(double otherHz) {
         return (hz - otherHz) / otherHz * 1e6;
     }

@@ -24,7 +24,7 @@ public abstract sealed class HardwareCounter extends Clocksource {
         this.flavour = flavour;
     }
 
-    /** The read flavour. */
+    /** {@return the read flavour} */
     public final CounterFlavour flavour() {
         return flavour;
     }

@@ -13,6 +13,7 @@ public final class KernelCounter extends Clocksource {
     /** The kernel's rating does not apply; rank it below any usable hardware counter. */
     private static final int RATING = 100;
 
+    /** The kernel's CLOCK_MONOTONIC_RAW as a 64-bit, 1 GHz counter. */
     public KernelCounter() {
         super("kernel (CLOCK_MONOTONIC_RAW)", 64, 1e9, RATING, true, true);
     }

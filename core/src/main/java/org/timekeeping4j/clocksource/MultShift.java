@@ -23,6 +23,13 @@ package org.timekeeping4j.clocksource;
  */
 public record MultShift(long mult, int shift) {
 
+    /**
+     * Checks the pair.
+     *
+     * @param mult  the multiplier, 1..2^32-1
+     * @param shift the right shift, 0..32
+     * @throws IllegalArgumentException if either is out of range
+     */
     public MultShift {
         if (mult <= 0 || mult > 0xFFFF_FFFFL) {
             throw new IllegalArgumentException("mult must be in 1..2^32-1, got " + mult);
@@ -35,6 +42,12 @@ public record MultShift(long mult, int shift) {
     /**
      * The pair converting a {@code from} Hz counter to {@code to} units per second, precise for deltas up
      * to {@code maxSeconds} without overflowing the 64-bit product.
+     *
+     * @param from       the counter frequency, Hz
+     * @param to         the target units per second (10^9 for nanoseconds)
+     * @param maxSeconds the longest delta, in seconds, the pair must convert without overflow
+     * @return the pair with the largest shift that fits
+     * @throws IllegalArgumentException if any argument is not positive
      */
     public static MultShift calculate(long from, long to, long maxSeconds) {
         if (from <= 0 || to <= 0 || maxSeconds <= 0) {
@@ -62,7 +75,12 @@ public record MultShift(long mult, int shift) {
         return new MultShift(Math.max(mult, 1), sft);
     }
 
-    /** {@code (cycles * mult) >>> shift} for a delta small enough not to overflow (at most the max cycles). */
+    /**
+     * {@code (cycles * mult) >>> shift} for a delta small enough not to overflow (at most the max cycles).
+     *
+     * @param cycles a counter delta
+     * @return the delta in the target units
+     */
     public long toNanos(long cycles) {
         return (cycles * mult) >>> shift;
     }
@@ -70,6 +88,9 @@ public record MultShift(long mult, int shift) {
     /**
      * The same conversion for any unsigned 64-bit delta: a 128-bit product (Math.multiplyHigh) so that a
      * delta beyond the max cycles is converted exactly instead of overflowing.
+     *
+     * @param cycles a counter delta, unsigned
+     * @return the delta in the target units
      */
     public long toNanosWide(long cycles) {
         return wide(cycles, mult, shift, 0);
@@ -78,6 +99,12 @@ public record MultShift(long mult, int shift) {
     /**
      * {@code (cycles * mult + addend) >>> shift} computed on 128 bits, for unsigned {@code cycles} and
      * a non-negative {@code addend}: the reader's slow path when the delta exceeds the max cycles.
+     *
+     * @param cycles the delta, unsigned
+     * @param mult   the multiplier
+     * @param shift  the right shift, 0..32
+     * @param addend added to the product before the shift (the timekeeper's shifted nanoseconds)
+     * @return the low 64 bits of the shifted 128-bit sum
      */
     public static long wide(long cycles, long mult, int shift, long addend) {
         long lo = cycles * mult;
@@ -89,7 +116,7 @@ public record MultShift(long mult, int shift) {
         return shift == 0 ? sum : (sum >>> shift) | (hi << (64 - shift));
     }
 
-    /** The frequency this pair implies, in Hz: {@code 10^9 * 2^shift / mult}. */
+    /** {@return the frequency this pair implies, in Hz: {@code 10^9 * 2^shift / mult}} */
     public double impliedFrequencyHz() {
         return 1e9 * Math.scalb(1.0, shift) / mult;
     }

@@ -82,11 +82,12 @@ public final class SimulatedCounter extends Clocksource {
         this.nanos.set(b.startNanos);
     }
 
+    /** {@return a builder of a 64-bit 1 GHz counter in manual mode (its time moves when the test moves it)} */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** Simulated time now, in ns since the simulation started. */
+    /** {@return simulated time now, in ns since the simulation started} */
     public long nanos() {
         if (realTimeScale > 0) {
             return nanos.get() + (long) ((System.nanoTime() - realTimeOrigin) * realTimeScale);
@@ -94,7 +95,13 @@ public final class SimulatedCounter extends Clocksource {
         return nanos.get();
     }
 
-    /** Moves simulated time forward by {@code delta} ns (manual mode only). */
+    /**
+     * Moves simulated time forward by {@code delta} ns (manual mode only).
+     *
+     * @param delta nanoseconds to add, not negative
+     * @throws IllegalArgumentException if {@code delta} is negative
+     * @throws IllegalStateException if this counter follows a scaled real clock
+     */
     public void advanceNanos(long delta) {
         if (delta < 0) {
             throw new IllegalArgumentException("simulated time only moves forward, got " + delta);
@@ -103,7 +110,13 @@ public final class SimulatedCounter extends Clocksource {
         nanos.addAndGet(delta);
     }
 
-    /** Sets simulated time to {@code t} ns, not before the current time (manual mode only). */
+    /**
+     * Sets simulated time to {@code t} ns, not before the current time (manual mode only).
+     *
+     * @param t the new simulated time, ns
+     * @throws IllegalArgumentException if {@code t} is before the current simulated time
+     * @throws IllegalStateException if this counter follows a scaled real clock
+     */
     public void setNanos(long t) {
         manualOnly();
         long now = nanos.get();
@@ -119,12 +132,17 @@ public final class SimulatedCounter extends Clocksource {
         }
     }
 
-    /** The noise-free counter value at simulated time {@code t}, masked to the width. */
+    /**
+     * The noise-free counter value at simulated time {@code t}, masked to the width.
+     *
+     * @param t simulated time, ns
+     * @return the counter value without jitter
+     */
     public long cyclesAt(long t) {
         return exactCycles(t) & mask();
     }
 
-    /** How many split-register reads had to retry because the low half wrapped between the two highs. */
+    /** {@return how many split-register reads had to retry because the low half wrapped between the two highs} */
     public long splitRetries() {
         return splitRetries.get();
     }
@@ -205,41 +223,79 @@ public final class SimulatedCounter extends Clocksource {
         private Builder() {
         }
 
+        /**
+         * Names the counter (its {@code Clocksource} name).
+         *
+         * @param name the name reports show
+         * @return this builder
+         */
         public Builder name(String name) {
             this.name = name;
             return this;
         }
 
-        /** Counter width 1..64 (32 at 24 MHz wraps every ~179 s). */
+        /**
+         * Sets the counter width (32 at 24 MHz wraps every ~179 s).
+         *
+         * @param widthBits 1..64
+         * @return this builder
+         */
         public Builder widthBits(int widthBits) {
             this.widthBits = widthBits;
             return this;
         }
 
-        /** The nominal frequency the timekeeper is told (integer Hz). */
+        /**
+         * Sets the nominal frequency the timekeeper is told.
+         *
+         * @param frequencyHz integer Hz
+         * @return this builder
+         */
         public Builder frequencyHz(long frequencyHz) {
             this.frequencyHz = frequencyHz;
             return this;
         }
 
+        /**
+         * Sets the clocksource rating (the kernel's: higher is preferred).
+         *
+         * @param rating the rating
+         * @return this builder
+         */
         public Builder rating(int rating) {
             this.rating = rating;
             return this;
         }
 
-        /** The counter value at simulated time 0 (e.g. a few seconds before the wrap). */
+        /**
+         * Sets the counter value at simulated time 0 (e.g. a few seconds before the wrap).
+         *
+         * @param startCycles the counter value at time 0
+         * @return this builder
+         */
         public Builder startCycles(long startCycles) {
             this.startCycles = startCycles;
             return this;
         }
 
-        /** Simulated time at construction (manual mode), default 0. */
+        /**
+         * Sets simulated time at construction (manual mode), default 0.
+         *
+         * @param startNanos the initial simulated time, ns
+         * @return this builder
+         */
         public Builder startNanos(long startNanos) {
             this.startNanos = startNanos;
             return this;
         }
 
-        /** The real frequency's error against the nominal one, ppb (|err| < 10^8). */
+        /**
+         * Sets the real frequency's error against the nominal one.
+         *
+         * @param errorPpb parts per billion, |errorPpb| &lt; 10^8
+         * @return this builder
+         * @throws IllegalArgumentException if the error is 10% or more
+         */
         public Builder frequencyErrorPpb(long errorPpb) {
             if (Math.abs(errorPpb) >= 100_000_000L) {
                 throw new IllegalArgumentException("frequency error must be below 10%: " + errorPpb);
@@ -248,13 +304,25 @@ public final class SimulatedCounter extends Clocksource {
             return this;
         }
 
-        /** Linear change of the frequency error, ppb per simulated second. */
+        /**
+         * Sets a linear change of the frequency error.
+         *
+         * @param drift ppb per simulated second
+         * @return this builder
+         */
         public Builder driftPpbPerSecond(long drift) {
             this.driftPpbPerSecond = drift;
             return this;
         }
 
-        /** Read jitter amplitude in cycles and the seed of its sequence. */
+        /**
+         * Adds read jitter: each read is off by up to {@code cycles}, from a seeded sequence.
+         *
+         * @param cycles the amplitude in cycles, 0..2^40
+         * @param seed the seed of the jitter sequence
+         * @return this builder
+         * @throws IllegalArgumentException if {@code cycles} is out of range
+         */
         public Builder jitter(long cycles, long seed) {
             if (cycles < 0 || cycles > (1L << 40)) {
                 throw new IllegalArgumentException("jitter must be 0..2^40 cycles: " + cycles);
@@ -264,7 +332,13 @@ public final class SimulatedCounter extends Clocksource {
             return this;
         }
 
-        /** Read through two 32-bit registers, each access {@code registerReadNanos} after the previous. */
+        /**
+         * Reads through two 32-bit registers, each access {@code registerReadNanos} after the previous.
+         *
+         * @param registerReadNanos simulated time one register access takes, ns, not negative
+         * @return this builder
+         * @throws IllegalArgumentException if {@code registerReadNanos} is negative
+         */
         public Builder splitRegisters(long registerReadNanos) {
             if (registerReadNanos < 0) {
                 throw new IllegalArgumentException("register read time must be >= 0");
@@ -274,7 +348,13 @@ public final class SimulatedCounter extends Clocksource {
             return this;
         }
 
-        /** Follow System.nanoTime scaled by {@code scale} (> 0) instead of manual time. */
+        /**
+         * Follows System.nanoTime scaled by {@code scale} instead of manual time.
+         *
+         * @param scale the rate against real time, positive
+         * @return this builder
+         * @throws IllegalArgumentException if {@code scale} is not positive
+         */
         public Builder scaledRealTime(double scale) {
             if (!(scale > 0)) {
                 throw new IllegalArgumentException("scale must be positive: " + scale);
@@ -283,6 +363,7 @@ public final class SimulatedCounter extends Clocksource {
             return this;
         }
 
+        /** {@return the counter} */
         public SimulatedCounter build() {
             return new SimulatedCounter(this);
         }

@@ -101,6 +101,8 @@ public final class ClockBound implements BoundedClock {
     /**
      * Maps the segment at {@code path} read-only and checks its header.
      *
+     * @param path the segment, e.g. {@link #DEFAULT_PATH}
+     * @return the open segment; close it
      * @throws DeviceException for a missing or unreadable file (with errno), or a segment with the wrong
      *                         magic, size or version
      */
@@ -153,6 +155,7 @@ public final class ClockBound implements BoundedClock {
         }
     }
 
+    /** {@return the segment's path} */
     public Path path() {
         return path;
     }

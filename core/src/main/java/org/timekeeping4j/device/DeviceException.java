@@ -10,31 +10,45 @@ import org.timekeeping4j.linux.Errno;
  * {@code /dev/ptp0: open failed: ENOENT (No such file or directory)}.
  */
 public final class DeviceException extends IOException {
+    /** Serialisation version (the path is transient: {@code Path} is not serialisable). */
     private static final long serialVersionUID = 1L;
 
+    /** The device or file (transient: {@code Path} is not serialisable). */
     private final transient Path path;
+    /** The errno of the refused call, or 0. */
     private final int errno;
 
-    /** A failure a system call reported with {@code errno}. */
+    /**
+     * A failure a system call reported with {@code errno}.
+     *
+     * @param path  the device or file
+     * @param what  what failed, e.g. "open failed"
+     * @param errno the errno the call returned
+     */
     public DeviceException(Path path, String what, int errno) {
         super(path + ": " + what + ": " + Errno.describe(errno));
         this.path = path;
         this.errno = errno;
     }
 
-    /** A failure that is no errno (a malformed segment, say). */
+    /**
+     * A failure that is no errno (a malformed segment, say).
+     *
+     * @param path the device or file
+     * @param what what is wrong with it
+     */
     public DeviceException(Path path, String what) {
         super(path + ": " + what);
         this.path = path;
         this.errno = 0;
     }
 
-    /** The device or file. */
+    /** {@return the device or file} */
     public Path path() {
         return path;
     }
 
-    /** The errno of the refused call, or 0 where the failure is not a system call's. */
+    /** {@return the errno of the refused call, or 0 where the failure is not a system call's} */
     public int errno() {
         return errno;
     }

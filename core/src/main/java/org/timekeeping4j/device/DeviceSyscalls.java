@@ -13,19 +13,43 @@ import org.timekeeping4j.linux.DeviceIo;
  */
 public interface DeviceSyscalls {
 
-    /** open(2): the new file descriptor, or -errno. {@code flags} are O_* values ({@link DeviceIo}). */
+    /**
+     * open(2).
+     *
+     * @param path  the file to open
+     * @param flags O_* values ({@link DeviceIo})
+     * @return the new file descriptor, or -errno
+     */
     int open(String path, int flags);
 
-    /** close(2): 0, or -errno. */
+    /**
+     * close(2).
+     *
+     * @param fd the descriptor to close
+     * @return 0, or -errno
+     */
     int close(int fd);
 
-    /** ioctl(2) with a pointer argument: the non-negative result, or -errno. */
+    /**
+     * ioctl(2) with a pointer argument.
+     *
+     * @param fd      an open descriptor
+     * @param request the request number (its size and direction encoded as the kernel's _IOC does)
+     * @param arg     the struct the request reads or writes
+     * @return the non-negative result, or -errno
+     */
     int ioctl(int fd, long request, MemorySegment arg);
 
-    /** clock_gettime(2) into a 16-byte struct timespec: 0, or -errno. */
+    /**
+     * clock_gettime(2).
+     *
+     * @param clockId  a clockid_t, fixed or dynamic
+     * @param timespec a 16-byte struct timespec the kernel fills
+     * @return 0, or -errno
+     */
     int clockGettime(int clockId, MemorySegment timespec);
 
-    /** The real system calls, through libc. */
+    /** {@return the real system calls, through libc} */
     static DeviceSyscalls linux() {
         return LinuxDeviceSyscalls.INSTANCE;
     }

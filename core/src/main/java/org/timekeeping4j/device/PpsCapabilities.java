@@ -17,15 +17,17 @@ public record PpsCapabilities(int bits) {
     public static final int TSFMT_TSPEC = 0x1000;
     public static final int TSFMT_NTPFP = 0x2000;
 
+    /** {@return whether the source time-stamps assert edges (PPS_CAPTUREASSERT)} */
     public boolean canCaptureAssert() {
         return (bits & CAPTURE_ASSERT) != 0;
     }
 
+    /** {@return whether the source time-stamps clear edges (PPS_CAPTURECLEAR)} */
     public boolean canCaptureClear() {
         return (bits & CAPTURE_CLEAR) != 0;
     }
 
-    /** Whether PPS_FETCH can block until the next event (PPS_CANWAIT). */
+    /** {@return whether PPS_FETCH can block until the next event (PPS_CANWAIT)} */
     public boolean canWait() {
         return (bits & CAN_WAIT) != 0;
     }

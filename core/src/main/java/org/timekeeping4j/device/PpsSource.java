@@ -45,7 +45,14 @@ public final class PpsSource implements AutoCloseable {
         this.capabilities = capabilities;
     }
 
-    /** Opens {@code device} read-only. */
+    /**
+     * Opens {@code device} read-only.
+     *
+     * @param device a PPS source, e.g. {@code /dev/pps0}
+     * @return the open source; close it
+     * @throws DeviceException naming the path and errno: ENOENT, EACCES, or ENOTTY for a file that is no
+     *                         PPS source
+     */
     public static PpsSource open(Path device) throws DeviceException {
         return open(device, DeviceSyscalls.linux());
     }
@@ -53,6 +60,9 @@ public final class PpsSource implements AutoCloseable {
     /**
      * Opens {@code device} through {@code sys}.
      *
+     * @param device a PPS source, e.g. {@code /dev/pps0}
+     * @param sys    the system calls to use: {@link DeviceSyscalls#linux()}, or a fake in tests
+     * @return the open source; close it
      * @throws DeviceException naming the path and errno: ENOENT, EACCES, or ENOTTY for a file that is no
      *                         PPS source
      */
@@ -77,11 +87,12 @@ public final class PpsSource implements AutoCloseable {
         }
     }
 
+    /** {@return the device path} */
     public Path path() {
         return path;
     }
 
-    /** PPS_GETCAP, read once at open. */
+    /** {@return the capabilities PPS_GETCAP reported, read once at open} */
     public PpsCapabilities capabilities() {
         return capabilities;
     }
@@ -90,9 +101,11 @@ public final class PpsSource implements AutoCloseable {
      * The next new event, waiting at most {@code timeout} ({@link Duration#ZERO}: return the latest event
      * without waiting).
      *
+     * @param timeout how long to wait, not negative
      * @return the event, or empty when none came in time or the latest was already returned
      * @throws DeviceException         when PPS_FETCH fails otherwise (naming path and errno)
      * @throws InterruptedIOException  when the Java thread is interrupted during the wait
+     * @throws IllegalArgumentException if {@code timeout} is negative
      */
     public Optional<PpsEvent> fetch(Duration timeout) throws DeviceException, InterruptedIOException {
         if (timeout.isNegative()) {
@@ -101,7 +114,13 @@ public final class PpsSource implements AutoCloseable {
         return fetch(timeout.toNanos(), false);
     }
 
-    /** The next new event, waiting without limit (the timeout's PPS_TIME_INVALID flag). */
+    /**
+     * The next new event, waiting without limit (the timeout's PPS_TIME_INVALID flag).
+     *
+     * @return the event
+     * @throws DeviceException         when PPS_FETCH fails (naming path and errno)
+     * @throws InterruptedIOException  when the Java thread is interrupted during the wait
+     */
     public Optional<PpsEvent> fetchWithoutTimeout() throws DeviceException, InterruptedIOException {
         return fetch(0, true);
     }

@@ -73,7 +73,14 @@ public final class PtpClock implements AutoCloseable {
         this.capabilities = capabilities;
     }
 
-    /** Opens {@code device} read-only: enough for reading time, capabilities and offsets. */
+    /**
+     * Opens {@code device} read-only: enough for reading time, capabilities and offsets.
+     *
+     * @param device a PTP hardware clock, e.g. {@code /dev/ptp0}
+     * @return the open clock; close it
+     * @throws DeviceException naming the path and errno: ENOENT for a missing device, EACCES without
+     *                         permission, ENOTTY for a file that is no PTP clock
+     */
     public static PtpClock open(Path device) throws DeviceException {
         return open(device, false, DeviceSyscalls.linux());
     }
@@ -82,6 +89,10 @@ public final class PtpClock implements AutoCloseable {
      * Opens {@code device} through {@code sys}, read-write where {@code writable} (needed only to steer
      * the clock, which this class does not do yet).
      *
+     * @param device   a PTP hardware clock, e.g. {@code /dev/ptp0}
+     * @param writable whether to open read-write
+     * @param sys      the system calls to use: {@link DeviceSyscalls#linux()}, or a fake in tests
+     * @return the open clock; close it
      * @throws DeviceException naming the path and errno: ENOENT for a missing device, EACCES without
      *                         permission, ENOTTY for a file that is no PTP clock
      */
@@ -111,23 +122,28 @@ public final class PtpClock implements AutoCloseable {
         }
     }
 
-    /** The device path. */
+    /** {@return the device path} */
     public Path path() {
         return path;
     }
 
-    /** The clock id clock_gettime reads this PHC by; valid until {@link #close()}. */
+    /** {@return the clock id clock_gettime reads this PHC by; valid until {@link #close()}} */
     public DynamicClockId clockId() {
         ensureOpen();
         return clockId;
     }
 
-    /** The capabilities read once at open. */
+    /** {@return the capabilities read once at open} */
     public PtpCapabilities capabilities() {
         return capabilities;
     }
 
-    /** The methods refused by this device for {@code systemClock}, as remembered so far. */
+    /**
+     * The methods refused by this device for {@code systemClock}, as remembered so far.
+     *
+     * @param systemClock the system clock the offsets were measured against
+     * @return the refused methods, a new set
+     */
     public Set<Method> refusedMethods(ClockId systemClock) {
         Set<Method> s = EnumSet.noneOf(Method.class);
         for (Method m : Method.values()) {
@@ -141,6 +157,7 @@ public final class PtpClock implements AutoCloseable {
     /**
      * The PHC's time in nanoseconds (clock_gettime on the dynamic id). Allocates nothing.
      *
+     * @return the PHC's time, ns
      * @throws IllegalStateException if the clock cannot be read (e.g. the device went away), with the errno
      */
     public long nanos() {
@@ -148,7 +165,7 @@ public final class PtpClock implements AutoCloseable {
         return read(clockId.id(), "clock_gettime on the PHC");
     }
 
-    /** {@link #offset(ClockId, int)} against CLOCK_REALTIME with {@link #DEFAULT_SAMPLES} samples. */
+    /** {@return {@link #offset(ClockId, int)} against CLOCK_REALTIME with {@link #DEFAULT_SAMPLES} samples} */
     public PtpOffset offset() {
         return offset(ClockId.REALTIME, DEFAULT_SAMPLES);
     }
@@ -157,6 +174,9 @@ public final class PtpClock implements AutoCloseable {
      * Measures the offset of {@code systemClock} against this PHC, taking {@code samples} samples and
      * keeping the one with the shortest delay.
      *
+     * @param systemClock the system clock to compare
+     * @param samples     how many samples to take, 1..25
+     * @return the offset of the best sample, with the method that measured it
      * @throws IllegalArgumentException for samples outside 1..25
      * @throws IllegalStateException    for a failure other than a refusal (e.g. ENODEV), naming path and errno
      */

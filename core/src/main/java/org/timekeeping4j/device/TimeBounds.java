@@ -29,6 +29,10 @@ public final class TimeBounds {
         ADJTIMEX
     }
 
+    /** Empty bounds (status UNKNOWN) for a {@link BoundedClock} to fill. */
+    public TimeBounds() {
+    }
+
     long earliest;
     long latest;
     Status status = Status.UNKNOWN;
@@ -46,31 +50,33 @@ public final class TimeBounds {
     int clockStatus;
     int disruptionSupport;
 
-    /** The earliest possible true time, ns since the epoch. */
+    /** {@return the earliest possible true time, ns since the epoch} */
     public long earliestNanos() {
         return earliest;
     }
 
-    /** The latest possible true time, ns since the epoch. */
+    /** {@return the latest possible true time, ns since the epoch} */
     public long latestNanos() {
         return latest;
     }
 
-    /** latest - earliest, saturating at Long.MAX_VALUE. */
+    /** {@return latest - earliest, saturating at Long.MAX_VALUE} */
     public long widthNanos() {
         long w = latest - earliest;
         return w < 0 ? Long.MAX_VALUE : w;
     }
 
+    /** {@return how far to trust the bounds} */
     public Status status() {
         return status;
     }
 
+    /** {@return where the bounds came from} */
     public Source source() {
         return source;
     }
 
-    /** The ClockBound segment's disruption marker (0 from adjtimex). */
+    /** {@return the ClockBound segment's disruption marker (0 from adjtimex)} */
     public long disruptionMarker() {
         return source == Source.CLOCKBOUND ? disruptionMarker : 0;
     }
@@ -79,6 +85,7 @@ public final class TimeBounds {
      * The bounds now from the system's source ({@link BoundedClock#system()}): convenience that opens
      * and closes the source and allocates; keep a {@link BoundedClock} open for repeated reads.
      *
+     * @return new bounds
      * @throws DeviceException when a ClockBound segment exists but is unusable
      */
     public static TimeBounds now() throws DeviceException {

@@ -22,36 +22,62 @@ public final class UserClock {
                 .historySize(historySize).build();
     }
 
+    /** {@return the AUX clock id this clock stands for} */
     public ClockId id() {
         return id;
     }
 
-    /** The clock's value in ns. Lock-free, allocation-free. */
+    /** {@return the clock's value in ns; lock-free and allocation-free} */
     public long nanos() {
         return timekeeper.realtimeNanos();
     }
 
-    /** A counter value read earlier, converted as a read at that moment returned (see Timekeeper#convert). */
+    /**
+     * A counter value read earlier, converted as a read at that moment returned (see
+     * {@link Timekeeper#convert}).
+     *
+     * @param counter a counter value read earlier
+     * @return the clock's value at that read, ns
+     */
     public long convert(long counter) {
         return timekeeper.convert(counter, ClockId.REALTIME);
     }
 
-    /** Frequency offset against the counter's nominal rate, ppb (within +-500 ppm). */
+    /**
+     * Sets the frequency offset against the counter's nominal rate.
+     *
+     * @param ppb parts per billion, within +-500 ppm
+     * @throws IllegalArgumentException beyond +-500 ppm
+     */
     public void setFrequencyPpb(long ppb) {
         adjuster.setFrequencyPpb(ppb);
     }
 
-    /** Slews the clock by {@code offsetNanos} at 500 ppm (adjtime); returns what was left of the previous slew. */
+    /**
+     * Slews the clock by {@code offsetNanos} at 500 ppm (adjtime).
+     *
+     * @param offsetNanos the offset, ns, within +-5 s
+     * @return what was left of the previous slew, ns
+     * @throws IllegalArgumentException beyond +-5 s
+     */
     public long slew(long offsetNanos) {
         return adjuster.slew(offsetNanos);
     }
 
-    /** Steps the clock by {@code deltaNanos}. */
+    /**
+     * Steps the clock by {@code deltaNanos}.
+     *
+     * @param deltaNanos the step, ns (negative: back)
+     */
     public void step(long deltaNanos) {
         timekeeper.step(deltaNanos);
     }
 
-    /** Sets the clock to {@code nanos} now. */
+    /**
+     * Sets the clock to {@code nanos} now.
+     *
+     * @param nanos the clock's new value, ns
+     */
     public void setNanos(long nanos) {
         timekeeper.setRealtime(nanos);
     }
@@ -61,7 +87,7 @@ public final class UserClock {
         timekeeper.update();
     }
 
-    /** The adjusted line's mult as last published (for tests and diagnostics). */
+    /** {@return the adjusted line's mult as last published (for tests and diagnostics)} */
     public long mult() {
         return timekeeper.monoMult();
     }

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
-import org.timekeeping4j.SyncStatus;
+import org.timekeeping4j.SyncStatuses;
 import org.timekeeping4j.linux.Errno;
 import org.timekeeping4j.linux.TimexReading;
 
@@ -249,14 +249,14 @@ class ClockBoundTest {
     @Test
     void adjtimexBoundsFollowTheSyncRule() {
         TimexReading synced = new TimexReading(0, 0, 0, 0, 250, 10, 0, 1, 0, 10_000, 37);
-        TimeBounds b = new AdjtimexBounds(() -> SyncStatus.of(synced), () -> 1_000 * S).now(new TimeBounds());
+        TimeBounds b = new AdjtimexBounds(() -> SyncStatuses.of(synced), () -> 1_000 * S).now(new TimeBounds());
         assertThat(b.earliestNanos()).isEqualTo(1_000 * S - 250_000);
         assertThat(b.latestNanos()).isEqualTo(1_000 * S + 250_000);
         assertThat(b.status()).isEqualTo(TimeBounds.Status.SYNCHRONIZED);
         assertThat(b.source()).isEqualTo(TimeBounds.Source.ADJTIMEX);
 
         TimexReading unsynced = new TimexReading(5, 0x40, 0, 0, 16_000_000, 0, 0, 1, 0, 10_000, 0);
-        b = new AdjtimexBounds(() -> SyncStatus.of(unsynced), () -> 1_000 * S).now(b);
+        b = new AdjtimexBounds(() -> SyncStatuses.of(unsynced), () -> 1_000 * S).now(b);
         assertThat(b.status()).isEqualTo(TimeBounds.Status.UNKNOWN);
         assertThat(b.widthNanos()).isEqualTo(32 * S);
     }

@@ -29,6 +29,7 @@ public final class TimekeepingEpochClock implements EpochClock {
     /**
      * The shared instance.
      *
+     * @return the instance
      * @throws ExceptionInInitializerError wrapping {@link UnsupportedOperationException} off Linux
      */
     public static TimekeepingEpochClock getInstance() {

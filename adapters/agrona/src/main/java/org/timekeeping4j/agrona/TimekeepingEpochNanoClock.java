@@ -27,6 +27,7 @@ public final class TimekeepingEpochNanoClock implements EpochNanoClock {
     /**
      * The shared instance.
      *
+     * @return the instance
      * @throws ExceptionInInitializerError wrapping {@link UnsupportedOperationException} off Linux
      */
     public static TimekeepingEpochNanoClock getInstance() {

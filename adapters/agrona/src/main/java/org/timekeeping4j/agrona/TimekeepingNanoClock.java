@@ -27,6 +27,7 @@ public final class TimekeepingNanoClock implements NanoClock {
     /**
      * The shared instance.
      *
+     * @return the instance
      * @throws ExceptionInInitializerError wrapping {@link UnsupportedOperationException} off Linux
      */
     public static TimekeepingNanoClock getInstance() {

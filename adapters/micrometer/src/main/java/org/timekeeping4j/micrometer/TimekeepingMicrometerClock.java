@@ -36,6 +36,7 @@ public final class TimekeepingMicrometerClock implements Clock {
     /**
      * The shared instance.
      *
+     * @return the instance
      * @throws ExceptionInInitializerError wrapping {@link UnsupportedOperationException} off Linux
      */
     public static TimekeepingMicrometerClock getInstance() {

@@ -38,6 +38,7 @@ public final class TimekeepingOtelClock implements Clock {
     /**
      * The shared instance.
      *
+     * @return the instance
      * @throws ExceptionInInitializerError wrapping {@link UnsupportedOperationException} off Linux
      */
     public static TimekeepingOtelClock getInstance() {

@@ -20,7 +20,7 @@ import org.timekeeping4j.linux.LinuxTime;
  *   <li>unsupported clocks: every read method and every path refuses them with UnsupportedOperationException
  *       naming the clock (no crash, no garbage value);</li>
  *   <li>getres: every path that reports a resolution reports the same one, and it stays constant;</li>
- *   <li>normalised: every timespec from {@link Clocks#kernelTime} has 0 <= nsec < 1e9 and sec >= 0, and every
+ *   <li>normalised: every timespec from {@link Clocks#kernelTime} has 0 &lt;= nsec &lt; 1e9 and sec &gt;= 0, and every
  *       path's nanoseconds are >= 0.</li>
  * </ul>
  */

@@ -1,0 +1,99 @@
+package org.timekeeping4j.guava;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.common.base.Stopwatch;
+import com.google.common.base.Ticker;
+import com.google.common.cache.Cache;
+import com.google.common.cache.CacheBuilder;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.ClockReader;
+import org.timekeeping4j.Clocks;
+
+class TimekeepingTickerTest {
+
+    /**
+     * How far a fast-path read may stray outside the bracket of kernel reads taken around it: the fast
+     * path's bound against the kernel plus slack. Scheduling delays need no slack, the brackets absorb them.
+     */
+    private static final long AGREEMENT_BOUND_NANOS = 50_000;
+
+    @Test
+    void shouldReadMonotonicWithinKernelBrackets() {
+        Ticker ticker = TimekeepingTicker.monotonic();
+
+        long before = Clocks.kernelNanos(ClockId.MONOTONIC);
+        long read = ticker.read();
+        long after = Clocks.kernelNanos(ClockId.MONOTONIC);
+
+        assertThat(read).isBetween(before - AGREEMENT_BOUND_NANOS, after + AGREEMENT_BOUND_NANOS);
+    }
+
+    @Test
+    void shouldReadBoottimeWithinKernelBrackets() {
+        Ticker ticker = TimekeepingTicker.boottime();
+
+        long before = Clocks.kernelNanos(ClockId.BOOTTIME);
+        long read = ticker.read();
+        long after = Clocks.kernelNanos(ClockId.BOOTTIME);
+
+        assertThat(read).isBetween(before - AGREEMENT_BOUND_NANOS, after + AGREEMENT_BOUND_NANOS);
+    }
+
+    @Test
+    void shouldTimeAStopwatchWithinKernelBrackets() throws InterruptedException {
+        long before = Clocks.kernelNanos(ClockId.MONOTONIC);
+        Stopwatch stopwatch = Stopwatch.createStarted(TimekeepingTicker.monotonic());
+        long inside = Clocks.kernelNanos(ClockId.MONOTONIC);
+        Thread.sleep(2);
+        long insideEnd = Clocks.kernelNanos(ClockId.MONOTONIC);
+        stopwatch.stop();
+        long after = Clocks.kernelNanos(ClockId.MONOTONIC);
+
+        // The stopwatch ran at least over [inside, insideEnd] and at most over [before, after].
+        assertThat(stopwatch.elapsed(TimeUnit.NANOSECONDS)).isBetween(
+                insideEnd - inside - 2 * AGREEMENT_BOUND_NANOS, after - before + 2 * AGREEMENT_BOUND_NANOS);
+        assertThat(stopwatch.elapsed().toNanos()).isPositive();
+    }
+
+    @Test
+    void shouldTimeAStopwatchByTheTickersTime() {
+        ClockReader monotonic = Clocks.clock(ClockId.MONOTONIC);
+        AtomicLong advanced = new AtomicLong();
+        Stopwatch stopwatch = Stopwatch.createStarted(
+                new TimekeepingTicker(ClockId.MONOTONIC, () -> monotonic.nanos() + advanced.get()));
+
+        advanced.addAndGet(Duration.ofHours(3).toNanos());
+        stopwatch.stop();
+
+        // Three hours of ticker time, plus the real nanoseconds the test took.
+        assertThat(stopwatch.elapsed()).isBetween(Duration.ofHours(3), Duration.ofHours(3).plusSeconds(60));
+    }
+
+    @Test
+    void shouldExpireCacheEntriesAfterWriteByTheTickersTime() {
+        ClockReader monotonic = Clocks.clock(ClockId.MONOTONIC);
+        AtomicLong advanced = new AtomicLong();
+        AtomicLong reads = new AtomicLong();
+        Ticker ticker = new TimekeepingTicker(ClockId.MONOTONIC, () -> {
+            reads.incrementAndGet();
+            return monotonic.nanos() + advanced.get();
+        });
+        Cache<String, String> cache = CacheBuilder.newBuilder()
+                .expireAfterWrite(Duration.ofMinutes(10))
+                .ticker(ticker)
+                .build();
+
+        cache.put("key", "value");
+        advanced.addAndGet(Duration.ofMinutes(9).toNanos());
+        assertThat(cache.getIfPresent("key")).as("after 9 of 10 minutes").isEqualTo("value");
+
+        advanced.addAndGet(Duration.ofMinutes(2).toNanos());
+        assertThat(cache.getIfPresent("key")).as("after 11 of 10 minutes").isNull();
+        assertThat(reads.get()).as("reads of the timekeeping4j clock by the cache").isPositive();
+    }
+}

@@ -1,0 +1,222 @@
+package org.timekeeping4j;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.module.ModuleDescriptor;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Executable;
+import java.lang.reflect.Field;
+import java.lang.reflect.GenericArrayType;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.RecordComponent;
+import java.lang.reflect.Type;
+import java.lang.reflect.TypeVariable;
+import java.lang.reflect.WildcardType;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The module's exported API, read by reflection from the compiled classes and the compiled module descriptor
+ * (tests run on the class path, so the descriptor is read as a file, not through {@code Module}).
+ *
+ * <p>A modular application sees only the packages exported without qualification; a public signature that names
+ * a type from any other package of this module compiles for us but is unusable for it (it cannot name the type,
+ * and reflection on the value fails). Every public or protected member of every public type in an exported
+ * package is checked: superclass, interfaces, fields, constructors, methods (return, parameters, exceptions,
+ * generic bounds and arguments), record components and nested types.
+ */
+class ExportedApiTest {
+
+    private static final String ROOT = "org.timekeeping4j";
+
+    private static Path classes;
+    private static ModuleDescriptor descriptor;
+    private static Set<String> exported;
+
+    @BeforeAll
+    static void readDescriptor() throws IOException, URISyntaxException {
+        classes = Path.of(Clocks.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        try (InputStream in = Files.newInputStream(classes.resolve("module-info.class"))) {
+            descriptor = ModuleDescriptor.read(in);
+        }
+        exported = descriptor.exports().stream()
+                .filter(e -> !e.isQualified())
+                .map(ModuleDescriptor.Exports::source)
+                .collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    @Test
+    void shouldExportExactlyTheDocumentedApiPackages() {
+        assertThat(descriptor.name()).isEqualTo(ROOT);
+        assertThat(exported).containsExactlyInAnyOrder(
+                ROOT, ROOT + ".device", ROOT + ".clocksource", ROOT + ".timekeeper", ROOT + ".adjust");
+    }
+
+    @Test
+    void shouldExportInternalPackagesOnlyToTheCli() {
+        List<String> qualified = descriptor.exports().stream()
+                .filter(ModuleDescriptor.Exports::isQualified)
+                .map(e -> e.source() + " to " + String.join(",", new TreeSet<>(e.targets())))
+                .sorted()
+                .toList();
+        assertThat(qualified).containsExactly(
+                ROOT + ".linux to " + ROOT + ".cli", ROOT + ".verify to " + ROOT + ".cli");
+        assertThat(descriptor.opens()).as("opens").isEmpty();
+    }
+
+    @Test
+    void shouldNameOnlyExportedOrPlatformTypesInEveryExportedSignature() throws Exception {
+        List<String> leaks = new ArrayList<>();
+        int checkedTypes = 0;
+        for (String pkg : exported) {
+            for (Class<?> type : publicTypesOf(pkg)) {
+                checkedTypes++;
+                checkType(type, leaks);
+            }
+        }
+        // Guards against the walk finding nothing (wrong directory) and passing vacuously.
+        assertThat(checkedTypes).as("public types checked").isGreaterThan(20);
+        assertThat(leaks).as("exported signatures naming unexported types").isEmpty();
+    }
+
+    @Test
+    void shouldFlagASignatureThatNamesAnUnexportedType() throws Exception {
+        // The checker itself: a public method returning a type from the unexported linux package is a leak.
+        List<String> leaks = new ArrayList<>();
+        checkType(LeakingForTest.class, leaks);
+        assertThat(leaks).singleElement().asString().contains("linux.Platform");
+    }
+
+    /** A public type whose public method names an unexported type (test fixture for the checker). */
+    public static final class LeakingForTest {
+        /** @return a type a modular application cannot name */
+        public org.timekeeping4j.linux.Platform.Arch arch() {
+            return null;
+        }
+    }
+
+    private static List<Class<?>> publicTypesOf(String pkg) throws IOException, ClassNotFoundException {
+        Path dir = classes.resolve(pkg.replace('.', '/'));
+        List<Class<?>> types = new ArrayList<>();
+        List<String> names;
+        try (Stream<Path> files = Files.list(dir)) {
+            names = files.map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".class") && !n.equals("package-info.class"))
+                    .map(n -> pkg + "." + n.substring(0, n.length() - ".class".length()))
+                    .sorted()
+                    .toList();
+        }
+        for (String name : names) {
+            Class<?> type = Class.forName(name, false, ExportedApiTest.class.getClassLoader());
+            if (isVisible(type)) {
+                types.add(type);
+            }
+        }
+        return types;
+    }
+
+    /** Public at every level of nesting: what another module can see in an exported package. */
+    private static boolean isVisible(Class<?> type) {
+        for (Class<?> c = type; c != null; c = c.getDeclaringClass()) {
+            if (!Modifier.isPublic(c.getModifiers())) {
+                return false;
+            }
+        }
+        return !type.isSynthetic() && !type.isAnonymousClass() && !type.isLocalClass();
+    }
+
+    private static void checkType(Class<?> type, List<String> leaks) {
+        String where = type.getName();
+        check(where + " extends", type.getGenericSuperclass(), leaks);
+        for (Type i : type.getGenericInterfaces()) {
+            check(where + " implements", i, leaks);
+        }
+        for (TypeVariable<?> v : type.getTypeParameters()) {
+            checkAll(where + "<" + v.getName() + ">", v.getBounds(), leaks);
+        }
+        for (Field f : type.getDeclaredFields()) {
+            if (isApi(f.getModifiers(), type) && !f.isSynthetic()) {
+                check(where + "." + f.getName(), f.getGenericType(), leaks);
+            }
+        }
+        for (Constructor<?> c : type.getDeclaredConstructors()) {
+            if (isApi(c.getModifiers(), type) && !c.isSynthetic()) {
+                checkExecutable(where + ".<init>", c, leaks);
+            }
+        }
+        for (Method m : type.getDeclaredMethods()) {
+            if (isApi(m.getModifiers(), type) && !m.isSynthetic() && !m.isBridge()) {
+                check(where + "." + m.getName() + " returns", m.getGenericReturnType(), leaks);
+                checkExecutable(where + "." + m.getName(), m, leaks);
+            }
+        }
+        if (type.isRecord()) {
+            for (RecordComponent rc : type.getRecordComponents()) {
+                check(where + "." + rc.getName() + " component", rc.getGenericType(), leaks);
+            }
+        }
+        for (Class<?> nested : type.getDeclaredClasses()) {
+            if (isVisible(nested)) {
+                checkType(nested, leaks);
+            }
+        }
+    }
+
+    /** Public members, and protected ones of a class another module can extend. */
+    private static boolean isApi(int modifiers, Class<?> owner) {
+        return Modifier.isPublic(modifiers)
+                || (Modifier.isProtected(modifiers) && !Modifier.isFinal(owner.getModifiers()) && !owner.isSealed());
+    }
+
+    private static void checkExecutable(String where, Executable e, List<String> leaks) {
+        checkAll(where + " parameter", e.getGenericParameterTypes(), leaks);
+        checkAll(where + " throws", e.getGenericExceptionTypes(), leaks);
+        for (TypeVariable<?> v : e.getTypeParameters()) {
+            checkAll(where + "<" + v.getName() + ">", v.getBounds(), leaks);
+        }
+    }
+
+    private static void checkAll(String where, Type[] types, List<String> leaks) {
+        for (Type t : types) {
+            check(where, t, leaks);
+        }
+    }
+
+    private static void check(String where, Type type, List<String> leaks) {
+        switch (type) {
+            case null -> { }
+            case Class<?> c when c.isArray() -> check(where, c.getComponentType(), leaks);
+            case Class<?> c -> {
+                String pkg = c.getPackageName();
+                if (pkg.startsWith(ROOT) && !exported.contains(pkg)) {
+                    leaks.add(where + ": " + c.getName());
+                }
+            }
+            case ParameterizedType p -> {
+                check(where, p.getRawType(), leaks);
+                check(where, p.getOwnerType(), leaks);
+                checkAll(where, p.getActualTypeArguments(), leaks);
+            }
+            case GenericArrayType a -> check(where, a.getGenericComponentType(), leaks);
+            case WildcardType w -> {
+                checkAll(where, w.getUpperBounds(), leaks);
+                checkAll(where, w.getLowerBounds(), leaks);
+            }
+            case TypeVariable<?> v -> { } // its bounds are checked where it is declared
+            default -> leaks.add(where + ": unexpected type " + type);
+        }
+    }
+}
