@@ -11,5 +11,10 @@ package org.timekeeping4j;
 public record ClockSource(ClockId clock, Path path, String reason) {
 
     /** The two paths. */
-    public enum Path { COUNTER, KERNEL }
+    public enum Path {
+        /** A counter read in user space: exact mode (the kernel's vDSO data) or the tracker's timekeeper. */
+        COUNTER,
+        /** clock_gettime. */
+        KERNEL
+    }
 }

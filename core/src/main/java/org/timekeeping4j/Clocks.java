@@ -55,6 +55,8 @@ public final class Clocks {
      *
      * @throws UnsupportedOperationException if this kernel cannot read the clock now, saying why
      * @throws IllegalArgumentException      if {@code timekeeping4j.counter} names no mode
+     * @param clock the clock
+     * @return the clock's value in ns
      */
     public static long nanos(ClockId clock) {
         // Identity tests, not a switch: an enum switch loads a lookup table on the read's critical path.
@@ -77,6 +79,8 @@ public final class Clocks {
      * A reader bound to one clock, for hot loops that should pay no dispatch on the clock id.
      *
      * @throws UnsupportedOperationException if this kernel cannot read the clock now, saying why
+     * @param clock the clock
+     * @return a reader that allocates nothing per read
      */
     public static ClockReader clock(ClockId clock) {
         whyUnsupported(clock).ifPresent(why -> {
@@ -171,6 +175,7 @@ public final class Clocks {
      * <p>First call: in exact mode it maps the counter's stub (about a millisecond on an idle machine, after the
      * JVM's own FFM start-up); in tracker mode it waits for the counter selection and its calibration (a few
      * hundred ms, once per process): call {@link #awaitFastPath} at start-up to take that off a hot path.
+     * @return the counter value (cycles), or MONOTONIC_RAW ns where no counter is trusted
      */
     public static long ticks() {
         if (KernelVdso.ENABLED) {
@@ -188,6 +193,8 @@ public final class Clocks {
      * serve, this is {@link #nanos}.
      *
      * @throws UnsupportedOperationException if this kernel cannot read the clock now, saying why
+     * @param clock the clock
+     * @return the clock's value in ns
      */
     public static long nanosUnordered(ClockId clock) {
         VdsoClock c = KernelVdso.ENABLED ? VdsoClock.of(clock) : null;
@@ -287,6 +294,8 @@ public final class Clocks {
      *
      * @return true (the snapshot is valid; kept boolean for the kernel's calling convention)
      * @throws IllegalArgumentException for a clock other than the five above
+     * @param clock REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME or TAI
+     * @param into  the snapshot to fill (reusable)
      */
     public static boolean snapshot(ClockId clock, Snapshot into) {
         if (KernelVdso.ENABLED) {
@@ -375,6 +384,11 @@ public final class Clocks {
      * uncertainty. Where both are served from the counter, one counter read converted twice: width 0.
      * Otherwise the narrowest of {@code samples} brackets (a, b, a): a is the midpoint, the width is the
      * bracket's, in {@code a}'s nanoseconds.
+     * @param a       the first clock
+     * @param b       the second clock
+     * @param samples brackets to try where no counter serves both (at least 1)
+     * @param into    the holder to fill
+     * @return {@code into}
      */
     public static CrossTimestamp crossTimestamp(ClockId a, ClockId b, int samples, CrossTimestamp into) {
         into.a = a;
@@ -425,6 +439,7 @@ public final class Clocks {
      *
      * @return true once the counter serves the clocks; false at the timeout, or at once where no counter is
      *         trusted ({@link #source()} says why)
+     * @param timeout how long to wait at most
      */
     public static boolean awaitFastPath(java.time.Duration timeout) {
         if (KernelVdso.ENABLED) {
@@ -441,7 +456,11 @@ public final class Clocks {
         return true;
     }
 
-    /** The counter calibration in use; {@code valid() == false} on the kernel path. */
+    /**
+     * The counter calibration in use; {@code valid() == false} on the kernel path.
+     *
+     * @return the counter calibration in use, or one with {@code valid() == false}
+     */
     public static Calibration calibration() {
         if (KernelVdso.ENABLED) {
             KernelVdso.Fields raw = KernelVdso.fields(VdsoClock.CS_RAW);
@@ -477,7 +496,11 @@ public final class Clocks {
                 h.seq());
     }
 
-    /** Which path serves each clock now, and why. */
+    /**
+     * Which path serves each clock now, and why.
+     *
+     * @return every clock's path (counter or kernel) with its one-line reason
+     */
     public static Map<ClockId, ClockSource> source() {
         if (KernelVdso.ENABLED) {
             return exactSource();
@@ -522,6 +545,8 @@ public final class Clocks {
      * serves this clock there).
      *
      * @throws UnsupportedOperationException if this kernel cannot read the clock now, saying why
+     * @param clock the clock
+     * @return the clock's value in ns from clock_gettime
      */
     public static long kernelNanos(ClockId clock) {
         try {
@@ -531,7 +556,12 @@ public final class Clocks {
         }
     }
 
-    /** As {@link #kernelNanos(ClockId)}, for a clock behind an open file descriptor (a PTP device). */
+    /**
+     * As {@link #kernelNanos(ClockId)}, for a clock behind an open file descriptor (a PTP device).
+     *
+     * @param clock a clock behind an open file descriptor
+     * @return the clock's value in ns
+     */
     public static long kernelNanos(DynamicClockId clock) {
         try {
             return LinuxTime.clockGettimeNanos(clock.id());
@@ -545,6 +575,8 @@ public final class Clocks {
      * the vDSO (the forced-syscall path, about 10x slower).
      *
      * @throws UnsupportedOperationException if this kernel cannot read the clock now, saying why
+     * @param clock the clock
+     * @return the clock's value in ns from the system call
      */
     public static long syscallNanos(ClockId clock) {
         try {
@@ -560,6 +592,8 @@ public final class Clocks {
      *
      * @return {@code into}, for chaining
      * @throws UnsupportedOperationException if this kernel cannot read the clock now, saying why
+     * @param clock the clock
+     * @param into  the holder to fill
      */
     public static TimeSpec kernelTime(ClockId clock, TimeSpec into) {
         try {
@@ -575,6 +609,8 @@ public final class Clocks {
      * tick (e.g. 4 ms at HZ=250) for the COARSE ones.
      *
      * @throws UnsupportedOperationException if this kernel does not know the clock
+     * @param clock the clock
+     * @return the resolution in ns
      */
     public static long resolutionNanos(ClockId clock) {
         try {
@@ -584,7 +620,12 @@ public final class Clocks {
         }
     }
 
-    /** clock_getres for a clock behind an open file descriptor. */
+    /**
+     * clock_getres for a clock behind an open file descriptor.
+     *
+     * @param clock a clock behind an open file descriptor
+     * @return the resolution in ns
+     */
     public static long resolutionNanos(DynamicClockId clock) {
         try {
             return LinuxTime.clockGetresNanos(clock.id());
@@ -593,12 +634,22 @@ public final class Clocks {
         }
     }
 
-    /** Whether clock_gettime can read this clock now (false for disabled AUX clocks, alarm clocks without RTC). */
+    /**
+     * Whether clock_gettime can read this clock now (false for disabled AUX clocks, alarm clocks without RTC).
+     *
+     * @param clock any clock
+     * @return true when clock_gettime reads it now
+     */
     public static boolean isSupported(ClockId clock) {
         return LinuxTime.clockGettimeErrno(clock.id()) == 0;
     }
 
-    /** Why this clock cannot be read now, or empty where it can. */
+    /**
+     * Why this clock cannot be read now, or empty where it can.
+     *
+     * @param clock any clock
+     * @return the reason (one line), or empty where the clock can be read
+     */
     public static Optional<String> whyUnsupported(ClockId clock) {
         int errno = LinuxTime.clockGettimeErrno(clock.id());
         return errno == 0 ? Optional.empty() : Optional.of(reason(clock, errno));
@@ -610,6 +661,8 @@ public final class Clocks {
      * kernel's TAI offset (see {@link SyncStatus#taiOffsetSeconds()}).
      *
      * @throws IllegalArgumentException for any clock other than REALTIME or TAI
+     * @param clock REALTIME or TAI
+     * @return an InstantSource over {@code clock}
      */
     public static InstantSource instantSource(ClockId clock) {
         return javaClock(clock, ZoneOffset.UTC);
@@ -619,6 +672,9 @@ public final class Clocks {
      * A {@link java.time.Clock} in {@code zone} reading REALTIME or TAI through {@link #nanos}.
      *
      * @throws IllegalArgumentException for any clock other than REALTIME or TAI
+     * @param clock REALTIME or TAI
+     * @param zone  the zone the clock reports
+     * @return a java.time.Clock over {@code clock}
      */
     public static Clock javaClock(ClockId clock, ZoneId zone) {
         if (clock != ClockId.REALTIME && clock != ClockId.TAI) {

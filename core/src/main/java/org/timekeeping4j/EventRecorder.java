@@ -45,6 +45,8 @@ public final class EventRecorder {
     @FunctionalInterface
     public interface TickConsumer {
         /**
+         * Receives one event.
+         *
          * @param ticks   the {@link Clocks#ticks()} value recorded with the event
          * @param payload what was recorded with it
          */
@@ -183,6 +185,7 @@ public final class EventRecorder {
      * same guarantee as {@link #export}: an event overwritten during the export is skipped. For keeping raw
      * ticks (to convert later with {@link Clocks#ticksToNanos}, within the parameter history).
      *
+     * @param consumer receives each event's tick value and payload
      * @return the number of events handed over
      */
     public synchronized int exportTicks(TickConsumer consumer) {

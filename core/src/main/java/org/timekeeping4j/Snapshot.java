@@ -9,6 +9,9 @@ import org.timekeeping4j.timekeeper.Timekeeper;
  */
 public final class Snapshot {
 
+    /** An empty snapshot, to be filled by {@link Clocks#snapshot} (and filled again: it is reusable). */
+    public Snapshot() {}
+
     // Conversion scratch, owned by this snapshot so that filling it allocates nothing.
     final Timekeeper.Conversion clockConversion = new Timekeeper.Conversion();
     final Timekeeper.Conversion rawConversion = new Timekeeper.Conversion();
@@ -25,7 +28,11 @@ public final class Snapshot {
     boolean fromCounter;
     boolean exact;
 
-    /** The clock {@link #nanos()} is in. */
+    /**
+     * The clock {@link #nanos()} is in.
+     *
+     * @return the clock of {@link #nanos()}
+     */
     public ClockId clock() {
         return clock;
     }
@@ -33,37 +40,57 @@ public final class Snapshot {
     /**
      * The counter value read first thing in the call; 0 on the kernel path (no counter: the values come
      * from two clock_gettime calls, see {@link #isFromCounter()}).
+     * @return the counter value read first (0 on the kernel path)
      */
     public long counter() {
         return counter;
     }
 
-    /** The requested clock at {@link #counter()}: exactly what {@code Clocks.nanos(clock())} returned there. */
+    /**
+     * The requested clock at {@link #counter()}: exactly what {@code Clocks.nanos(clock())} returned there.
+     *
+     * @return the requested clock at {@link #counter()}, ns
+     */
     public long nanos() {
         return nanos;
     }
 
-    /** MONOTONIC_RAW at the same counter value. */
+    /**
+     * MONOTONIC_RAW at the same counter value.
+     *
+     * @return MONOTONIC_RAW at {@link #counter()}, ns
+     */
     public long rawNanos() {
         return rawNanos;
     }
 
-    /** The clock-was-set sequence of the parameters used: it moves when REALTIME/TAI are stepped. */
+    /**
+     * The clock-was-set sequence of the parameters used: it moves when REALTIME/TAI are stepped.
+     *
+     * @return the REALTIME-set count when taken (0 in exact mode)
+     */
     public int clockWasSetSeq() {
         return clockWasSetSeq;
     }
 
-    /** Moves when the path serving the clocks changed (re-anchoring, fallback to the kernel). */
+    /**
+     * Moves when the path serving the clocks changed (re-anchoring, fallback to the kernel).
+     *
+     * @return the tracker's source-change count when taken (0 in exact mode)
+     */
     public long sourceChangedSeq() {
         return sourceChangedSeq;
     }
 
-    /** Whether the snapshot holds values (false only before the first fill). */
+    /**
+     * Whether the snapshot holds values (false only before the first fill).
+     *
+     * @return true once a snapshot was taken into it
+     */
     public boolean isValid() {
         return valid;
     }
 
-    /** True when both values come from one counter read; false on the kernel path (two reads, not one instant). */
     /**
      * True when both values are exactly what clock_gettime returned (or would have returned) at
      * {@link #counter()}: exact mode, with the kernel's parameters in force at that counter value. False on
@@ -77,6 +104,11 @@ public final class Snapshot {
         return exact;
     }
 
+    /**
+     * Whether both values come from one counter read.
+     *
+     * @return true for one counter read; false on the kernel path (two reads, not one instant)
+     */
     public boolean isFromCounter() {
         return fromCounter;
     }

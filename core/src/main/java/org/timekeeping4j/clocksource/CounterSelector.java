@@ -119,6 +119,8 @@ public final class CounterSelector {
      * Null, or the configuration error of the two properties that steer the selection: {@value #PROPERTY}
      * naming no counter mode, or {@code timekeeping4j.execmem} naming neither allow nor deny. The message names
      * the property, the value and the valid values.
+     *
+     * @return the error, or null when both properties are valid
      */
     public static IllegalArgumentException configError() {
         try {

@@ -136,7 +136,11 @@ public final class VdsoCode {
             this.slot = HexFormat.ofDelimiter(" ").parseHex(slot);
         }
 
-        /** The instructions that read the counter. */
+        /**
+         * The instructions that read the counter.
+         *
+         * @return the instructions, e.g. "rdtscp"
+         */
         public String instructions() {
             return instructions;
         }
@@ -159,7 +163,13 @@ public final class VdsoCode {
             + " 7f 04 ff ff ff 7f 74 07 f3 90 41 ff c9 75 9f 48 b8 00 00 00 00 00 00 00 80 c3";
     private static final int LEGACY_SLOT = 0x1b;
 
-    /** The code for {@code algorithm} with {@code flavour}'s counter read in its slot. */
+    /**
+     * The code for {@code algorithm} with {@code flavour}'s counter read in its slot.
+     *
+     * @param algorithm the layout generation's algorithm
+     * @param flavour   the counter read to put in the slot
+     * @return the function's machine code, a fresh array
+     */
     public static byte[] x86(Algorithm algorithm, Flavour flavour) {
         byte[] code = HexFormat.ofDelimiter(" ").parseHex(algorithm == Algorithm.OVERFLOW ? OVERFLOW_CODE : LEGACY_CODE);
         int slot = slotOffset(algorithm);
@@ -167,7 +177,12 @@ public final class VdsoCode {
         return code;
     }
 
-    /** Where the counter slot starts in {@code algorithm}'s code. */
+    /**
+     * Where the counter slot starts in {@code algorithm}'s code.
+     *
+     * @param algorithm the layout generation's algorithm
+     * @return the byte offset of the 10-byte counter slot
+     */
     public static int slotOffset(Algorithm algorithm) {
         return algorithm == Algorithm.OVERFLOW ? OVERFLOW_SLOT : LEGACY_SLOT;
     }

@@ -16,9 +16,18 @@ import org.timekeeping4j.linux.Platform;
  */
 public final class VdsoStub {
 
-    /** What {@link #map} returns: the handle, or why there is none. */
+    /**
+     * What {@link #map} returns: the handle, or why there is none.
+     *
+     * @param handle  the downcall handle, or null
+     * @param failure null, or why the code could not be mapped (one line)
+     */
     public record Mapping(MethodHandle handle, String failure) {
-        /** True when {@link #handle()} is usable. */
+        /**
+         * True when {@link #handle()} is usable.
+         *
+         * @return true when the handle is usable
+         */
         public boolean ok() {
             return handle != null;
         }
@@ -31,7 +40,13 @@ public final class VdsoStub {
 
     private VdsoStub() {}
 
-    /** Maps the x86_64 code for {@code algorithm} around {@code flavour}'s counter read. */
+    /**
+     * Maps the x86_64 code for {@code algorithm} around {@code flavour}'s counter read.
+     *
+     * @param algorithm the layout generation's algorithm
+     * @param flavour   the counter read
+     * @return the mapped code, or why it could not be mapped
+     */
     public static Mapping map(VdsoCode.Algorithm algorithm, VdsoCode.Flavour flavour) {
         Stubs.Mapped m = Stubs.map("vdso read (" + algorithm + ", " + flavour.instructions() + ")",
                 VdsoCode.x86(algorithm, flavour), READ, Platform.Arch.X86_64);
@@ -42,6 +57,8 @@ public final class VdsoStub {
      * Maps the arm64 code ({@link Arm64VdsoCode}: the generic vdso_calc_ns with the 56-bit mask; vdso_data
      * 5.3-6.14 and vdso_clock 6.15+ share its field offsets), its counter read ordered (isb; mrs cntvct_el0, as
      * the kernel's vDSO reads it) or not (mrs cntvct_el0 alone).
+     * @param ordered true for isb; mrs, false for mrs alone
+     * @return the mapped code, or why it could not be mapped
      */
     public static Mapping mapArm64(boolean ordered) {
         byte[] code = ordered ? Arm64VdsoCode.PRODUCTION : Arm64VdsoCode.build(ARM64_UNORDERED_SLOT);
@@ -53,7 +70,11 @@ public final class VdsoStub {
     /** nop; mrs x5, cntvct_el0: the unordered slot of the arm64 code. */
     private static final int[] ARM64_UNORDERED_SLOT = {0xd503201f, 0xd53be045};
 
-    /** The arm64 code with its counter taken from the third argument: tests only. */
+    /**
+     * The arm64 code with its counter taken from the third argument: tests only.
+     *
+     * @return the mapped test code, or why it could not be mapped
+     */
     public static Mapping mapArm64Test() {
         Stubs.Mapped m = Stubs.map("vdso read (arm64, test counter)", Arm64VdsoCode.TEST, READ, Platform.Arch.AARCH64);
         return new Mapping(m.handle(), m.failure());
@@ -64,6 +85,7 @@ public final class VdsoStub {
      * kernel marks LFENCE as serialising rdtsc (X86_FEATURE_LFENCE_RDTSC), else rdtscp where the CPU has it,
      * else lfence;rdtsc. Measured on this AMD VM: without the kernel's flag lfence;rdtsc reads up to 100 ns
      * early, so rdtscp is preferred there.
+     * @return the x86 flavour to read the counter with
      */
     public static VdsoCode.Flavour orderedFlavour() {
         Set<String> flags = KernelInfo.cpuFlags();
@@ -80,6 +102,7 @@ public final class VdsoStub {
      * The counter, read as the exact-mode code reads it (x86: {@link #orderedFlavour()}; arm64: isb; mrs
      * cntvct_el0), without conversion: for snapshots, whose counter read comes first and is converted
      * afterwards. Only where exact mode serves (its stubs map).
+     * @return the counter value (cycles), read after every earlier load
      */
     public static long readCounterOrdered() {
         try {
@@ -93,7 +116,11 @@ public final class VdsoStub {
         }
     }
 
-    /** The counter, unordered (rdtsc, mrs cntvct_el0): the cheapest timestamp, for {@code Clocks.ticks()}. */
+    /**
+     * The counter, unordered (rdtsc, mrs cntvct_el0): the cheapest timestamp, for {@code Clocks.ticks()}.
+     *
+     * @return the counter value (cycles)
+     */
     public static long readCounterUnordered() {
         try {
             return ARM64 ? (long) Stubs.Cntvct.HANDLE.invokeExact() : (long) Stubs.Rdtsc.HANDLE.invokeExact();
@@ -102,7 +129,15 @@ public final class VdsoStub {
         }
     }
 
-    /** Calls a mapped read; for handles held in static finals, inline this call's body instead. */
+    /**
+     * Calls a mapped read; for handles held in static finals, inline this call's body instead.
+     *
+     * @param handle      a handle from {@link #map}
+     * @param vc          the address of the base struct
+     * @param ts          the address of the clock's basetime slot
+     * @param testCounter the counter value for the test flavour (ignored by the others)
+     * @return the clock's ns, or {@link #FALLBACK}
+     */
     public static long invoke(MethodHandle handle, long vc, long ts, long testCounter) {
         try {
             return (long) handle.invokeExact(vc, ts, testCounter);
