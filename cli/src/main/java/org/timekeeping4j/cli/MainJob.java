@@ -137,10 +137,10 @@ final class MainJob {
         for (ClockPath p : paths) {
             out.printf("  %-11s %s%n", p.name(), p.description());
         }
-        List<String> later = ClockPaths.all().stream()
-                .filter(p -> !p.hidden() && p.unavailableReason().isPresent()).map(ClockPath::name).toList();
-        if (!later.isEmpty()) {
-            out.println("not yet:     " + String.join(", ", later) + " (the user-space fast clocks are not in this build)");
+        for (ClockPath p : ClockPaths.all()) {
+            if (!p.hidden() && p.unavailableReason().isPresent()) {
+                out.printf("  %-11s unavailable here: %s%n", p.name(), p.unavailableReason().get());
+            }
         }
         List<CheckResult> failed = checks.stream().filter(r -> r.status() == Status.FAILED).toList();
         for (CheckResult r : checks) {

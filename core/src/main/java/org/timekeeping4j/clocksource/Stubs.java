@@ -19,8 +19,8 @@ import org.timekeeping4j.linux.Platform;
  * <p>Each stub lives in its own holder class so that its handle is a {@code static final} field: the JIT
  * treats it as a constant and inlines the downcall into the caller, which is what makes a Java-side
  * counter read cost no more than the bare downcall. A holder whose stub could not be mapped (another
- * architecture, executable memory refused) has a null handle and says why in {@code FAILURE}; nothing
- * reads a null handle because selection checks {@code FAILURE} first.
+ * architecture, executable memory refused) has a null handle and says why in its {@code MAPPED.failure()};
+ * nothing reads a null handle because selection checks {@code MAPPED.ok()} first.
  *
  * <p>Critical downcalls (Linker.Option.critical(false)) skip the thread-state transition: allowed because
  * the stubs neither block, nor call back, nor touch the Java heap.

@@ -1006,7 +1006,7 @@ public final class Timekeeper {
         }
     }
 
-    /** Package-private for tests: the raw-line cycle_last and state of the newest update. */
+    /** Package-private for tests: the cycle_last of the newest update (its MONOTONIC line's). */
     long cycleLast() {
         return newest().mono.cycleLast;
     }

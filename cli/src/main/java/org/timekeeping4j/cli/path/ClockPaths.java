@@ -9,8 +9,7 @@ import org.timekeeping4j.ClockId;
 /**
  * Every clock path verify and bench know, in display order.
  *
- * <p><b>Adding a path</b> (the user-space fast clocks): replace its {@link PlannedPath} line in {@link #ALL} with
- * one {@link SimplePath} line, for example
+ * <p><b>Adding a path</b>: one {@link SimplePath} line in {@link #ALL}, for example
  * <pre>{@code
  * new SimplePath("fast", "Clocks.nanos: counter x mult >> shift in user space", Clocks::isSupported,
  *         c -> () -> Clocks.nanos(c), c -> 1_000L, c -> "Clocks.nanos"),

@@ -8,7 +8,7 @@ import org.timekeeping4j.ClockId;
 /**
  * A path made of its parts, so that registering a new one in {@link ClockPaths} is one line, e.g.
  * <pre>{@code
- * new SimplePath("fast", "Clocks.nanos: user-space counter x mult >> shift", Clocks::hasFastPath,
+ * new SimplePath("fast", "Clocks.nanos: user-space counter x mult >> shift", Clocks::isSupported,
  *         c -> () -> Clocks.nanos(c), c -> 1_000L, c -> "Clocks.nanos")
  * }</pre>
  *
