@@ -510,6 +510,10 @@ public final class Timekeeper {
         long generation;
         int clockWasSetSeq;
 
+        /** An empty result (every field 0 or false), for {@link Timekeeper#convert(long, ClockId, Conversion)}. */
+        public Conversion() {
+        }
+
         /** {@return the converted value in ns} */
         public long nanos() {
             return nanos;
