@@ -1169,7 +1169,7 @@ public final class Timekeeper {
         /**
          * REALTIME at construction, ns since the epoch (default 0).
          *
-         * @param realtimeNanos REALTIME at the anchor counter value, ns since the epoch
+         * @param realtimeNanos REALTIME at the {@link #anchorCounter} value, ns since the epoch
          * @return this builder
          */
         public Builder realtimeNanos(long realtimeNanos) {
@@ -1180,7 +1180,7 @@ public final class Timekeeper {
         /**
          * MONOTONIC (and MONOTONIC_RAW, BOOTTIME) at construction (default 0).
          *
-         * @param monotonicNanos MONOTONIC and MONOTONIC_RAW at the anchor counter value, ns; BOOTTIME is this
+         * @param monotonicNanos MONOTONIC and MONOTONIC_RAW at the {@link #anchorCounter} value, ns; BOOTTIME is this
          *                       plus {@link #boottimeOffsetNanos}
          * @return this builder
          */
