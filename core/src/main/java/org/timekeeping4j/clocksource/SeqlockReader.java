@@ -46,23 +46,45 @@ import org.timekeeping4j.linux.Platform;
  */
 public final class SeqlockReader {
 
+    /** Page offset of the sequence (64-bit): odd while the writer is inside its window, else even. */
     public static final long SEQ = 0;
+    /** Page offset of the shift (read as 32 bits, stored as 64) every record's mult is scaled by. */
     public static final long SHIFT = 8;
+    /** Bytes before the first record: seq, shift, and padding to the next 64-byte line. */
     public static final long HEADER_BYTES = 64;
+    /** Bytes per record, two cache lines: the fast path's fields, then the slow path's. */
     public static final long RECORD_BYTES = 128;
+    /** Record offset of cycle_last: the counter value of the last update (E, its high half, at +4). */
     public static final long CYCLE_LAST = 0;
+    /** Record offset of mult' = mult * 2^(64 - shift); 0 when it does not fit 64 bits (no fast path). */
     public static final long MULT_WIDE = 8;
-    /** k0 and k1: each a low word, then a high word 8 bytes further. */
+    /**
+     * Record offset of k0, the fast path's 128-bit constant for a counter high half of E: a low word, then a
+     * high word 8 bytes further (as for {@link #K1}).
+     */
     public static final long K0 = 16;
+    /** Record offset of the fresh limit: deltas below it (unsigned) take the fast path of a {@link #FRESH} read. */
     public static final long FRESH_LIMIT = 32;
+    /** Record offset of the any limit: deltas below it (unsigned) take the fast path of an {@link #ANY} read. */
     public static final long ANY_LIMIT = 40;
+    /** Record offset of k1, the fast path's constant for a counter high half of E + 1 (low word, then high). */
     public static final long K1 = 48;
+    /** Record offset of the valid cycles: a {@link #FRESH} read of a larger delta (unsigned) is {@link #STALE}. */
     public static final long VALID_CYCLES = 64;
+    /** Record offset of base: the line's value at cycle_last, ns. */
     public static final long BASE = 72;
+    /** Record offset of the offset added to the line's value (REALTIME - MONOTONIC, ...), ns. */
     public static final long OFFSET = 80;
+    /**
+     * Record offset of the leap threshold: the line's value (signed, before the offset) from which the leap
+     * step is added; Long.MAX_VALUE for none.
+     */
     public static final long LEAP_THRESHOLD = 88;
+    /** Record offset of the leap step, ns (-10^9 for an inserted second, +10^9 for a deleted one, else 0). */
     public static final long LEAP_STEP = 96;
+    /** Record offset of the line's mult (0 while the timekeeper is suspended: the line stands still). */
     public static final long MULT = 104;
+    /** Record offset of xtime: the line's sub-ns remainder at cycle_last, in units of 2^-shift ns. */
     public static final long XTIME = 112;
 
     private static final SeqlockReader RDTSCP = new SeqlockReader(false);
@@ -107,7 +129,10 @@ public final class SeqlockReader {
         return lfenceRdtsc();
     }
 
-    /** {@link #PREFERRED}: the reader to describe a machine-code read with, or null. */
+    /**
+     * {@return the reader every machine-code read in this process goes through (lfence;rdtsc or rdtscp, see
+     * {@link #instructions()}), or null where no x86 stub maps (another architecture, refused memory)}
+     */
     public static SeqlockReader preferredReader() {
         return PREFERRED;
     }
@@ -115,6 +140,12 @@ public final class SeqlockReader {
     /**
      * A read through {@link #PREFERRED} (see {@link #read}); for pages of timekeepers whose clocksource has a
      * reader, so that one exists.
+     *
+     * @param page   the address of the page (its seq and shift)
+     * @param record the address of the clock's record in that page
+     * @param limit  {@link #FRESH} (a stale record gives {@link #STALE}) or {@link #ANY}; not checked
+     * @return the record's clock in ns (a REALTIME or TAI record: since the epoch), or {@link #STALE}
+     * @throws IllegalStateException where no reader exists ({@link #preferredReader()} is null)
      */
     public static long readPreferred(long page, long record, long limit) {
         return PREFERRED_LFENCE ? readLfenceRdtsc(page, record, limit) : readRdtscp(page, record, limit);
@@ -130,16 +161,26 @@ public final class SeqlockReader {
         return Stubs.LfenceRdtscSeqlock.MAPPED.ok() ? LFENCE_RDTSC : null;
     }
 
-    /** The instructions around which the read is built. */
+    /** {@return the ordered counter read the machine code is built around: "lfence;rdtsc" or "rdtscp"} */
     public String instructions() {
         return lfence ? "lfence;rdtsc" : "rdtscp";
     }
 
     /**
      * Reads the clock of the record at address {@code record}, validated by the seq at address {@code page}.
-     * Both must stay mapped for the call (the timekeeper's page lives in the global arena).
+     * Both must stay mapped for the call (the timekeeper's page lives in the global arena). Spins while the
+     * page's writer is inside its window; never blocks otherwise. The addresses are not checked: a wrong one
+     * reads whatever lies there, or faults.
      *
-     * @param limit {@link #FRESH} (a stale record gives {@link #STALE}) or {@link #ANY}
+     * @param page   the address of the page (its seq and shift), 64-byte aligned
+     * @param record the address of the clock's record in that page
+     *               ({@code page + HEADER_BYTES + i * RECORD_BYTES})
+     * @param limit  {@link #FRESH} (a stale record gives {@link #STALE}) or {@link #ANY}; not checked (it is
+     *               the byte offset of the limit the stub compares with, from {@link #FRESH_LIMIT})
+     * @return the record's clock in ns: {@code base + ((xtime + delta * mult) >>> shift) + offset}, plus the
+     *         leap step from the threshold on (a REALTIME or TAI record: ns since the epoch); {@link #STALE}
+     *         for a {@link #FRESH} read of a delta beyond the valid cycles (so for every record of a page not
+     *         yet published into: its valid cycles are 0)
      */
     public long read(long page, long record, long limit) {
         return lfence ? readLfenceRdtsc(page, record, limit) : readRdtscp(page, record, limit);
@@ -150,7 +191,15 @@ public final class SeqlockReader {
                 + "; obtain a reader through Clocksource.seqlockReader(), which is null in that case");
     }
 
-    /** {@link #read} through the rdtscp code, whichever reader a caller holds (both read the same counter). */
+    /**
+     * {@link #read} through the rdtscp code, whichever reader a caller holds (both read the same counter).
+     *
+     * @param page   the address of the page
+     * @param record the address of the clock's record in that page
+     * @param limit  {@link #FRESH} or {@link #ANY}
+     * @return as {@link #read}: the clock in ns, or {@link #STALE}
+     * @throws IllegalStateException where the rdtscp stub did not map, naming why
+     */
     public static long readRdtscp(long page, long record, long limit) {
         if (Stubs.RdtscpSeqlock.HANDLE == null) { // a static final: the JIT folds the test away
             throw unavailable(Stubs.RdtscpSeqlock.MAPPED);
@@ -162,7 +211,15 @@ public final class SeqlockReader {
         }
     }
 
-    /** {@link #read} through the lfence;rdtsc code; only where the CPU orders rdtsc after lfence. */
+    /**
+     * {@link #read} through the lfence;rdtsc code; only where the CPU orders rdtsc after lfence.
+     *
+     * @param page   the address of the page
+     * @param record the address of the clock's record in that page
+     * @param limit  {@link #FRESH} or {@link #ANY}
+     * @return as {@link #read}: the clock in ns, or {@link #STALE}
+     * @throws IllegalStateException where the lfence;rdtsc stub did not map, naming why
+     */
     public static long readLfenceRdtsc(long page, long record, long limit) {
         if (Stubs.LfenceRdtscSeqlock.HANDLE == null) { // a static final: the JIT folds the test away
             throw unavailable(Stubs.LfenceRdtscSeqlock.MAPPED);

@@ -203,6 +203,12 @@ public final class Timekeeper {
         SEQ.setRelease(this, 0L); // pairs with the readers' getAcquire; the constructor's stores come first
     }
 
+    /**
+     * Starts the configuration of a timekeeper over {@code clocksource}.
+     *
+     * @param clocksource the counter every clock of the timekeeper is computed from
+     * @return a builder with the defaults: every clock at 0, no adjustment, 64 states of history
+     */
     public static Builder builder(Clocksource clocksource) {
         return new Builder(clocksource);
     }
@@ -218,42 +224,51 @@ public final class Timekeeper {
     // ------------------------------------------------------------------------------------------------
     // Readers
 
-    /** CLOCK_REALTIME in ns since the epoch. */
+    /**
+     * {@return CLOCK_REALTIME in ns since the Unix epoch (UTC: an inserted leap second repeats its second);
+     * lock-free, allocation-free, never {@link #STALE}}
+     */
     public long realtimeNanos() {
         return read(P_REALTIME);
     }
 
-    /** CLOCK_MONOTONIC in ns. */
+    /**
+     * {@return CLOCK_MONOTONIC in ns from the builder's {@link Builder#monotonicNanos} origin, at the
+     * adjusted rate; not counting time suspended, never going back, never {@link #STALE}}
+     */
     public long monotonicNanos() {
         return read(P_MONOTONIC);
     }
 
-    /** CLOCK_MONOTONIC_RAW in ns. */
+    /**
+     * {@return CLOCK_MONOTONIC_RAW in ns from the same origin as MONOTONIC, at the counter's nominal rate
+     * (no adjustment); not counting time suspended, never {@link #STALE}}
+     */
     public long monotonicRawNanos() {
         return read(P_RAW);
     }
 
-    /** CLOCK_BOOTTIME in ns: MONOTONIC plus time suspended. */
+    /** {@return CLOCK_BOOTTIME in ns: MONOTONIC plus the time suspended (see {@link #boottimeOffsetNanos()})} */
     public long boottimeNanos() {
         return read(P_BOOTTIME);
     }
 
-    /** CLOCK_TAI in ns since the epoch. */
+    /** {@return CLOCK_TAI in ns since the epoch: REALTIME plus the TAI offset, continuous across leap seconds} */
     public long taiNanos() {
         return read(P_TAI);
     }
 
-    /** CLOCK_REALTIME_COARSE: REALTIME at the last update, no counter read. */
+    /** {@return CLOCK_REALTIME_COARSE in ns since the epoch: REALTIME at the last update, no counter read} */
     public long realtimeCoarseNanos() {
         return read(P_REALTIME_COARSE);
     }
 
-    /** CLOCK_MONOTONIC_COARSE: MONOTONIC at the last update, no counter read. */
+    /** {@return CLOCK_MONOTONIC_COARSE in ns: MONOTONIC at the last update, no counter read} */
     public long monotonicCoarseNanos() {
         return read(P_MONOTONIC_COARSE);
     }
 
-    /** TAI - UTC in whole seconds now (changes by one exactly at a leap second). */
+    /** {@return TAI - UTC in whole seconds now (changes by one exactly at a leap second; reads the counter)} */
     public int taiOffsetSeconds() {
         return (int) (read(P_TAI_OFFSET) / NANOS_PER_SECOND);
     }
@@ -261,6 +276,9 @@ public final class Timekeeper {
     /**
      * The clock {@code clock} in ns.
      *
+     * @param clock REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME, TAI, a COARSE or ALARM variant (an ALARM id
+     *              reads as its base clock), or an AUX id with a user clock ({@link #createUserClock})
+     * @return the clock's value in ns, as the per-clock method returns it (never {@link #STALE})
      * @throws IllegalArgumentException for a CPU-time clock or an AUX clock without a user clock
      */
     public long nanos(ClockId clock) {
@@ -304,17 +322,24 @@ public final class Timekeeper {
      * As {@link #nanos(ClockId)} for REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME and TAI, but returns
      * {@link #STALE} instead of extrapolating when the counter has moved more than the validity set by
      * {@link #setValidityCycles} past the last update (the updater was starved, or the machine slept).
+     *
+     * @param clock REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME or TAI (or an ALARM variant); a COARSE id
+     *              reads as {@link #nanos(ClockId)} and is never stale. Other ids (CPU-time, AUX) are not
+     *              supported and not checked: the result is meaningless
+     * @return the clock's value in ns, or {@link #STALE} (Long.MIN_VALUE) for a counter more than the
+     *         validity past the newest state's cycle_last; never STALE while the validity is -1 (the default)
+     *         or for a counter value before cycle_last (it reads as cycle_last)
      */
     public long readFresh(ClockId clock) {
         return read(projection(clock), true);
     }
 
-    /** {@link #readFresh} of MONOTONIC without the dispatch on the clock id. */
+    /** {@return {@link #readFresh} of MONOTONIC without the dispatch on the clock id: ns, or {@link #STALE}} */
     public long monotonicFresh() {
         return read(P_MONOTONIC, true);
     }
 
-    /** {@link #readFresh} of REALTIME without the dispatch on the clock id. */
+    /** {@return {@link #readFresh} of REALTIME without the dispatch on the clock id: ns, or {@link #STALE}} */
     public long realtimeFresh() {
         return read(P_REALTIME, true);
     }
@@ -324,6 +349,10 @@ public final class Timekeeper {
      * current counter, or at cycle_last + validity if that comes first. A fallback that returns at least
      * this never goes below a fresh read it replaces, and never runs ahead of this clock's own present
      * (even when a newer state was published since the caller's read went stale).
+     *
+     * @param clock as for {@link #readFresh} (a COARSE id gives its value at the last update)
+     * @return the clock's value in ns at the current counter, capped at cycle_last + validity; never
+     *         {@link #STALE}
      */
     public long freshCeiling(ClockId clock) {
         int p = projection(clock);
@@ -354,6 +383,10 @@ public final class Timekeeper {
     /**
      * Whether a counter value read just now is within the newest state's validity, i.e. whether
      * {@link #readFresh} would have served it. No counter read: for callers that hold one already.
+     *
+     * @param counter a value of this timekeeper's clocksource
+     * @return true if {@code counter} is at most the validity past the newest state's cycle_last, or before
+     *         it (up to half the counter's wrap); always true while the validity is -1 (the default)
      */
     public boolean isFresh(long counter) {
         for (;;) {
@@ -373,7 +406,13 @@ public final class Timekeeper {
         }
     }
 
-    /** Deltas beyond {@code cycles} make {@link #readFresh} return {@link #STALE}; applied from the next update. */
+    /**
+     * Deltas beyond {@code cycles} make {@link #readFresh} return {@link #STALE}; applied from the next state
+     * published ({@link #update()}, a step, ...), in the Java reader and the vvar page alike.
+     *
+     * @param cycles counter cycles past cycle_last that a fresh read may still extrapolate, compared
+     *               unsigned: -1 (the default) for never stale, 0 for stale as soon as the counter moves
+     */
     public void setValidityCycles(long cycles) {
         synchronized (writeLock) {
             this.validCycles = cycles;
@@ -471,28 +510,42 @@ public final class Timekeeper {
         long generation;
         int clockWasSetSeq;
 
-        /** The converted value in ns. */
+        /** An empty result (every field 0 or false), for {@link Timekeeper#convert(long, ClockId, Conversion)}. */
+        public Conversion() {
+        }
+
+        /** {@return the converted value in ns} */
         public long nanos() {
             return nanos;
         }
 
-        /** False when the counter value predates the history: it was extrapolated from the oldest state. */
+        /**
+         * {@return false when the counter value predates the history: it was extrapolated (backwards) from
+         * the oldest state, and may differ from what a read at that value returned}
+         */
         public boolean withinHistory() {
             return withinHistory;
         }
 
-        /** The update count of the state used. */
+        /** {@return the generation (see {@link Timekeeper#generation()}) of the state used} */
         public long generation() {
             return generation;
         }
 
-        /** The clock-was-set sequence of the state used. */
+        /** {@return the clock-was-set sequence (see {@link Timekeeper#clockWasSetSeq()}) of the state used} */
         public int clockWasSetSeq() {
             return clockWasSetSeq;
         }
     }
 
-    /** {@link #convert(long, ClockId, Conversion)} returning just the value. Allocates nothing. */
+    /**
+     * {@link #convert(long, ClockId, Conversion)} returning just the value. Allocates nothing.
+     *
+     * @param counter a value of this timekeeper's clocksource, read earlier
+     * @param clock   any clock {@link #nanos(ClockId)} accepts
+     * @return the clock's value in ns at that counter value, as a read returning that counter value returned
+     * @throws IllegalArgumentException for a CPU-time clock or an AUX clock without a user clock
+     */
     public long convert(long counter, ClockId clock) {
         int p = projection(clock);
         if (p < 0) {
@@ -507,7 +560,12 @@ public final class Timekeeper {
      * older than the whole history use the oldest state (extrapolated backwards) and report
      * {@code withinHistory() == false}. Counter values more than half a wrap old cannot be told apart.
      *
+     * @param counter a value of this timekeeper's clocksource, read earlier
+     * @param clock   any clock {@link #nanos(ClockId)} accepts
+     * @param into    the caller's result, overwritten; for a user clock only its nanos and withinHistory (set
+     *                to true) are written, generation and clockWasSetSeq keep their previous values
      * @return {@code into.withinHistory()}
+     * @throws IllegalArgumentException for a CPU-time clock or an AUX clock without a user clock
      */
     public boolean convert(long counter, ClockId clock, Conversion into) {
         int p = projection(clock);
@@ -617,12 +675,20 @@ public final class Timekeeper {
         }
     }
 
-    /** Steps REALTIME and TAI by {@code deltaNanos} (clock_adjtime ADJ_SETOFFSET); bumps clock-was-set. */
+    /**
+     * Steps REALTIME and TAI by {@code deltaNanos} (clock_adjtime ADJ_SETOFFSET); bumps clock-was-set.
+     *
+     * @param deltaNanos ns added to REALTIME and TAI: positive forwards, negative backwards
+     */
     public void step(long deltaNanos) {
         write(OP_STEP, deltaNanos);
     }
 
-    /** Sets REALTIME to {@code epochNanos} now (clock_settime); TAI moves with it; bumps clock-was-set. */
+    /**
+     * Sets REALTIME to {@code epochNanos} now (clock_settime); TAI moves with it; bumps clock-was-set.
+     *
+     * @param epochNanos REALTIME's value at the writer's counter read inside the update, ns since the epoch
+     */
     public void setRealtime(long epochNanos) {
         write(OP_SET_REALTIME, epochNanos);
     }
@@ -631,6 +697,9 @@ public final class Timekeeper {
      * Sets BOOTTIME - MONOTONIC (the time spent in suspend) to {@code nanos}: BOOTTIME moves by the
      * difference at once, backwards too, so this is for a timekeeper nobody reads yet (the tracker refining
      * its offset before publication) or for a deliberate correction.
+     *
+     * @param nanos the new BOOTTIME - MONOTONIC, ns, at least 0
+     * @throws IllegalArgumentException if {@code nanos} is negative
      */
     public void setBoottimeOffsetNanos(long nanos) {
         if (nanos < 0) {
@@ -639,19 +708,27 @@ public final class Timekeeper {
         write(OP_SET_BOOT, nanos);
     }
 
-    /** BOOTTIME - MONOTONIC in the newest state, ns. */
+    /**
+     * {@return BOOTTIME - MONOTONIC in the newest state, ns: the builder's (or the last
+     * {@link #setBoottimeOffsetNanos}) offset plus the time suspended since}
+     */
     public long boottimeOffsetNanos() {
         return newest().offsBoot;
     }
 
-    /** Sets TAI - UTC in seconds (adjtimex ADJ_TAI). */
+    /**
+     * Sets TAI - UTC in seconds (adjtimex ADJ_TAI): TAI moves, REALTIME does not; clock-was-set is not bumped.
+     *
+     * @param seconds the new TAI - UTC, whole seconds (37 since 2017)
+     */
     public void setTaiOffsetSeconds(int seconds) {
         write(OP_SET_TAI, seconds);
     }
 
     /**
      * Enters suspend: all lines stop at their current value (the published mult is 0) until
-     * {@link #resume}. MONOTONIC and MONOTONIC_RAW do not count suspended time, as in the kernel.
+     * {@link #resume}. MONOTONIC and MONOTONIC_RAW do not count suspended time, as in the kernel. Does
+     * nothing if already suspended.
      */
     public void suspend() {
         write(OP_SUSPEND, 0);
@@ -660,12 +737,20 @@ public final class Timekeeper {
     /**
      * Leaves suspend; the time suspended is measured on the counter (at the raw rate, valid for a counter
      * that kept running for less than half its wrap) and added to BOOTTIME and REALTIME/TAI.
+     *
+     * @throws IllegalStateException if not suspended
      */
     public void resume() {
         write(OP_RESUME, -1);
     }
 
-    /** Leaves suspend with the time suspended given by another source (an RTC; a counter that stopped). */
+    /**
+     * Leaves suspend with the time suspended given by another source (an RTC; a counter that stopped).
+     *
+     * @param sleptNanos the time suspended, ns, at least 0: added to BOOTTIME, REALTIME and TAI
+     * @throws IllegalArgumentException if {@code sleptNanos} is negative
+     * @throws IllegalStateException    if not suspended
+     */
     public void resume(long sleptNanos) {
         if (sleptNanos < 0) {
             throw new IllegalArgumentException("slept time must be >= 0: " + sleptNanos);
@@ -839,6 +924,12 @@ public final class Timekeeper {
      * Creates an independent clock on the same counter, readable as {@code nanos(auxId)}: its own
      * frequency, slew and offset (CLOCK_AUX, Linux 6.17+), starting at {@code initialNanos}.
      * It is updated with this timekeeper.
+     *
+     * @param auxId        the AUX clock id (CLOCK_AUX+0 to +7) the clock is read as
+     * @param initialNanos the clock's value at creation, ns
+     * @return the new clock, reachable through {@link #userClock} and {@link #nanos(ClockId)} from now on
+     * @throws IllegalArgumentException if {@code auxId} is not an AUX clock id
+     * @throws IllegalStateException    if this timekeeper has a user clock with that id already
      */
     public UserClock createUserClock(ClockId auxId, long initialNanos) {
         if (!auxId.isAux()) {
@@ -855,14 +946,24 @@ public final class Timekeeper {
         }
     }
 
-    /** Removes the user clock with this id (reads of it fail afterwards). */
+    /**
+     * Removes the user clock with this id (reads of it fail afterwards).
+     *
+     * @param auxId an AUX clock id (not checked: pass only AUX ids); nothing happens if it has no user clock
+     */
     public void removeUserClock(ClockId auxId) {
         synchronized (writeLock) {
             USER_CLOCKS.setRelease(userClocks, auxId.id() - ClockId.AUX_BASE, (UserClock) null);
         }
     }
 
-    /** The user clock with this id, or null. */
+    /**
+     * The user clock with this id, or null.
+     *
+     * @param auxId any clock id
+     * @return the user clock created for {@code auxId} and not removed; null if there is none or the id is
+     *         not an AUX id
+     */
     public UserClock userClock(ClockId auxId) {
         if (!auxId.isAux()) {
             return null;
@@ -882,11 +983,16 @@ public final class Timekeeper {
     // ------------------------------------------------------------------------------------------------
     // Introspection
 
+    /** {@return the counter this timekeeper reads} */
     public Clocksource clocksource() {
         return clocksource;
     }
 
-    /** Whether this timekeeper has a vvar page, i.e. reads in machine code and can {@link #mirrorTo} one. */
+    /**
+     * {@return whether this timekeeper has a vvar page, i.e. reads in machine code and can {@link #mirrorTo}
+     * one: true where the clocksource offers a {@link SeqlockReader}, its counter is 64 bits wide and the
+     * builder left {@link Builder#machineCodeReader} on}
+     */
     public boolean hasVvarPage() {
         return page != null;
     }
@@ -897,6 +1003,9 @@ public final class Timekeeper {
      *
      * @throws IllegalStateException if another timekeeper mirrors into {@code target}, or if this one has
      *         no machine-code reader (the page's records assume a 64-bit counter read by one)
+     *
+     * @param target a page from {@link VvarPage#allocate()}; the page this timekeeper mirrors into already
+     *               is accepted and changes nothing
      */
     public void mirrorTo(VvarPage target) {
         if (page == null) {
@@ -928,56 +1037,71 @@ public final class Timekeeper {
     }
 
     /**
-     * How the high-resolution clocks are read: "machine code around rdtscp" (one downcall per read, see
-     * {@link SeqlockReader}) or "Java" (the seqlock in Java around the clocksource's read).
+     * {@return how the high-resolution clocks are read: "machine code around rdtscp" or "machine code around
+     * lfence;rdtsc" (one downcall per read, see {@link SeqlockReader}), or "Java" (the seqlock in Java around
+     * the clocksource's read)}
      */
     public String readPath() {
         return seqlockReader != null ? "machine code around " + seqlockReader.instructions() : "Java";
     }
 
-    /** The longest the timekeeper may go without {@link #update()} (see the class comment). */
+    /** {@return the longest the timekeeper may go without {@link #update()}, ns (see the class comment)} */
     public long maxIdleNanos() {
         return maxIdleNanos;
     }
 
-    /** The shift of both lines. */
+    /** {@return the shift of both lines (a line's ns per cycle is mult / 2^shift), at least 1} */
     public int shift() {
         return shift;
     }
 
-    /** The raw line's (fixed) mult. */
+    /** {@return the raw line's (fixed) mult: ns per cycle times 2^shift at the counter's nominal frequency} */
     public long rawMult() {
         return rawMult;
     }
 
-    /** The adjusted line's mult as last published. */
+    /** {@return the adjusted line's mult as last published; 0 while suspended} */
     public long monoMult() {
         return newest().mono.mult;
     }
 
-    /** The frequency offset (ppb) the last update applied. */
+    /**
+     * {@return the frequency offset (ppb) the last update applied: the adjustment's frequency plus slew,
+     * clamped to +-1,000,000 (1000 ppm)}
+     */
     public long adjustedPpb() {
         synchronized (writeLock) {
             return adjustedPpb;
         }
     }
 
-    /** The max cycles of the last published state: larger deltas take the 128-bit path. */
+    /**
+     * {@return the max cycles of the last published state (unsigned): larger deltas take the 128-bit path;
+     * -1 (none) while suspended}
+     */
     public long maxCycles() {
         return newest().maxCycles;
     }
 
-    /** The number of states the history holds. */
+    /** {@return the number of states the history holds: the builder's size rounded up to a power of two} */
     public int historySize() {
         return ring.length;
     }
 
-    /** The number of updates published so far. */
+    /**
+     * {@return the number of states published so far: 0 at construction, then one more per update, step,
+     * set, suspend or resume}
+     */
     public long generation() {
         return (long) SEQ.getAcquire(this) >>> 1;
     }
 
-    /** Bumped whenever REALTIME/TAI are stepped or set, a leap second passes, or the system resumes. */
+    /**
+     * Bumped whenever REALTIME/TAI are stepped or set, a leap second passes (at the first update after its
+     * point), or the system resumes. Not bumped by {@link #setTaiOffsetSeconds}.
+     *
+     * @return the clock-was-set sequence of the newest state, 0 at construction
+     */
     public int clockWasSetSeq() {
         for (;;) {
             long s = (long) SEQ.getAcquire(this); // pairs with setRelease in endWrite()
@@ -993,6 +1117,7 @@ public final class Timekeeper {
         }
     }
 
+    /** {@return whether the timekeeper is between {@link #suspend()} and {@link #resume}} */
     public boolean isSuspended() {
         synchronized (writeLock) {
             return suspended;
@@ -1029,25 +1154,47 @@ public final class Timekeeper {
             this.clocksource = clocksource;
         }
 
-        /** Where the adjusted line's frequency and leap seconds come from (default: none). */
+        /**
+         * Where the adjusted line's frequency and leap seconds come from (default: none).
+         *
+         * @param adjustment pulled at every update, outside the writer's odd window
+         *                   ({@link ClockAdjustment#NONE}: the adjusted line runs at the raw rate)
+         * @return this builder
+         */
         public Builder adjustment(ClockAdjustment adjustment) {
             this.adjustment = adjustment;
             return this;
         }
 
-        /** REALTIME at construction, ns since the epoch (default 0). */
+        /**
+         * REALTIME at construction, ns since the epoch (default 0).
+         *
+         * @param realtimeNanos REALTIME at the {@link #anchorCounter} value, ns since the epoch
+         * @return this builder
+         */
         public Builder realtimeNanos(long realtimeNanos) {
             this.realtimeNanos = realtimeNanos;
             return this;
         }
 
-        /** MONOTONIC (and MONOTONIC_RAW, BOOTTIME) at construction (default 0). */
+        /**
+         * MONOTONIC (and MONOTONIC_RAW, BOOTTIME) at construction (default 0).
+         *
+         * @param monotonicNanos MONOTONIC and MONOTONIC_RAW at the {@link #anchorCounter} value, ns; BOOTTIME is this
+         *                       plus {@link #boottimeOffsetNanos}
+         * @return this builder
+         */
         public Builder monotonicNanos(long monotonicNanos) {
             this.monotonicNanos = monotonicNanos;
             return this;
         }
 
-        /** TAI - UTC in seconds (default 0, as the kernel's until a daemon sets it). */
+        /**
+         * TAI - UTC in seconds (default 0, as the kernel's until a daemon sets it).
+         *
+         * @param seconds TAI - UTC, whole seconds (37 since 2017)
+         * @return this builder
+         */
         public Builder taiOffsetSeconds(int seconds) {
             this.taiOffsetSeconds = seconds;
             return this;
@@ -1057,6 +1204,9 @@ public final class Timekeeper {
          * The counter value at which the initial clock values hold (default: the counter when
          * {@link #build()} reads it). Anchoring on a counter value read together with the kernel's clocks
          * makes the new timekeeper agree with them exactly, however long the construction takes.
+         *
+         * @param counterValue a value of the clocksource (taken modulo its width)
+         * @return this builder
          */
         public Builder anchorCounter(long counterValue) {
             this.anchored = true;
@@ -1064,7 +1214,13 @@ public final class Timekeeper {
             return this;
         }
 
-        /** BOOTTIME - MONOTONIC at construction: time already spent in suspend (default 0). */
+        /**
+         * BOOTTIME - MONOTONIC at construction: time already spent in suspend (default 0).
+         *
+         * @param nanos the offset, ns, at least 0
+         * @return this builder
+         * @throws IllegalArgumentException if {@code nanos} is negative
+         */
         public Builder boottimeOffsetNanos(long nanos) {
             if (nanos < 0) {
                 throw new IllegalArgumentException("boot offset must be >= 0: " + nanos);
@@ -1073,7 +1229,13 @@ public final class Timekeeper {
             return this;
         }
 
-        /** States kept for {@link Timekeeper#convert}; rounded up to a power of two, at least 2. */
+        /**
+         * States kept for {@link Timekeeper#convert}; rounded up to a power of two, at least 2.
+         *
+         * @param historySize the number of states, 2 to 2^20 (default 64)
+         * @return this builder
+         * @throws IllegalArgumentException outside 2 to 2^20
+         */
         public Builder historySize(int historySize) {
             if (historySize < 2 || historySize > (1 << 20)) {
                 throw new IllegalArgumentException("history size must be 2..2^20: " + historySize);
@@ -1082,7 +1244,13 @@ public final class Timekeeper {
             return this;
         }
 
-        /** The longest delta (s) the 64-bit multiply must handle; picks the shift (default 4 s). */
+        /**
+         * The longest delta (s) the 64-bit multiply must handle; picks the shift (default 4 s).
+         *
+         * @param seconds at least 1; a larger value gives a smaller shift, so a coarser frequency step
+         * @return this builder
+         * @throws IllegalArgumentException if {@code seconds} is below 1
+         */
         public Builder conversionSeconds(long seconds) {
             if (seconds < 1) {
                 throw new IllegalArgumentException("conversion seconds must be >= 1: " + seconds);
@@ -1094,12 +1262,23 @@ public final class Timekeeper {
         /**
          * Whether reads may go through the clocksource's {@link SeqlockReader} (default true): the whole read
          * in one downcall. False keeps every read in Java (for comparisons; the values are the same).
+         *
+         * @param enabled false to read in Java even where a machine-code reader exists
+         * @return this builder
          */
         public Builder machineCodeReader(boolean enabled) {
             this.machineCodeReader = enabled;
             return this;
         }
 
+        /**
+         * Builds the timekeeper: reads the counter (unless anchored), allocates its history and, where it
+         * reads in machine code, its vvar page, and publishes the first state (generation 0).
+         *
+         * @return a new timekeeper, its clocks at the configured values
+         * @throws IllegalArgumentException if the counter is too fast for a shift of at least 1 at the
+         *                                  conversion seconds
+         */
         public Timekeeper build() {
             return new Timekeeper(this);
         }

@@ -74,12 +74,18 @@ public final class VvarPage {
         }
     }
 
-    /** A new page, every record stale, in the global arena (never freed). */
+    /**
+     * {@return a new page in the global arena (never freed), owned by no timekeeper: every record stale, so a
+     * fresh read of it returns {@link SeqlockReader#STALE} and a read that may extrapolate returns 0}
+     */
     public static VvarPage allocate() {
         return new VvarPage();
     }
 
-    /** The page's address: the stub's first argument. */
+    /**
+     * {@return the page's native address (64-byte aligned, fixed for the process's life): the stub's
+     * first argument}
+     */
     public long address() {
         return address;
     }
@@ -87,7 +93,9 @@ public final class VvarPage {
     /**
      * The address of {@code clock}'s record: the stub's second argument.
      *
-     * @throws IllegalArgumentException for a clock without a record (COARSE, CPU-time, AUX, ...)
+     * @param clock REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME or TAI (the clocks with a record)
+     * @return the record's native address, {@link #address()} plus a constant offset per clock
+     * @throws IllegalArgumentException for a clock without a record: the COARSE, ALARM, CPU-time and AUX ids
      */
     public long recordAddress(ClockId clock) {
         for (int p = 0; p < CLOCKS.length; p++) {
