@@ -303,7 +303,10 @@ public final class Timekeeper {
             case TAI -> P_TAI;
             case REALTIME_COARSE -> P_REALTIME_COARSE;
             case MONOTONIC_COARSE -> P_MONOTONIC_COARSE;
-            default -> -1;
+            // A CPU-time or AUX id has no projection: refused here, before any read computes a record address
+            // from it (a machine-code read of record -1 would load from before the page).
+            default -> throw new IllegalArgumentException(clock + " has no projection in a timekeeper: it reads "
+                    + "REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME, TAI, their ALARM twins and the COARSE clocks");
         };
     }
 
@@ -324,11 +327,11 @@ public final class Timekeeper {
      * {@link #setValidityCycles} past the last update (the updater was starved, or the machine slept).
      *
      * @param clock REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME or TAI (or an ALARM variant); a COARSE id
-     *              reads as {@link #nanos(ClockId)} and is never stale. Other ids (CPU-time, AUX) are not
-     *              supported and not checked: the result is meaningless
+     *              reads as {@link #nanos(ClockId)} and is never stale
      * @return the clock's value in ns, or {@link #STALE} (Long.MIN_VALUE) for a counter more than the
      *         validity past the newest state's cycle_last; never STALE while the validity is -1 (the default)
      *         or for a counter value before cycle_last (it reads as cycle_last)
+     * @throws IllegalArgumentException for a CPU-time or AUX id
      */
     public long readFresh(ClockId clock) {
         return read(projection(clock), true);
@@ -353,6 +356,7 @@ public final class Timekeeper {
      * @param clock as for {@link #readFresh} (a COARSE id gives its value at the last update)
      * @return the clock's value in ns at the current counter, capped at cycle_last + validity; never
      *         {@link #STALE}
+     * @throws IllegalArgumentException for a CPU-time or AUX id
      */
     public long freshCeiling(ClockId clock) {
         int p = projection(clock);
@@ -949,9 +953,13 @@ public final class Timekeeper {
     /**
      * Removes the user clock with this id (reads of it fail afterwards).
      *
-     * @param auxId an AUX clock id (not checked: pass only AUX ids); nothing happens if it has no user clock
+     * @param auxId an AUX clock id; nothing happens if it has no user clock
+     * @throws IllegalArgumentException for an id that is not an AUX id
      */
     public void removeUserClock(ClockId auxId) {
+        if (!auxId.isAux()) {
+            throw new IllegalArgumentException(auxId + " is not an AUX clock id: user clocks are CLOCK_AUX+0..7");
+        }
         synchronized (writeLock) {
             USER_CLOCKS.setRelease(userClocks, auxId.id() - ClockId.AUX_BASE, (UserClock) null);
         }
