@@ -215,4 +215,17 @@ class TimekeeperAdjustmentTest {
         assertThat(tk.convert(old.counter(), ClockId.MONOTONIC_RAW, conv)).isFalse(); // older than the history
         assertThat(conv.nanos()).isEqualTo(old.raw()); // the raw line never changes slope
     }
+
+    @Test
+    void clocksWithoutAProjectionShouldBeRefusedNotReadFromAnotherRecord() {
+        Timekeeper tk = timekeeper(MIDNIGHT);
+        for (ClockId c : new ClockId[] {ClockId.PROCESS_CPUTIME_ID, ClockId.THREAD_CPUTIME_ID, ClockId.of(16)}) {
+            assertThatThrownBy(() -> tk.readFresh(c))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no projection");
+            assertThatThrownBy(() -> tk.freshCeiling(c))
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+        assertThatThrownBy(() -> tk.removeUserClock(ClockId.MONOTONIC))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not an AUX clock id");
+    }
 }
