@@ -23,54 +23,54 @@ import java.util.HexFormat;
  * <pre>
  *    0: 49 89 d3             mov    r11, rdx              ; the test build's counter
  *    3: 41 b9 00 00 10 00    mov    r9d, 0x100000         ; spin bound while seq is odd
- *    9: 44 8b 07             mov    r8d, [rdi]            ; seq = READ_ONCE(vc-&gt;seq)
- *    c: 41 f7 c0 01 00 00 00 test   r8d, 1
- *   13: 0f 85 88 00 00 00    jne    a1                    ; odd: writer inside, or a time-namespace page
- *   19: 83 7f 04 01          cmp    dword [rdi+4], 1      ; clock_mode == VDSO_CLOCKMODE_TSC?
- *   1d: 0f 85 92 00 00 00    jne    b5                    ;   else clock_gettime answers
- *   23: 0f 1f 80 00 00 00 00 nop                          ; counter slot (10 bytes)
- *   2a: 0f 01 f9             rdtscp
- *   2d: 48 c1 e2 20          shl    rdx, 32
- *   31: 48 09 d0             or     rax, rdx              ; cycles
- *   34: 48 2b 47 08          sub    rax, [rdi+8]          ; delta = cycles - cycle_last (mask: see 5f)
- *   38: 48 3b 47 10          cmp    rax, [rdi+16]         ; delta &gt; max_cycles (unsigned)?
- *   3c: 77 21                ja     5f
- *   3e: 8b 4f 20             mov    ecx, [rdi+32]         ; mult
- *   41: 48 0f af c1          imul   rax, rcx              ; delta * mult (u64)
- *   45: 48 03 46 08          add    rax, [rsi+8]          ; + basetime.nsec (ns &lt;&lt; shift)
- *   49: 8b 4f 24             mov    ecx, [rdi+36]         ; shift
- *   4c: 48 d3 e8             shr    rax, cl               ; ns
- *   4f: 48 69 16 00 ca 9a 3b imul   rdx, [rsi], 10^9      ; basetime.sec * 10^9 (u64)
- *   56: 48 01 d0             add    rax, rdx
- *   59: 44 3b 07             cmp    r8d, [rdi]            ; vdso_read_retry: seq unchanged?
- *   5c: 75 ab                jne    9
- *   5e: c3                   ret
- *   5f: 48 03 47 08          add    rax, [rdi+8]          ; cycles again, now &amp; S64_MAX (6.10+
- *   63: 48 0f ba f0 3f       btr    rax, 63               ;   __arch_get_hw_counter)
- *   68: 48 2b 47 08          sub    rax, [rdi+8]          ; the kernel's delta
- *   6c: 48 3b 47 10          cmp    rax, [rdi+16]
- *   70: 76 cc                jbe    3e                    ; within max_cycles after all: bit 63 was set
- *   72: 48 0f ba e0 3e       bt     rax, 62               ; negative motion: the sign bit is bit 62
- *   77: 72 1c                jb     95
- *   79: 48 0f ba f0 3f       btr    rax, 63               ; delta &amp; S64_MAX
- *   7e: 8b 4f 20             mov    ecx, [rdi+32]
- *   81: 48 f7 e1             mul    rcx                   ; rdx:rax = delta * mult (128 bits)
- *   84: 48 03 46 08          add    rax, [rsi+8]
- *   88: 48 83 d2 00          adc    rdx, 0
- *   8c: 8b 4f 24             mov    ecx, [rdi+36]
- *   8f: 48 0f ad d0          shrd   rax, rdx, cl          ; mul_u64_u32_add_u64_shr
- *   93: eb ba                jmp    4f
- *   95: 48 8b 46 08          mov    rax, [rsi+8]          ; behind cycle_last: basetime.nsec &gt;&gt; shift
- *   99: 8b 4f 24             mov    ecx, [rdi+36]
- *   9c: 48 d3 e8             shr    rax, cl
- *   9f: eb ae                jmp    4f
- *   a1: 81 7f 04 ff ff ff 7f cmp    dword [rdi+4], 0x7fffffff ; VDSO_CLOCKMODE_TIMENS: seq stays odd
- *   a8: 74 0b                je     b5
- *   aa: f3 90                pause
- *   ac: 41 ff c9             dec    r9d
- *   af: 0f 85 54 ff ff ff    jne    9
- *   b5: 48 b8 00..00 80      movabs rax, 0x8000000000000000 ; Long.MIN_VALUE: clock_gettime answers
- *   bf: c3                   ret
+ *    9: 0f 1f 80 00 00 00 00 nop                          ; counter slot (10 bytes), first: see below
+ *   10: 0f 01 f9             rdtscp                       ; edx:eax = TSC
+ *   13: 44 8b 07             mov    r8d, [rdi]            ; seq = READ_ONCE(vc-&gt;seq)
+ *   16: 41 f7 c0 01 00 00 00 test   r8d, 1
+ *   1d: 75 7e                jne    9d                    ; odd: writer inside, or a time-namespace page
+ *   1f: 83 7f 04 01          cmp    dword [rdi+4], 1      ; clock_mode == VDSO_CLOCKMODE_TSC?
+ *   23: 0f 85 88 00 00 00    jne    b1                    ;   else clock_gettime answers
+ *   29: 48 c1 e2 20          shl    rdx, 32
+ *   2d: 48 09 d0             or     rax, rdx              ; cycles
+ *   30: 48 2b 47 08          sub    rax, [rdi+8]          ; delta = cycles - cycle_last (mask: see 5b)
+ *   34: 48 3b 47 10          cmp    rax, [rdi+16]         ; delta &gt; max_cycles (unsigned)?
+ *   38: 77 21                ja     5b
+ *   3a: 8b 4f 20             mov    ecx, [rdi+32]         ; mult
+ *   3d: 48 0f af c1          imul   rax, rcx              ; delta * mult (u64)
+ *   41: 48 03 46 08          add    rax, [rsi+8]          ; + basetime.nsec (ns &lt;&lt; shift)
+ *   45: 8b 4f 24             mov    ecx, [rdi+36]         ; shift
+ *   48: 48 d3 e8             shr    rax, cl               ; ns
+ *   4b: 48 69 16 00 ca 9a 3b imul   rdx, [rsi], 10^9      ; basetime.sec * 10^9 (u64)
+ *   52: 48 01 d0             add    rax, rdx
+ *   55: 44 3b 07             cmp    r8d, [rdi]            ; vdso_read_retry: seq unchanged?
+ *   58: 75 af                jne    9                     ;   else read the counter again
+ *   5a: c3                   ret
+ *   5b: 48 03 47 08          add    rax, [rdi+8]          ; cycles again, now &amp; S64_MAX (6.10+
+ *   5f: 48 0f ba f0 3f       btr    rax, 63               ;   __arch_get_hw_counter)
+ *   64: 48 2b 47 08          sub    rax, [rdi+8]          ; the kernel's delta
+ *   68: 48 3b 47 10          cmp    rax, [rdi+16]
+ *   6c: 76 cc                jbe    3a                    ; within max_cycles after all: bit 63 was set
+ *   6e: 48 0f ba e0 3e       bt     rax, 62               ; negative motion: the sign bit is bit 62
+ *   73: 72 1c                jb     91
+ *   75: 48 0f ba f0 3f       btr    rax, 63               ; delta &amp; S64_MAX
+ *   7a: 8b 4f 20             mov    ecx, [rdi+32]
+ *   7d: 48 f7 e1             mul    rcx                   ; rdx:rax = delta * mult (128 bits)
+ *   80: 48 03 46 08          add    rax, [rsi+8]
+ *   84: 48 83 d2 00          adc    rdx, 0
+ *   88: 8b 4f 24             mov    ecx, [rdi+36]
+ *   8b: 48 0f ad d0          shrd   rax, rdx, cl          ; mul_u64_u32_add_u64_shr
+ *   8f: eb ba                jmp    4b
+ *   91: 48 8b 46 08          mov    rax, [rsi+8]          ; behind cycle_last: basetime.nsec &gt;&gt; shift
+ *   95: 8b 4f 24             mov    ecx, [rdi+36]
+ *   98: 48 d3 e8             shr    rax, cl
+ *   9b: eb ae                jmp    4b
+ *   9d: 81 7f 04 ff ff ff 7f cmp    dword [rdi+4], 0x7fffffff ; VDSO_CLOCKMODE_TIMENS: seq stays odd
+ *   a4: 74 0b                je     b1
+ *   a6: f3 90                pause
+ *   a8: 41 ff c9             dec    r9d
+ *   ab: 0f 85 58 ff ff ff    jne    9
+ *   b1: 48 b8 00..00 80      movabs rax, 0x8000000000000000 ; Long.MIN_VALUE: clock_gettime answers
+ *   bb: c3                   ret
  * </pre>
  * The fast path leaves out the kernel's {@code & S64_MAX} on the counter: the path's chain after the counter
  * read is one instruction shorter, and the result is the same. With the counter's bit 63 clear the two
@@ -79,10 +79,17 @@ import java.util.HexFormat;
  * delta, which equals the 64-bit product here because the kernel bounds max_cycles so that max_cycles *
  * (mult + maxadj) fits 64 bits (clocks_calc_max_nsecs), with far more room than basetime.nsec needs.
  *
+ * <p>The counter is read first, before seq and clock_mode: an ordered read (rdtscp, lfence;rdtsc) waits for
+ * every older load to complete, so loads placed before it would add their latency to every read (the
+ * tracker's stub measured this, docs/PERFORMANCE.md). The vDSO reads seq first; the order here changes only
+ * which state a counter value can meet, and both outcomes are the vDSO's own: see the ordering note below.
+ *
  * <p><b>Layout 5.3-6.9 ({@link Algorithm#LEGACY}: vdso_data without max_cycles; mask +16, mult +24, shift +28).</b>
- * The same frame; between the counter and the seq re-check, vdso_calc_delta's x86 form (the mask is
- * ignored, a counter at or behind cycle_last counts as delta 0):
+ * The same frame (counter slot at 9, seq at 13, clock_mode at 1f); between clock_mode and the seq re-check,
+ * vdso_calc_delta's x86 form (the mask is ignored, a counter at or behind cycle_last counts as delta 0):
  * <pre>
+ *   25: 48 c1 e2 20          shl    rdx, 32
+ *   29: 48 09 d0             or     rax, rdx              ; cycles
  *   2c: 48 8b 4f 08          mov    rcx, [rdi+8]          ; cycle_last
  *   30: 31 d2                xor    edx, edx
  *   32: 48 29 c8             sub    rax, rcx
@@ -95,15 +102,19 @@ import java.util.HexFormat;
  * </pre>
  *
  * <p><b>Memory ordering, decided here.</b> x86 keeps loads in program order (TSO), so the loads of
- * clock_mode, cycle_last, max_cycles, mult, shift and basetime, all after the first seq load and before
- * the seq re-load in program order, see one state whenever the two seq loads are equal and even: this pairs
- * with update_vsyscall's seq increments around its stores (kernel/time/vsyscall.c: vdso_write_begin,
- * smp_wmb, the stores, smp_wmb, vdso_write_end). The kernel's own reader adds only compiler barriers
- * here (include/vdso/helpers.h, smp_rmb is barrier() on x86). The counter is read in order after the first
- * seq load (rdtscp waits for every earlier load; lfence;rdtsc likewise where lfence is dispatch-serialising),
- * as rdtsc_ordered does in the vDSO: a counter older than the state would give a negative delta, which the
- * code turns into the value at cycle_last exactly as the vDSO does. The unordered flavour (rdtsc) gives
- * up only that: it may read the counter before the seq load, which the same negative-delta rule absorbs.
+ * clock_mode, cycle_last, max_cycles, mult, shift and basetime, all after the first seq load and before the
+ * seq re-load in program order, see one state whenever the two seq loads are equal and even: this pairs with
+ * update_vsyscall's seq increments around its stores (kernel/time/vsyscall.c: vdso_write_begin, smp_wmb, the
+ * stores, smp_wmb, vdso_write_end). The kernel's own reader adds only compiler barriers here
+ * (include/vdso/helpers.h: smp_rmb is barrier() on x86). The counter is read before the first seq load;
+ * rdtscp (and lfence;rdtsc) lets later loads start before it reads the TSC, so the counter value may be
+ * older or newer than the state the loads see. Newer is the vDSO's usual case (seq, then counter). Older means
+ * a kernel update published after the counter was read, whose cycle_last can lie beyond the counter: a negative
+ * delta, which this code turns into the value at cycle_last exactly as the vDSO does for a TSC behind
+ * cycle_last; that value lies between the counter read and the seq load, so a read still lands inside the
+ * bracket of kernel reads around it and never behind an earlier read of the same thread. A seq that changed
+ * sends the read back to the counter. The unordered flavour (rdtsc) adds only that the counter may be read
+ * before earlier instructions of the caller complete.
  */
 public final class VdsoCode {
 
@@ -149,19 +160,19 @@ public final class VdsoCode {
     /** Length of the counter slot in bytes. */
     static final int SLOT_BYTES = 10;
 
-    private static final String OVERFLOW_CODE = "49 89 d3 41 b9 00 00 10 00 44 8b 07 41 f7 c0 01 00 00 00 0f 85 88 00 00 00 83 7f 04 01 0f 85 92 00"
-            + " 00 00 0f 1f 80 00 00 00 00 0f 01 f9 48 c1 e2 20 48 09 d0 48 2b 47 08 48 3b 47 10 77 21 8b 4f 20 48"
-            + " 0f af c1 48 03 46 08 8b 4f 24 48 d3 e8 48 69 16 00 ca 9a 3b 48 01 d0 44 3b 07 75 ab c3 48 03 47 08"
-            + " 48 0f ba f0 3f 48 2b 47 08 48 3b 47 10 76 cc 48 0f ba e0 3e 72 1c 48 0f ba f0 3f 8b 4f 20 48 f7 e1"
-            + " 48 03 46 08 48 83 d2 00 8b 4f 24 48 0f ad d0 eb ba 48 8b 46 08 8b 4f 24 48 d3 e8 eb ae 81 7f 04 ff"
-            + " ff ff 7f 74 0b f3 90 41 ff c9 0f 85 54 ff ff ff 48 b8 00 00 00 00 00 00 00 80 c3";
-    private static final int OVERFLOW_SLOT = 0x23;
+    private static final String OVERFLOW_CODE = "49 89 d3 41 b9 00 00 10 00 0f 1f 80 00 00 00 00 0f 01 f9 44 8b 07 41 f7 c0 01 00 00 00 75 7e 83 7f"
+            + " 04 01 0f 85 88 00 00 00 48 c1 e2 20 48 09 d0 48 2b 47 08 48 3b 47 10 77 21 8b 4f 20 48 0f af c1 48"
+            + " 03 46 08 8b 4f 24 48 d3 e8 48 69 16 00 ca 9a 3b 48 01 d0 44 3b 07 75 af c3 48 03 47 08 48 0f ba f0"
+            + " 3f 48 2b 47 08 48 3b 47 10 76 cc 48 0f ba e0 3e 72 1c 48 0f ba f0 3f 8b 4f 20 48 f7 e1 48 03 46 08"
+            + " 48 83 d2 00 8b 4f 24 48 0f ad d0 eb ba 48 8b 46 08 8b 4f 24 48 d3 e8 eb ae 81 7f 04 ff ff ff 7f 74"
+            + " 0b f3 90 41 ff c9 0f 85 58 ff ff ff 48 b8 00 00 00 00 00 00 00 80 c3";
+    private static final int OVERFLOW_SLOT = 0x09;
 
-    private static final String LEGACY_CODE = "49 89 d3 41 b9 00 00 10 00 44 8b 07 41 f7 c0 01 00 00 00 75 45 83 7f"
-            + " 04 01 75 4f 0f 1f 80 00 00 00 00 0f 01 f9 48 c1 e2 20 48 09 d0 48 8b 4f 08 31 d2 48 29 c8 48 0f 46 c2"
-            + " 8b 4f 18 48 0f af c1 48 03 46 08 8b 4f 1c 48 d3 e8 48 69 16 00 ca 9a 3b 48 01 d0 44 3b 07 75 b0 c3 81"
-            + " 7f 04 ff ff ff 7f 74 07 f3 90 41 ff c9 75 9f 48 b8 00 00 00 00 00 00 00 80 c3";
-    private static final int LEGACY_SLOT = 0x1b;
+    private static final String LEGACY_CODE = "49 89 d3 41 b9 00 00 10 00 0f 1f 80 00 00 00 00 0f 01 f9 44 8b 07 41 f7 c0 01 00 00 00 75 3b 83 7f"
+            + " 04 01 75 45 48 c1 e2 20 48 09 d0 48 8b 4f 08 31 d2 48 29 c8 48 0f 46 c2 8b 4f 18 48 0f af c1 48 03"
+            + " 46 08 8b 4f 1c 48 d3 e8 48 69 16 00 ca 9a 3b 48 01 d0 44 3b 07 75 b0 c3 81 7f 04 ff ff ff 7f 74 07"
+            + " f3 90 41 ff c9 75 9f 48 b8 00 00 00 00 00 00 00 80 c3";
+    private static final int LEGACY_SLOT = 0x09;
 
     /**
      * The code for {@code algorithm} with {@code flavour}'s counter read in its slot.
