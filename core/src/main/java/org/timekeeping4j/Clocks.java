@@ -4,7 +4,6 @@ import java.time.Clock;
 import java.time.InstantSource;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
-import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
 import org.timekeeping4j.clocksource.Clocksource;
@@ -298,74 +297,10 @@ public final class Clocks {
      * @param into  the snapshot to fill (reusable)
      */
     public static boolean snapshot(ClockId clock, Snapshot into) {
-        if (KernelVdso.ENABLED) {
-            return exactSnapshot(clock, into);
-        }
-        long counter = FastPath.Ordered.SOURCE.read();
-        KernelTracker t = FastPath.tracker();
-        if (t != null && (clock == ClockId.REALTIME || snapshotCapable(clock))
-                && t.snapshot(counter, clock, into.clockConversion, into.rawConversion)) {
-            into.counter = counter;
-            into.nanos = into.clockConversion.nanos();
-            into.rawNanos = into.rawConversion.nanos();
-            into.clockWasSetSeq = into.clockConversion.clockWasSetSeq();
-            into.fromCounter = true;
-            into.sourceChangedSeq = t.sourceChangedSeq();
-            into.exact = false; // the tracker's estimate, not the kernel's parameters
-        } else {
-            if (!snapshotCapable(clock)) {
-                throw new IllegalArgumentException("snapshots serve REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME "
-                        + "and TAI, not " + clock);
-            }
-            into.counter = 0;
-            into.nanos = kernelNanos(clock);
-            into.rawNanos = kernelNanos(ClockId.MONOTONIC_RAW);
-            into.clockWasSetSeq = 0;
-            into.fromCounter = false;
-            into.sourceChangedSeq = t != null ? t.sourceChangedSeq() : 0;
-            into.exact = false;
-        }
-        into.clock = clock;
-        into.valid = true;
-        return true;
+        return Captures.snapshot(clock, into);
     }
 
-    /**
-     * {@link #snapshot} in exact mode: the ordered counter read first, then both clocks converted at it with
-     * the kernel's parameters (the vDSO's formula). Exact unless a kernel update came between the counter read
-     * and the conversion (then extrapolated back along the new line, flagged).
-     */
-    private static boolean exactSnapshot(ClockId clock, Snapshot into) {
-        long counter = VdsoStub.readCounterOrdered();
-        VdsoClock c = VdsoClock.of(clock);
-        if (c == null) {
-            throw new IllegalArgumentException("snapshots serve REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME "
-                    + "and TAI, not " + clock);
-        }
-        if (KernelVdso.convert(counter, c, into.exactClock) && KernelVdso.convert(counter, VdsoClock.MONOTONIC_RAW,
-                into.exactRaw)) {
-            into.counter = counter;
-            into.nanos = into.exactClock.nanos();
-            into.rawNanos = into.exactRaw.nanos();
-            into.fromCounter = true;
-            into.exact = into.exactClock.exact() && into.exactRaw.exact();
-        } else {
-            into.counter = 0;
-            into.nanos = kernelNanos(clock);
-            into.rawNanos = kernelNanos(ClockId.MONOTONIC_RAW);
-            into.fromCounter = false;
-            into.exact = false;
-        }
-        into.clockWasSetSeq = 0;
-        into.sourceChangedSeq = 0;
-        into.clock = clock;
-        into.valid = true;
-        return true;
-    }
 
-    private static boolean snapshotCapable(ClockId clock) {
-        return isCounterBacked(clock);
-    }
 
     /**
      * Whether a counter read can serve {@code clock}: REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME and TAI, the
@@ -391,44 +326,7 @@ public final class Clocks {
      * @return {@code into}
      */
     public static CrossTimestamp crossTimestamp(ClockId a, ClockId b, int samples, CrossTimestamp into) {
-        into.a = a;
-        into.b = b;
-        if (KernelVdso.ENABLED && VdsoClock.of(a) != null && VdsoClock.of(b) != null) {
-            long counter = VdsoStub.readCounterOrdered();
-            if (KernelVdso.convert(counter, VdsoClock.of(a), into.exactA)
-                    && KernelVdso.convert(counter, VdsoClock.of(b), into.exactB)) {
-                into.aNanos = into.exactA.nanos();
-                into.bNanos = into.exactB.nanos();
-                into.widthNanos = 0;
-                into.fromCounter = true;
-                return into;
-            }
-        }
-        KernelTracker t = KernelVdso.ENABLED ? null : FastPath.tracker();
-        if (t != null && snapshotCapable(a) && snapshotCapable(b)) {
-            long counter = FastPath.Ordered.SOURCE.read();
-            if (t.snapshot(counter, a, into.first, into.second) && t.snapshot(counter, b, into.second, into.scratch)) {
-                into.aNanos = into.first.nanos();
-                into.bNanos = into.second.nanos();
-                into.widthNanos = 0;
-                into.fromCounter = true;
-                return into;
-            }
-        }
-        long best = Long.MAX_VALUE;
-        for (int i = 0; i < Math.max(1, samples); i++) {
-            long a0 = nanos(a);
-            long bv = nanos(b);
-            long a1 = nanos(a);
-            if (a1 - a0 >= 0 && a1 - a0 < best) {
-                best = a1 - a0;
-                into.aNanos = a0 + (a1 - a0) / 2;
-                into.bNanos = bv;
-            }
-        }
-        into.widthNanos = best;
-        into.fromCounter = false;
-        return into;
+        return Captures.crossTimestamp(a, b, samples, into);
     }
 
     /**
@@ -462,20 +360,7 @@ public final class Clocks {
      * @return the counter calibration in use, or one with {@code valid() == false}
      */
     public static Calibration calibration() {
-        if (KernelVdso.ENABLED) {
-            KernelVdso.Fields raw = KernelVdso.fields(VdsoClock.CS_RAW);
-            KernelVdso.Conversion at = new KernelVdso.Conversion();
-            if (raw != null && KernelVdso.convert(raw.cycleLast(), VdsoClock.MONOTONIC_RAW, at)) {
-                long maxCycles = raw.maxCycles() > 0 ? raw.maxCycles() : Long.MAX_VALUE;
-                return new Calibration(true, raw.frequencyHz(), raw.mult(), raw.shift(), 0, raw.cycleLast(),
-                        at.nanos(), (long) Math.min(Long.MAX_VALUE, maxCycles / raw.frequencyHz() * 1e9),
-                        "the kernel's own CS_RAW mult/shift from its vDSO data (" + KernelVdso.state().layout()
-                                .description() + "); exact, updated by the kernel");
-            }
-        }
-        KernelTracker t = FastPath.tracker();
-        return t != null ? t.calibration()
-                : new Calibration(false, 0, 0, 0, 0, 0, 0, 0, FastPath.notTrackingReason());
+        return PathReport.calibration();
     }
 
     /**
@@ -485,15 +370,7 @@ public final class Clocks {
      * @return a description of exact mode in this process
      */
     public static KernelData kernelData() {
-        var st = KernelVdso.state();
-        String layout = st.layout() == null ? null : st.layout().description();
-        if (!KernelVdso.ENABLED) {
-            return new KernelData(false, KernelVdso.reason(), layout, "none", 0, 0, 0, 0, 0);
-        }
-        KernelVdso.Fields h = KernelVdso.fields(VdsoClock.CS_HRES_COARSE);
-        KernelVdso.Fields r = KernelVdso.fields(VdsoClock.CS_RAW);
-        return new KernelData(true, null, layout, KernelVdso.counterRead(), h.mult(), h.shift(), r.mult(), r.shift(),
-                h.seq());
+        return PathReport.kernelData();
     }
 
     /**
@@ -502,42 +379,7 @@ public final class Clocks {
      * @return every clock's path (counter or kernel) with its one-line reason
      */
     public static Map<ClockId, ClockSource> source() {
-        if (KernelVdso.ENABLED) {
-            return exactSource();
-        }
-        KernelTracker t = FastPath.tracker();
-        boolean tracking = t != null && t.isTracking();
-        String why = tracking ? null : FastPath.notTrackingReason() + (KernelVdso.reason() == null ? ""
-                : "; exact mode: " + KernelVdso.reason());
-        return sources(!tracking ? new ClockSource(ClockId.MONOTONIC, ClockSource.Path.KERNEL,
-                "kernel clock_gettime: " + why) : new ClockSource(ClockId.MONOTONIC, ClockSource.Path.COUNTER,
-                "tracker: user-space timekeeper over " + t.counter() + ", following the kernel from outside, within "
-                        + t.errorBoundNanos() + " ns of it over its last 32 updates (last rate change: "
-                        + t.lastSteeringChange() + ")"));
-    }
-
-    private static Map<ClockId, ClockSource> exactSource() {
-        return sources(new ClockSource(ClockId.MONOTONIC, ClockSource.Path.COUNTER, "exact: the kernel's vDSO data ("
-                + KernelVdso.state().layout().description() + ") with the vDSO's arithmetic around "
-                + KernelVdso.counterRead() + ", equal to clock_gettime"));
-    }
-
-    /** Every clock's source: {@code counterBacked}'s path and reason for the counter-backed ones, the kernel else. */
-    private static Map<ClockId, ClockSource> sources(ClockSource counterBacked) {
-        Map<ClockId, ClockSource> m = new EnumMap<>(ClockId.class);
-        for (ClockId c : ClockId.values()) {
-            if (isCounterBacked(c)) {
-                m.put(c, new ClockSource(c, counterBacked.path(), counterBacked.reason()));
-            } else if (c == ClockId.REALTIME_COARSE || c == ClockId.MONOTONIC_COARSE) {
-                m.put(c, new ClockSource(c, ClockSource.Path.KERNEL,
-                        "kernel clock_gettime (vDSO): COARSE means the kernel's value at its last tick"));
-            } else {
-                m.put(c, new ClockSource(c, ClockSource.Path.KERNEL, isSupported(c)
-                        ? "kernel clock_gettime: no counter-based equivalent"
-                        : "unsupported: " + whyUnsupported(c).orElse("")));
-            }
-        }
-        return m;
+        return PathReport.source();
     }
 
     /**

@@ -1,0 +1,123 @@
+package org.timekeeping4j;
+
+import org.timekeeping4j.clocksource.VdsoStub;
+import org.timekeeping4j.tracking.KernelTracker;
+import org.timekeeping4j.vdso.KernelVdso;
+import org.timekeeping4j.vdso.VdsoClock;
+
+/**
+ * Snapshots and cross timestamps ({@link Clocks#snapshot}, {@link Clocks#crossTimestamp}): one counter read,
+ * converted to several clocks afterwards, in exact mode with the kernel's parameters, in tracker mode through
+ * the tracker's history, else from clock_gettime calls.
+ */
+final class Captures {
+
+    private Captures() {}
+
+    static boolean snapshot(ClockId clock, Snapshot into) {
+        if (KernelVdso.ENABLED) {
+            return exactSnapshot(clock, into);
+        }
+        long counter = FastPath.Ordered.SOURCE.read();
+        KernelTracker t = FastPath.tracker();
+        if (t != null && (clock == ClockId.REALTIME || Clocks.isCounterBacked(clock))
+                && t.snapshot(counter, clock, into.clockConversion, into.rawConversion)) {
+            into.counter = counter;
+            into.nanos = into.clockConversion.nanos();
+            into.rawNanos = into.rawConversion.nanos();
+            into.clockWasSetSeq = into.clockConversion.clockWasSetSeq();
+            into.fromCounter = true;
+            into.sourceChangedSeq = t.sourceChangedSeq();
+            into.exact = false; // the tracker's estimate, not the kernel's parameters
+        } else {
+            if (!Clocks.isCounterBacked(clock)) {
+                throw new IllegalArgumentException("snapshots serve REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME "
+                        + "and TAI, not " + clock);
+            }
+            into.counter = 0;
+            into.nanos = Clocks.kernelNanos(clock);
+            into.rawNanos = Clocks.kernelNanos(ClockId.MONOTONIC_RAW);
+            into.clockWasSetSeq = 0;
+            into.fromCounter = false;
+            into.sourceChangedSeq = t != null ? t.sourceChangedSeq() : 0;
+            into.exact = false;
+        }
+        into.clock = clock;
+        into.valid = true;
+        return true;
+    }
+
+    /**
+     * {@link #snapshot} in exact mode: the ordered counter read first, then both clocks converted at it with
+     * the kernel's parameters (the vDSO's formula). Exact unless a kernel update came between the counter read
+     * and the conversion (then extrapolated back along the new line, flagged).
+     */
+    private static boolean exactSnapshot(ClockId clock, Snapshot into) {
+        long counter = VdsoStub.readCounterOrdered();
+        VdsoClock c = VdsoClock.of(clock);
+        if (c == null) {
+            throw new IllegalArgumentException("snapshots serve REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME "
+                    + "and TAI, not " + clock);
+        }
+        if (KernelVdso.convert(counter, c, into.exactClock) && KernelVdso.convert(counter, VdsoClock.MONOTONIC_RAW,
+                into.exactRaw)) {
+            into.counter = counter;
+            into.nanos = into.exactClock.nanos();
+            into.rawNanos = into.exactRaw.nanos();
+            into.fromCounter = true;
+            into.exact = into.exactClock.exact() && into.exactRaw.exact();
+        } else {
+            into.counter = 0;
+            into.nanos = Clocks.kernelNanos(clock);
+            into.rawNanos = Clocks.kernelNanos(ClockId.MONOTONIC_RAW);
+            into.fromCounter = false;
+            into.exact = false;
+        }
+        into.clockWasSetSeq = 0;
+        into.sourceChangedSeq = 0;
+        into.clock = clock;
+        into.valid = true;
+        return true;
+    }
+
+    static CrossTimestamp crossTimestamp(ClockId a, ClockId b, int samples, CrossTimestamp into) {
+        into.a = a;
+        into.b = b;
+        if (KernelVdso.ENABLED && VdsoClock.of(a) != null && VdsoClock.of(b) != null) {
+            long counter = VdsoStub.readCounterOrdered();
+            if (KernelVdso.convert(counter, VdsoClock.of(a), into.exactA)
+                    && KernelVdso.convert(counter, VdsoClock.of(b), into.exactB)) {
+                into.aNanos = into.exactA.nanos();
+                into.bNanos = into.exactB.nanos();
+                into.widthNanos = 0;
+                into.fromCounter = true;
+                return into;
+            }
+        }
+        KernelTracker t = KernelVdso.ENABLED ? null : FastPath.tracker();
+        if (t != null && Clocks.isCounterBacked(a) && Clocks.isCounterBacked(b)) {
+            long counter = FastPath.Ordered.SOURCE.read();
+            if (t.snapshot(counter, a, into.first, into.second) && t.snapshot(counter, b, into.second, into.scratch)) {
+                into.aNanos = into.first.nanos();
+                into.bNanos = into.second.nanos();
+                into.widthNanos = 0;
+                into.fromCounter = true;
+                return into;
+            }
+        }
+        long best = Long.MAX_VALUE;
+        for (int i = 0; i < Math.max(1, samples); i++) {
+            long a0 = Clocks.nanos(a);
+            long bv = Clocks.nanos(b);
+            long a1 = Clocks.nanos(a);
+            if (a1 - a0 >= 0 && a1 - a0 < best) {
+                best = a1 - a0;
+                into.aNanos = a0 + (a1 - a0) / 2;
+                into.bNanos = bv;
+            }
+        }
+        into.widthNanos = best;
+        into.fromCounter = false;
+        return into;
+    }
+}

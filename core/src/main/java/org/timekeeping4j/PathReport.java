@@ -1,0 +1,84 @@
+package org.timekeeping4j;
+
+import java.util.EnumMap;
+import java.util.Map;
+import org.timekeeping4j.tracking.KernelTracker;
+import org.timekeeping4j.vdso.KernelVdso;
+import org.timekeeping4j.vdso.VdsoClock;
+
+/**
+ * What serves the clocks and with which parameters ({@link Clocks#source()}, {@link Clocks#calibration()},
+ * {@link Clocks#kernelData()}): descriptions for people and tools, built on the caller's thread, never on a read.
+ */
+final class PathReport {
+
+    private PathReport() {}
+
+    static Calibration calibration() {
+        if (KernelVdso.ENABLED) {
+            KernelVdso.Fields raw = KernelVdso.fields(VdsoClock.CS_RAW);
+            KernelVdso.Conversion at = new KernelVdso.Conversion();
+            if (raw != null && KernelVdso.convert(raw.cycleLast(), VdsoClock.MONOTONIC_RAW, at)) {
+                long maxCycles = raw.maxCycles() > 0 ? raw.maxCycles() : Long.MAX_VALUE;
+                return new Calibration(true, raw.frequencyHz(), raw.mult(), raw.shift(), 0, raw.cycleLast(),
+                        at.nanos(), (long) Math.min(Long.MAX_VALUE, maxCycles / raw.frequencyHz() * 1e9),
+                        "the kernel's own CS_RAW mult/shift from its vDSO data (" + KernelVdso.state().layout()
+                                .description() + "); exact, updated by the kernel");
+            }
+        }
+        KernelTracker t = FastPath.tracker();
+        return t != null ? t.calibration()
+                : new Calibration(false, 0, 0, 0, 0, 0, 0, 0, FastPath.notTrackingReason());
+    }
+
+    static KernelData kernelData() {
+        var st = KernelVdso.state();
+        String layout = st.layout() == null ? null : st.layout().description();
+        if (!KernelVdso.ENABLED) {
+            return new KernelData(false, KernelVdso.reason(), layout, "none", 0, 0, 0, 0, 0);
+        }
+        KernelVdso.Fields h = KernelVdso.fields(VdsoClock.CS_HRES_COARSE);
+        KernelVdso.Fields r = KernelVdso.fields(VdsoClock.CS_RAW);
+        return new KernelData(true, null, layout, KernelVdso.counterRead(), h.mult(), h.shift(), r.mult(), r.shift(),
+                h.seq());
+    }
+
+    static Map<ClockId, ClockSource> source() {
+        if (KernelVdso.ENABLED) {
+            return exactSource();
+        }
+        KernelTracker t = FastPath.tracker();
+        boolean tracking = t != null && t.isTracking();
+        String why = tracking ? null : FastPath.notTrackingReason() + (KernelVdso.reason() == null ? ""
+                : "; exact mode: " + KernelVdso.reason());
+        return sources(!tracking ? new ClockSource(ClockId.MONOTONIC, ClockSource.Path.KERNEL,
+                "kernel clock_gettime: " + why) : new ClockSource(ClockId.MONOTONIC, ClockSource.Path.COUNTER,
+                "tracker: user-space timekeeper over " + t.counter() + ", following the kernel from outside, within "
+                        + t.errorBoundNanos() + " ns of it over its last 32 updates (last rate change: "
+                        + t.lastSteeringChange() + ")"));
+    }
+
+    private static Map<ClockId, ClockSource> exactSource() {
+        return sources(new ClockSource(ClockId.MONOTONIC, ClockSource.Path.COUNTER, "exact: the kernel's vDSO data ("
+                + KernelVdso.state().layout().description() + ") with the vDSO's arithmetic around "
+                + KernelVdso.counterRead() + ", equal to clock_gettime"));
+    }
+
+    /** Every clock's source: {@code counterBacked}'s path and reason for the counter-backed ones, the kernel else. */
+    private static Map<ClockId, ClockSource> sources(ClockSource counterBacked) {
+        Map<ClockId, ClockSource> m = new EnumMap<>(ClockId.class);
+        for (ClockId c : ClockId.values()) {
+            if (Clocks.isCounterBacked(c)) {
+                m.put(c, new ClockSource(c, counterBacked.path(), counterBacked.reason()));
+            } else if (c == ClockId.REALTIME_COARSE || c == ClockId.MONOTONIC_COARSE) {
+                m.put(c, new ClockSource(c, ClockSource.Path.KERNEL,
+                        "kernel clock_gettime (vDSO): COARSE means the kernel's value at its last tick"));
+            } else {
+                m.put(c, new ClockSource(c, ClockSource.Path.KERNEL, Clocks.isSupported(c)
+                        ? "kernel clock_gettime: no counter-based equivalent"
+                        : "unsupported: " + Clocks.whyUnsupported(c).orElse("")));
+            }
+        }
+        return m;
+    }
+}
