@@ -116,6 +116,28 @@ public enum VdsoLayout {
     }
 
     /** The x86 machine code's algorithm for this layout; null on arm64. */
+    /**
+     * Offset in page 0 of aux_clock_data[0] (struct vdso_time_data, 6.17+: 8 AUX bases after the two clock
+     * bases), or -1 where the layout has none. On 6.15 and 6.16 the same offset holds the timezone instead: a
+     * reader uses it only for AUX clocks that clock_gettime reads, which exist from 6.17 on.
+     *
+     * @return the offset, or -1
+     */
+    public int auxOffset() {
+        return this == X86_VDSO_CLOCK_6_15 || this == ARM64_VDSO_CLOCK_6_15 ? dataOffset + 2 * stride : -1;
+    }
+
+    /**
+     * Offset in page 0 of AUX clock {@code index}'s base (lib/vdso/gettimeofday.c do_aux: its basetime[0],
+     * VDSO_BASE_AUX, is the clock's).
+     *
+     * @param index 0..7 (CLOCK_AUX + index)
+     * @return the offset
+     */
+    public long auxBaseOffset(int index) {
+        return auxOffset() + (long) index * stride;
+    }
+
     public VdsoCode.Algorithm x86Algorithm() {
         return x86Algorithm;
     }
