@@ -126,6 +126,21 @@ else
   log "core tests FAILED on aarch64: $(took "$t0")"
   status=1
 fi
+skipped_report
+
+# One line per test that did not apply on aarch64, with its reason (JUnit assumption messages).
+skipped_report() {
+  local f
+  for f in "$here"/core/target/surefire-reports/TEST-*.xml; do
+    [ -f "$f" ] || continue
+    awk '
+      /<testcase / { name = $0; sub(/.*<testcase name="/, "", name); sub(/".*/, "", name)
+                     cls = $0; sub(/.*classname="/, "", cls); sub(/".*/, "", cls); sub(/.*\./, "", cls) }
+      /<skipped/   { why = $0; if (why ~ /Assumption failed: /) sub(/.*Assumption failed: /, "", why); else why = "(no reason given)"
+                     sub(/\]\]>.*/, "", why); print "  skipped on aarch64: " cls "." name ": " why }
+    ' "$f"
+  done
+}
 
 run_tk4j() {
   local t1
