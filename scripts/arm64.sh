@@ -27,6 +27,20 @@ skip() { echo "SKIPPED: aarch64 runs: $*"; exit 0; }
 now() { date +%s.%N; }
 took() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }'; }
 
+# One line per test that did not apply on aarch64, with its reason (JUnit assumption messages).
+skipped_report() {
+  local f
+  for f in "$here"/core/target/surefire-reports/TEST-*.xml; do
+    [ -f "$f" ] || continue
+    awk '
+      /<testcase / { name = $0; sub(/.*<testcase name="/, "", name); sub(/".*/, "", name)
+                     cls = $0; sub(/.*classname="/, "", cls); sub(/".*/, "", cls); sub(/.*\./, "", cls) }
+      /<skipped/   { why = $0; if (why ~ /Assumption failed: /) sub(/.*Assumption failed: /, "", why); else why = "(no reason given)"
+                     sub(/\]\]>.*/, "", why); print "  skipped on aarch64: " cls "." name ": " why }
+    ' "$f"
+  done
+}
+
 setup_emulation() {
   [ "$(id -u)" = 0 ] || skip "needs root (apt-get, binfmt_misc, chroot); run it as root"
   local missing="" p
@@ -127,20 +141,6 @@ else
   status=1
 fi
 skipped_report
-
-# One line per test that did not apply on aarch64, with its reason (JUnit assumption messages).
-skipped_report() {
-  local f
-  for f in "$here"/core/target/surefire-reports/TEST-*.xml; do
-    [ -f "$f" ] || continue
-    awk '
-      /<testcase / { name = $0; sub(/.*<testcase name="/, "", name); sub(/".*/, "", name)
-                     cls = $0; sub(/.*classname="/, "", cls); sub(/".*/, "", cls); sub(/.*\./, "", cls) }
-      /<skipped/   { why = $0; if (why ~ /Assumption failed: /) sub(/.*Assumption failed: /, "", why); else why = "(no reason given)"
-                     sub(/\]\]>.*/, "", why); print "  skipped on aarch64: " cls "." name ": " why }
-    ' "$f"
-  done
-}
 
 run_tk4j() {
   local t1
