@@ -32,10 +32,20 @@ class DeviceCommandsTest {
         return new Result(code, out.toString(), err.toString());
     }
 
+    /**
+     * qemu-user (the emulated aarch64 JVM of scripts/arm64.sh) answers the ioctls it does not translate with
+     * ENOSYS, which a kernel never returns for /dev/null: those runs say so instead of checking ENOTTY.
+     */
+    private static void assumeAKernelAnswered(Result r) {
+        org.junit.jupiter.api.Assumptions.assumeFalse(r.err().contains("ENOSYS"),
+                "the ioctl did not reach a kernel (ENOSYS from qemu-user): needs a real kernel");
+    }
+
     @Test
     void phcOnAFileThatIsNoPtpClockSaysEnottyOnOneLine() {
         Result r = run("phc", "/dev/null");
         assertThat(r.code()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
+        assumeAKernelAnswered(r);
         assertThat(r.err()).isEqualTo("tk4j: /dev/null: not a PTP hardware clock (PTP_CLOCK_GETCAPS refused): "
                 + "ENOTTY (Inappropriate ioctl for device)" + System.lineSeparator());
     }
@@ -59,6 +69,7 @@ class DeviceCommandsTest {
     void ppsOnAFileThatIsNoPpsSourceSaysEnotty() {
         Result r = run("pps", "/dev/null");
         assertThat(r.code()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
+        assumeAKernelAnswered(r);
         assertThat(r.err()).startsWith("tk4j: /dev/null: not a PPS source").contains("ENOTTY");
     }
 

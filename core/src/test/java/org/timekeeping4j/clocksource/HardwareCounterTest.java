@@ -15,7 +15,7 @@ class HardwareCounterTest {
 
     @Test
     void everyX86FlavourShouldCountForwardAtTheSelectedRate() {
-        assumeTrue(Platform.ARCH == Platform.Arch.X86_64, "x86 stubs: x86_64 only (arm64's are everyArm64Flavour...)");
+        assumeTrue(Platform.ARCH == Platform.Arch.X86_64, "x86 stubs: x86_64 only (everyArm64FlavourShouldCountForward runs the arm64 ones)");
         assumeTrue(CounterSelector.selected().isHardware(), "no trusted TSC here: " + CounterSelector.selected().rejected());
         double hz = CounterSelector.selected().frequency().hz();
         for (CounterFlavour f : new CounterFlavour[] {CounterFlavour.X86_RDTSC, CounterFlavour.X86_LFENCE_RDTSC,

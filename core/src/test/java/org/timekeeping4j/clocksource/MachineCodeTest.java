@@ -16,6 +16,9 @@ class MachineCodeTest {
     void aarch64WordsShouldMatchTheirEncodings() {
         assertThat(MachineCode.A64_MRS_X0_CNTVCT).isEqualTo(0xd53be040);
         assertThat(MachineCode.A64_MRS_X0_CNTFRQ).isEqualTo(0xd53be000);
+        // GNU as 2.40: "mrs x0, s3_3_c14_c0_6" disassembles as "mrs x0, cntvctss_el0".
+        assertThat(MachineCode.A64_MRS_X0_CNTVCTSS).isEqualTo(0xd53be0c0);
+        assertThat(MachineCode.A64_CNTVCTSS).containsExactly(MachineCode.words(0xd53be0c0, 0xd65f03c0));
         assertThat(MachineCode.A64_ISB).isEqualTo(0xd5033fdf);
         assertThat(MachineCode.A64_RET).isEqualTo(0xd65f03c0);
         // mrs x5, cntvct_el0 differs only in Rt.

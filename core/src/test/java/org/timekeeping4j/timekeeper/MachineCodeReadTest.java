@@ -50,7 +50,7 @@ class MachineCodeReadTest {
     @BeforeEach
     void needsTheSeqlockStub() {
         assumeTrue(reader != null, "the timekeeper's seqlock stub is x86_64 code around an ordered TSC read; the "
-                + "selected counter here is " + counter + " (" + org.timekeeping4j.linux.Platform.ARCH
+                + "selected counter here is read by " + CounterSelector.selected().readFlavour() + " (" + org.timekeeping4j.linux.Platform.ARCH
                 + "; the arm64 page reader is Arm64VdsoCodeTest's)");
     }
 
