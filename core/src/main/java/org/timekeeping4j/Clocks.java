@@ -265,10 +265,33 @@ public final class Clocks {
         if (clock == ClockId.MONOTONIC_RAW) {
             return rawNanos;
         }
-        long r0 = kernelNanos(ClockId.MONOTONIC_RAW);
-        long k = kernelNanos(clock);
-        long r1 = kernelNanos(ClockId.MONOTONIC_RAW);
-        return rawNanos + (k - (r0 + (r1 - r0) / 2));
+        // The narrowest of three brackets: one stretched by preemption (or by an emulator: clock_gettime takes
+        // microseconds under qemu-user) would move the midpoint by half its width.
+        long offset = 0;
+        long width = Long.MAX_VALUE;
+        for (int i = 0; i < 3; i++) {
+            long r0 = kernelNanos(ClockId.MONOTONIC_RAW);
+            long k = kernelNanos(clock);
+            long r1 = kernelNanos(ClockId.MONOTONIC_RAW);
+            if (r1 - r0 < width) {
+                width = r1 - r0;
+                offset = k - (r0 + (r1 - r0) / 2);
+            }
+        }
+        return rawNanos + offset;
+    }
+
+    /**
+     * Whether {@link #ticks()} returns counter cycles, so that {@link #ticksToNanos} converts them with the same
+     * parameters a read at that counter value used (exact mode; tracker mode with a trusted counter). False on
+     * the kernel path: ticks are then MONOTONIC_RAW ns, and other clocks convert through an offset measured at
+     * each conversion, within the width of a clock_gettime bracket. In tracker mode the first call waits for
+     * the counter selection.
+     *
+     * @return true where ticks are counter cycles
+     */
+    public static boolean ticksAreCounterCycles() {
+        return KernelVdso.ENABLED || FastPath.Ticks.SOURCE instanceof HardwareCounter;
     }
 
     /**

@@ -130,6 +130,8 @@ class FastClocksTest {
 
     @Test
     void ticksShouldConvertToWhatNanosReturnsAtThatCounterValue() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(HARDWARE, "no trusted counter: ticks are MONOTONIC_RAW ns and "
+                + "other clocks convert through an offset measured per call, which promises no 100 ns bracket");
         for (ClockId c : FAST) {
             for (int i = 0; i < 10_000; i++) {
                 long before = Clocks.nanos(c);

@@ -117,6 +117,8 @@ class SnapshotTest {
 
     @Test
     void recordedEventsShouldExportToExactlyWhatNanosReturned() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(HARDWARE, "no trusted counter: events are MONOTONIC_RAW ns, "
+                + "converted to REALTIME through an offset measured at export (flagged inexact)");
         EventRecorder recorder = new EventRecorder(1000);
         assertThat(recorder.capacity()).isEqualTo(1024);
         long[] before = new long[100];

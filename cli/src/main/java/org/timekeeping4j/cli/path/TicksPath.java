@@ -31,6 +31,19 @@ record TicksPath(String name, String description, Function<ClockId, ClockReader>
                 c -> () -> Clocks.nanosUnordered(c), "Clocks.nanosUnordered");
     }
 
+    /**
+     * The ticks path needs counter cycles: on the kernel path ticks are MONOTONIC_RAW ns, converted to other
+     * clocks through an offset measured at each conversion, which keeps neither the 100 ns bound nor the order of
+     * one thread's reads.
+     */
+    @Override
+    public java.util.Optional<String> unavailableReason() {
+        return name.equals("ticks") && !Clocks.ticksAreCounterCycles()
+                ? java.util.Optional.of("ticks: no trusted counter here, so ticks are MONOTONIC_RAW ns (see "
+                        + "Clocks.ticksToNanos)")
+                : java.util.Optional.empty();
+    }
+
     @Override
     public boolean serves(ClockId clock) {
         return ClockPaths.counterServed(clock);
