@@ -68,6 +68,12 @@ public final class Clocks {
         if (clock == ClockId.MONOTONIC_RAW || clock == ClockId.BOOTTIME || clock == ClockId.TAI) {
             return fastNanos(clock);
         }
+        if (KernelVdso.ENABLED && clock.isAux() && KernelVdso.servesAux(clock.id() - ClockId.AUX_BASE)) {
+            long v = KernelVdso.aux(clock.id() - ClockId.AUX_BASE);
+            if (v != VdsoStub.FALLBACK) {
+                return v;
+            }
+        }
         if (FastPath.CONFIG_ERROR != null) {
             throw FastPath.CONFIG_ERROR;
         }
@@ -91,7 +97,7 @@ public final class Clocks {
             case MONOTONIC_RAW -> () -> fastNanos(ClockId.MONOTONIC_RAW);
             case BOOTTIME -> () -> fastNanos(ClockId.BOOTTIME);
             case TAI -> () -> fastNanos(ClockId.TAI);
-            default -> () -> kernelNanos(clock);
+            default -> clock.isAux() ? () -> nanos(clock) : () -> kernelNanos(clock);
         };
     }
 

@@ -70,6 +70,9 @@ final class PathReport {
         for (ClockId c : ClockId.values()) {
             if (Clocks.isCounterBacked(c)) {
                 m.put(c, new ClockSource(c, counterBacked.path(), counterBacked.reason()));
+            } else if (c.isAux() && KernelVdso.ENABLED && KernelVdso.servesAux(c.id() - ClockId.AUX_BASE)) {
+                m.put(c, new ClockSource(c, ClockSource.Path.COUNTER, "exact: the kernel's AUX clock data with the "
+                        + "vDSO's arithmetic (do_aux), equal to clock_gettime"));
             } else if (c == ClockId.REALTIME_COARSE || c == ClockId.MONOTONIC_COARSE) {
                 m.put(c, new ClockSource(c, ClockSource.Path.KERNEL,
                         "kernel clock_gettime (vDSO): COARSE means the kernel's value at its last tick"));

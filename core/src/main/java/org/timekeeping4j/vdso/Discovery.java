@@ -149,6 +149,42 @@ public final class Discovery {
         return bad == null ? r : new Result(bad, layout, mapping, null, null, null, rec.rejected());
     }
 
+    /**
+     * The AUX clocks exact mode serves, bit i for CLOCK_AUX+i: those that clock_gettime reads now (Linux 6.17+
+     * with CONFIG_POSIX_AUX_CLOCKS, enabled through sysfs) in a layout with the AUX bases, each checked against
+     * clock_gettime brackets like the other clocks. An AUX clock enabled later is read by clock_gettime; one
+     * disabled later reads clock_mode NONE, and the read falls back to clock_gettime.
+     */
+    static int auxMask(Result r) {
+        if (r.reason() != null || r.layout().auxOffset() < 0) {
+            return 0;
+        }
+        int mask = 0;
+        for (int i = 0; i < 8; i++) {
+            int id = org.timekeeping4j.ClockId.AUX_BASE + i;
+            if (LinuxTime.clockGettimeErrno(id) != 0) {
+                continue;
+            }
+            long vc = r.page().address() + r.layout().auxBaseOffset(i);
+            long ts = vc + r.layout().basetimeOffset(); // basetime[0]: VDSO_BASE_AUX
+            boolean ok = true;
+            int served = 0;
+            for (int k = 0; k < BRACKETS && ok; k++) {
+                long k0 = LinuxTime.clockGettimeNanos(id);
+                long v = VdsoStub.invoke(r.read(), vc, ts, 0);
+                long k1 = LinuxTime.clockGettimeNanos(id);
+                if (v != VdsoStub.FALLBACK) {
+                    served++;
+                    ok = v - k0 >= 0 && k1 - v >= 0;
+                }
+            }
+            if (ok && served > 0) {
+                mask |= 1 << i;
+            }
+        }
+        return mask;
+    }
+
     /** Null when every served clock lies within its clock_gettime brackets, else the first that does not. */
     static String validate(Result r) {
         for (VdsoClock c : VdsoClock.values()) {

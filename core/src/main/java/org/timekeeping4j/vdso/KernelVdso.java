@@ -55,7 +55,37 @@ public final class KernelVdso {
     private static final long TS_BOOTTIME = STATE.timestamp(VdsoClock.BOOTTIME);
     private static final long TS_TAI = STATE.timestamp(VdsoClock.TAI);
 
+    // AUX clocks (6.17+): bit i of AUX_MASK for CLOCK_AUX+i, each base AUX_STRIDE bytes after AUX_BASE, the
+    // clock in its basetime[0]. Static finals: a read of a constant index folds to two constant addresses.
+    private static final int AUX_MASK = Discovery.auxMask(STATE);
+    private static final long AUX_BASE = AUX_MASK == 0 ? 0 : STATE.page().address() + STATE.layout().auxOffset();
+    private static final long AUX_STRIDE = AUX_MASK == 0 ? 0 : STATE.layout().stride();
+    private static final long AUX_TIMESTAMP = AUX_MASK == 0 ? 0 : STATE.layout().basetimeOffset();
+
     private KernelVdso() {}
+
+    /**
+     * Whether exact mode serves CLOCK_AUX+{@code index} (readable by clock_gettime when this class initialised,
+     * and inside its brackets then).
+     *
+     * @param index 0..7
+     * @return true when {@link #aux} serves it
+     */
+    public static boolean servesAux(int index) {
+        return ((AUX_MASK >>> index) & 1) != 0;
+    }
+
+    /**
+     * CLOCK_AUX+{@code index} through the kernel data (lib/vdso/gettimeofday.c do_aux), or
+     * {@link VdsoStub#FALLBACK} (the clock was disabled since: clock_mode NONE). Only where {@link #servesAux}.
+     *
+     * @param index 0..7
+     * @return ns, or {@link VdsoStub#FALLBACK}
+     */
+    public static long aux(int index) {
+        long vc = AUX_BASE + index * AUX_STRIDE;
+        return invoke(READ, vc, vc + AUX_TIMESTAMP);
+    }
 
     /** Null when {@link #ENABLED}, else why exact mode does not serve (one line). */
     public static String reason() {

@@ -122,4 +122,17 @@ class VdsoLayoutTest {
         assertThat(VvarMapping.parse(List.of(
                 "7f4ba25b4000-7f4ba25b6000 r--p 00000000 00:00 0  [vvar_vclock]"))).isNull();
     }
+
+    @Test
+    void theAuxBasesFollowTheTwoClockBasesInTheVdsoClockLayouts() {
+        // struct vdso_time_data (6.17+): clock_data[2], then aux_clock_data[8], each a struct vdso_clock.
+        assertThat(VdsoLayout.X86_VDSO_CLOCK_6_15.auxBaseOffset(0)).isEqualTo(464);
+        assertThat(VdsoLayout.X86_VDSO_CLOCK_6_15.auxBaseOffset(7)).isEqualTo(464 + 7 * 232);
+        assertThat(VdsoLayout.ARM64_VDSO_CLOCK_6_15.auxBaseOffset(0)).isEqualTo(448);
+        assertThat(VdsoLayout.ARM64_VDSO_CLOCK_6_15.auxBaseOffset(7) + 224).isLessThanOrEqualTo(2240); // then tz
+        for (VdsoLayout l : new VdsoLayout[] {VdsoLayout.X86_VDSO_DATA_5_3, VdsoLayout.X86_VDSO_DATA_6_10,
+                VdsoLayout.X86_VDSO_DATA_6_13, VdsoLayout.ARM64_VDSO_DATA_5_3}) {
+            assertThat(l.auxOffset()).as(l.name()).isEqualTo(-1);
+        }
+    }
 }
