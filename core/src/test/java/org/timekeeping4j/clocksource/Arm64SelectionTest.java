@@ -153,7 +153,14 @@ class Arm64SelectionTest {
         env.fakeCounters = null; // the real stubs and the real cntfrq_el0
         env.hwcap2 = env.real.hwcap2();
         env.stated = env.real.statedFrequency(); // empty where cntfrq_el0 reads 0 (qemu 10)
+        // The self-test compares the counter's rate with CLOCK_MONOTONIC_RAW's over a short baseline; under
+        // emulation every read is a slow translated call, and one descheduling inside the baseline (seen in CI:
+        // 4,900 ppm off once, with nothing steering the clock) fails it. Three selections: a stub that cannot
+        // pass fails all three.
         CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
+        for (int attempt = 1; attempt < 3 && !s.isHardware(); attempt++) {
+            s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
+        }
         assertThat(s.isHardware()).as(s.rejected().toString()).isTrue();
         assertThat(s.readFlavour()).isIn("isb;mrs cntvct_el0", "mrs cntvctss_el0");
         assertThat(s.ticks()).isInstanceOf(HardwareCounter.class);

@@ -23,6 +23,7 @@ final class ClockSteering implements AutoCloseable {
     static final int ADJ_FREQUENCY = 0x0002;
     static final int ADJ_STATUS = 0x0010;
     static final int ADJ_TIMECONST = 0x0020;
+    static final int ADJ_MICRO = 0x1000;
     static final int ADJ_NANO = 0x2000;
     static final int ADJ_TICK = 0x4000;
     static final int STA_PLL = 0x0001;
@@ -129,7 +130,8 @@ final class ClockSteering implements AutoCloseable {
             timex.set(JAVA_LONG, LibC.Timex.OFFSET, 0);
             call(ADJ_OFFSET | ADJ_NANO);
             timex.set(JAVA_INT, LibC.Timex.STATUS, status);
-            call(ADJ_STATUS);
+            // STA_NANO is not an ADJ_STATUS bit: ADJ_NANO set it above, ADJ_MICRO clears it where it was clear.
+            call(ADJ_STATUS | ((status & STA_NANO) != 0 ? ADJ_NANO : ADJ_MICRO));
         } finally {
             arena.close();
         }
