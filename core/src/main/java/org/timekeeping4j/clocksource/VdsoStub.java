@@ -71,16 +71,6 @@ public final class VdsoStub {
     private static final int[] ARM64_UNORDERED_SLOT = {0xd503201f, 0xd53be045};
 
     /**
-     * The arm64 code with its counter taken from the third argument: tests only.
-     *
-     * @return the mapped test code, or why it could not be mapped
-     */
-    public static Mapping mapArm64Test() {
-        Stubs.Mapped m = Stubs.map("vdso read (arm64, test counter)", Arm64VdsoCode.TEST, READ, Platform.Arch.AARCH64);
-        return new Mapping(m.handle(), m.failure());
-    }
-
-    /**
      * The ordered counter read the kernel's vDSO itself uses here (rdtsc_ordered): lfence;rdtsc where the
      * kernel marks LFENCE as serialising rdtsc (X86_FEATURE_LFENCE_RDTSC), else rdtscp where the CPU has it,
      * else lfence;rdtsc. Measured on this AMD VM: without the kernel's flag lfence;rdtsc reads up to 100 ns
@@ -88,6 +78,13 @@ public final class VdsoStub {
      * @return the x86 flavour to read the counter with
      */
     public static VdsoCode.Flavour orderedFlavour() {
+        return ORDERED_FLAVOUR;
+    }
+
+    /** {@link #orderedFlavour()}, decided once: /proc/cpuinfo is read once per process. */
+    private static final VdsoCode.Flavour ORDERED_FLAVOUR = decideOrderedFlavour();
+
+    private static VdsoCode.Flavour decideOrderedFlavour() {
         Set<String> flags = KernelInfo.cpuFlags();
         if (flags.contains("lfence_rdtsc")) {
             return VdsoCode.Flavour.LFENCE_RDTSC;
@@ -96,7 +93,7 @@ public final class VdsoStub {
     }
 
     private static final boolean ARM64 = Platform.ARCH == Platform.Arch.AARCH64;
-    private static final boolean ORDERED_LFENCE = !ARM64 && orderedFlavour() == VdsoCode.Flavour.LFENCE_RDTSC;
+    private static final boolean ORDERED_LFENCE = !ARM64 && ORDERED_FLAVOUR == VdsoCode.Flavour.LFENCE_RDTSC;
 
     /**
      * The counter, read as the exact-mode code reads it (x86: {@link #orderedFlavour()}; arm64: isb; mrs

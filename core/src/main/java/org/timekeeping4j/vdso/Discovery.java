@@ -167,18 +167,7 @@ public final class Discovery {
             }
             long vc = r.page().address() + r.layout().auxBaseOffset(i);
             long ts = vc + r.layout().basetimeOffset(); // basetime[0]: VDSO_BASE_AUX
-            boolean ok = true;
-            int served = 0;
-            for (int k = 0; k < BRACKETS && ok; k++) {
-                long k0 = LinuxTime.clockGettimeNanos(id);
-                long v = VdsoStub.invoke(r.read(), vc, ts, 0);
-                long k1 = LinuxTime.clockGettimeNanos(id);
-                if (v != VdsoStub.FALLBACK) {
-                    served++;
-                    ok = v - k0 >= 0 && k1 - v >= 0;
-                }
-            }
-            if (ok && served > 0) {
+            if (bracketCheck(r, id, vc, ts) == null) {
                 mask |= 1 << i;
             }
         }
@@ -188,24 +177,9 @@ public final class Discovery {
     /** Null when every served clock lies within its clock_gettime brackets, else the first that does not. */
     static String validate(Result r) {
         for (VdsoClock c : VdsoClock.values()) {
-            long vc = r.base(c.base());
-            long ts = r.timestamp(c);
-            int served = 0;
-            for (int i = 0; i < BRACKETS; i++) {
-                long k0 = LinuxTime.clockGettimeNanos(c.clock().id());
-                long v = VdsoStub.invoke(r.read(), vc, ts, 0);
-                long k1 = LinuxTime.clockGettimeNanos(c.clock().id());
-                if (v == VdsoStub.FALLBACK) {
-                    continue;
-                }
-                served++;
-                if (v - k0 < 0 || k1 - v < 0) {
-                    return "the vDSO data read of " + c.clock() + " left clock_gettime's bracket (" + k0 + " <= "
-                            + v + " <= " + k1 + " fails) with layout " + r.layout() + ": not trusted";
-                }
-            }
-            if (served == 0) {
-                return "the vDSO data read of " + c.clock() + " fell back to clock_gettime " + BRACKETS + " times";
+            String bad = bracketCheck(r, c.clock().id(), r.base(c.base()), r.timestamp(c));
+            if (bad != null) {
+                return bad;
             }
             // The Java formula (snapshots, ticksToNanos) over the same page, at a counter read between two
             // kernel reads. This also initialises the conversion's classes and the counter stub now, so that
@@ -233,6 +207,30 @@ public final class Discovery {
         } catch (RuntimeException e) {
             return false;
         }
+    }
+
+    /**
+     * Null when {@value #BRACKETS} reads of clock {@code clockId} through base {@code vc} and basetime slot {@code ts}
+     * each lie between the clock_gettime reads around them (and at least one did not fall back), else why not.
+     */
+    private static String bracketCheck(Result r, int clockId, long vc, long ts) {
+        String name = org.timekeeping4j.ClockId.of(clockId).kernelName();
+        int served = 0;
+        for (int i = 0; i < BRACKETS; i++) {
+            long k0 = LinuxTime.clockGettimeNanos(clockId);
+            long v = VdsoStub.invoke(r.read(), vc, ts, 0);
+            long k1 = LinuxTime.clockGettimeNanos(clockId);
+            if (v == VdsoStub.FALLBACK) {
+                continue;
+            }
+            served++;
+            if (v - k0 < 0 || k1 - v < 0) {
+                return "the vDSO data read of " + name + " left clock_gettime's bracket (" + k0 + " <= " + v + " <= "
+                        + k1 + " fails) with layout " + r.layout() + ": not trusted";
+            }
+        }
+        return served > 0 ? null : "the vDSO data read of " + name + " fell back to clock_gettime " + BRACKETS
+                + " times";
     }
 
     static String modeName(int mode) {

@@ -102,12 +102,17 @@ public final class KernelVdso {
      * fall back (then ask clock_gettime). Only where {@link #ENABLED}; {@code clock} one of {@link VdsoClock}.
      */
     public static long read(VdsoClock clock) {
+        return invoke(READ, clock == VdsoClock.MONOTONIC_RAW ? RAW : HRES, timestamp(clock));
+    }
+
+    /** The address of {@code clock}'s basetime slot. */
+    private static long timestamp(VdsoClock clock) {
         return switch (clock) {
-            case REALTIME -> realtime();
-            case MONOTONIC -> monotonic();
-            case MONOTONIC_RAW -> monotonicRaw();
-            case BOOTTIME -> boottime();
-            case TAI -> tai();
+            case REALTIME -> TS_REALTIME;
+            case MONOTONIC -> TS_MONOTONIC;
+            case MONOTONIC_RAW -> TS_RAW;
+            case BOOTTIME -> TS_BOOTTIME;
+            case TAI -> TS_TAI;
         };
     }
 
@@ -140,14 +145,7 @@ public final class KernelVdso {
      * the store, by up to the time an unordered counter read can run ahead (tens of ns).
      */
     public static long readUnordered(VdsoClock clock) {
-        long ts = switch (clock) {
-            case REALTIME -> TS_REALTIME;
-            case MONOTONIC -> TS_MONOTONIC;
-            case MONOTONIC_RAW -> TS_RAW;
-            case BOOTTIME -> TS_BOOTTIME;
-            case TAI -> TS_TAI;
-        };
-        return invoke(Unordered.READ, clock == VdsoClock.MONOTONIC_RAW ? RAW : HRES, ts);
+        return invoke(Unordered.READ, clock == VdsoClock.MONOTONIC_RAW ? RAW : HRES, timestamp(clock));
     }
 
     /** The unordered read's code, mapped on first use (most processes never call it). */
@@ -258,12 +256,5 @@ public final class KernelVdso {
         return STATE.flavour() == null ? "isb;mrs cntvct_el0" : STATE.flavour().instructions();
     }
 
-    static VdsoCode.Flavour flavour() {
-        return STATE.flavour();
-    }
 
-    /** The address of the clock's base struct, for tests comparing with other readers. */
-    static long baseAddress(int base) {
-        return base == VdsoClock.CS_RAW ? RAW : HRES;
-    }
 }
