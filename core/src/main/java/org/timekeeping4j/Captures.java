@@ -31,16 +31,9 @@ final class Captures {
             into.exact = false; // the tracker's estimate, not the kernel's parameters
         } else {
             if (!Clocks.isCounterBacked(clock)) {
-                throw new IllegalArgumentException("snapshots serve REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME "
-                        + "and TAI, not " + clock);
+                throw notSnapshotCapable(clock);
             }
-            into.counter = 0;
-            into.nanos = Clocks.kernelNanos(clock);
-            into.rawNanos = Clocks.kernelNanos(ClockId.MONOTONIC_RAW);
-            into.clockWasSetSeq = 0;
-            into.fromCounter = false;
-            into.sourceChangedSeq = t != null ? t.sourceChangedSeq() : 0;
-            into.exact = false;
+            fromKernel(clock, into, t != null ? t.sourceChangedSeq() : 0);
         }
         into.clock = clock;
         into.valid = true;
@@ -56,8 +49,7 @@ final class Captures {
         long counter = VdsoStub.readCounterOrdered();
         VdsoClock c = VdsoClock.of(clock);
         if (c == null) {
-            throw new IllegalArgumentException("snapshots serve REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME "
-                    + "and TAI, not " + clock);
+            throw notSnapshotCapable(clock);
         }
         if (KernelVdso.convert(counter, c, into.exactClock) && KernelVdso.convert(counter, VdsoClock.MONOTONIC_RAW,
                 into.exactRaw)) {
@@ -66,18 +58,30 @@ final class Captures {
             into.rawNanos = into.exactRaw.nanos();
             into.fromCounter = true;
             into.exact = into.exactClock.exact() && into.exactRaw.exact();
+            into.clockWasSetSeq = 0;
+            into.sourceChangedSeq = 0;
         } else {
-            into.counter = 0;
-            into.nanos = Clocks.kernelNanos(clock);
-            into.rawNanos = Clocks.kernelNanos(ClockId.MONOTONIC_RAW);
-            into.fromCounter = false;
-            into.exact = false;
+            fromKernel(clock, into, 0);
         }
-        into.clockWasSetSeq = 0;
-        into.sourceChangedSeq = 0;
         into.clock = clock;
         into.valid = true;
         return true;
+    }
+
+    /** The kernel path: two clock_gettime reads, not one instant, and said so. */
+    private static void fromKernel(ClockId clock, Snapshot into, long sourceChangedSeq) {
+        into.counter = 0;
+        into.nanos = Clocks.kernelNanos(clock);
+        into.rawNanos = Clocks.kernelNanos(ClockId.MONOTONIC_RAW);
+        into.clockWasSetSeq = 0;
+        into.fromCounter = false;
+        into.sourceChangedSeq = sourceChangedSeq;
+        into.exact = false;
+    }
+
+    private static IllegalArgumentException notSnapshotCapable(ClockId clock) {
+        return new IllegalArgumentException("snapshots serve REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME and TAI, not "
+                + clock);
     }
 
     static CrossTimestamp crossTimestamp(ClockId a, ClockId b, int samples, CrossTimestamp into) {
