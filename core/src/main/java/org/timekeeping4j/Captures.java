@@ -3,7 +3,7 @@ package org.timekeeping4j;
 import org.timekeeping4j.clocksource.VdsoStub;
 import org.timekeeping4j.tracking.KernelTracker;
 import org.timekeeping4j.vdso.KernelVdso;
-import org.timekeeping4j.vdso.VdsoClock;
+import org.timekeeping4j.timekeeper.CounterClock;
 
 /**
  * Snapshots and cross timestamps ({@link Clocks#snapshot}, {@link Clocks#crossTimestamp}): one counter read,
@@ -47,11 +47,11 @@ final class Captures {
      */
     private static boolean exactSnapshot(ClockId clock, Snapshot into) {
         long counter = VdsoStub.readCounterOrdered();
-        VdsoClock c = VdsoClock.of(clock);
+        CounterClock c = CounterClock.of(clock);
         if (c == null) {
             throw notSnapshotCapable(clock);
         }
-        if (KernelVdso.convert(counter, c, into.exactClock) && KernelVdso.convert(counter, VdsoClock.MONOTONIC_RAW,
+        if (KernelVdso.convert(counter, c, into.exactClock) && KernelVdso.convert(counter, CounterClock.MONOTONIC_RAW,
                 into.exactRaw)) {
             into.counter = counter;
             into.nanos = into.exactClock.nanos();
@@ -87,10 +87,10 @@ final class Captures {
     static CrossTimestamp crossTimestamp(ClockId a, ClockId b, int samples, CrossTimestamp into) {
         into.a = a;
         into.b = b;
-        if (KernelVdso.ENABLED && VdsoClock.of(a) != null && VdsoClock.of(b) != null) {
+        if (KernelVdso.ENABLED && CounterClock.of(a) != null && CounterClock.of(b) != null) {
             long counter = VdsoStub.readCounterOrdered();
-            if (KernelVdso.convert(counter, VdsoClock.of(a), into.exactA)
-                    && KernelVdso.convert(counter, VdsoClock.of(b), into.exactB)) {
+            if (KernelVdso.convert(counter, CounterClock.of(a), into.exactA)
+                    && KernelVdso.convert(counter, CounterClock.of(b), into.exactB)) {
                 into.aNanos = into.exactA.nanos();
                 into.bNanos = into.exactB.nanos();
                 into.widthNanos = 0;

@@ -15,7 +15,7 @@ import org.timekeeping4j.linux.Errno;
 import org.timekeeping4j.linux.ErrnoException;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.vdso.KernelVdso;
-import org.timekeeping4j.vdso.VdsoClock;
+import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.clocksource.VdsoStub;
 
 /**
@@ -202,7 +202,7 @@ public final class Clocks {
      * @return the clock's value in ns
      */
     public static long nanosUnordered(ClockId clock) {
-        VdsoClock c = KernelVdso.ENABLED ? VdsoClock.of(clock) : null;
+        CounterClock c = KernelVdso.ENABLED ? CounterClock.of(clock) : null;
         if (c != null) {
             long v = KernelVdso.readUnordered(c);
             if (v != VdsoStub.FALLBACK) {
@@ -228,14 +228,14 @@ public final class Clocks {
      */
     public static long ticksToNanos(long ticks, ClockId clock) {
         if (KernelVdso.ENABLED) {
-            VdsoClock c = VdsoClock.of(clock);
+            CounterClock c = CounterClock.of(clock);
             KernelVdso.Conversion conv = CONVERSION.get();
             if (c != null && KernelVdso.convert(ticks, c, conv)) {
                 return conv.nanos();
             }
             // Another clock (COARSE, CPU time...), or the data cannot serve now: MONOTONIC_RAW at the tick, then
             // the other clock's current offset from it.
-            if (KernelVdso.convert(ticks, VdsoClock.MONOTONIC_RAW, conv)) {
+            if (KernelVdso.convert(ticks, CounterClock.MONOTONIC_RAW, conv)) {
                 return kernelPathTicksToNanos(conv.nanos(), clock);
             }
             throw new IllegalStateException("the kernel's vDSO data cannot convert ticks now (clock_mode is no "
@@ -305,7 +305,7 @@ public final class Clocks {
      * {@link EventRecorder}: false when exact mode does not serve {@code clock}.
      */
     static boolean convertTicks(long ticks, ClockId clock, KernelVdso.Conversion into) {
-        VdsoClock c = KernelVdso.ENABLED ? VdsoClock.of(clock) : null;
+        CounterClock c = KernelVdso.ENABLED ? CounterClock.of(clock) : null;
         return c != null && KernelVdso.convert(ticks, c, into);
     }
 
@@ -333,14 +333,14 @@ public final class Clocks {
 
     /**
      * Whether a counter read can serve {@code clock}: REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME and TAI, the
-     * clocks the kernel's vDSO computes from the counter (one list: {@link VdsoClock}). The others are read
+     * clocks the kernel's vDSO computes from the counter (one list: {@link org.timekeeping4j.timekeeper.CounterClock}). The others are read
      * from the kernel (COARSE: its value at the last tick; CPU-time and alarm clocks: the system call).
      *
      * @param clock any clock
      * @return true for the five counter-backed clocks
      */
     public static boolean isCounterBacked(ClockId clock) {
-        return VdsoClock.of(clock) != null;
+        return CounterClock.of(clock) != null;
     }
 
     /**

@@ -2,9 +2,10 @@ package org.timekeeping4j;
 
 import java.util.EnumMap;
 import java.util.Map;
+import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.tracking.KernelTracker;
 import org.timekeeping4j.vdso.KernelVdso;
-import org.timekeeping4j.vdso.VdsoClock;
+import org.timekeeping4j.vdso.VdsoLayout;
 
 /**
  * What serves the clocks and with which parameters ({@link Clocks#source()}, {@link Clocks#calibration()},
@@ -16,9 +17,9 @@ final class PathReport {
 
     static Calibration calibration() {
         if (KernelVdso.ENABLED) {
-            KernelVdso.Fields raw = KernelVdso.fields(VdsoClock.CS_RAW);
+            KernelVdso.Fields raw = KernelVdso.fields(VdsoLayout.CS_RAW);
             KernelVdso.Conversion at = new KernelVdso.Conversion();
-            if (raw != null && KernelVdso.convert(raw.cycleLast(), VdsoClock.MONOTONIC_RAW, at)) {
+            if (raw != null && KernelVdso.convert(raw.cycleLast(), CounterClock.MONOTONIC_RAW, at)) {
                 long maxCycles = raw.maxCycles() > 0 ? raw.maxCycles() : Long.MAX_VALUE;
                 return new Calibration(true, raw.frequencyHz(), raw.mult(), raw.shift(), 0, raw.cycleLast(),
                         at.nanos(), (long) Math.min(Long.MAX_VALUE, maxCycles / raw.frequencyHz() * 1e9),
@@ -37,8 +38,8 @@ final class PathReport {
         if (!KernelVdso.ENABLED) {
             return new KernelData(false, KernelVdso.reason(), layout, "none", 0, 0, 0, 0, 0);
         }
-        KernelVdso.Fields h = KernelVdso.fields(VdsoClock.CS_HRES_COARSE);
-        KernelVdso.Fields r = KernelVdso.fields(VdsoClock.CS_RAW);
+        KernelVdso.Fields h = KernelVdso.fields(VdsoLayout.CS_HRES_COARSE);
+        KernelVdso.Fields r = KernelVdso.fields(VdsoLayout.CS_RAW);
         return new KernelData(true, null, layout, KernelVdso.counterRead(), h.mult(), h.shift(), r.mult(), r.shift(),
                 h.seq());
     }

@@ -8,7 +8,8 @@ import org.junit.jupiter.api.Test;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.vdso.KernelVdso;
 import org.timekeeping4j.vdso.KernelVdsoTest;
-import org.timekeeping4j.vdso.VdsoClock;
+import org.timekeeping4j.timekeeper.CounterClock;
+import org.timekeeping4j.vdso.VdsoLayout;
 
 /**
  * The public API in exact mode (the default here): every counter-backed clock, read through Clocks.nanos and
@@ -24,7 +25,7 @@ class ExactClocksTest {
         KernelVdsoTest.assumeExactModePossible();
         assertThat(Clocks.awaitFastPath(java.time.Duration.ZERO)).isTrue();
         Map<ClockId, ClockSource> sources = Clocks.source();
-        for (VdsoClock c : VdsoClock.values()) {
+        for (CounterClock c : CounterClock.values()) {
             assertThat(sources.get(c.clock()).path()).isEqualTo(ClockSource.Path.COUNTER);
             assertThat(sources.get(c.clock()).reason()).startsWith("exact");
         }
@@ -32,13 +33,13 @@ class ExactClocksTest {
         Calibration cal = Clocks.calibration();
         assertThat(cal.valid()).isTrue();
         assertThat(cal.uncertaintyPpb()).isZero();
-        assertThat(cal.mult()).isEqualTo(KernelVdso.fields(VdsoClock.CS_RAW).mult());
+        assertThat(cal.mult()).isEqualTo(KernelVdso.fields(VdsoLayout.CS_RAW).mult());
     }
 
     @Test
     void everyReadShouldLieInsideItsKernelBracket() {
         KernelVdsoTest.assumeExactModePossible();
-        for (VdsoClock vc : VdsoClock.values()) {
+        for (CounterClock vc : CounterClock.values()) {
             ClockId c = vc.clock();
             ClockReader reader = Clocks.clock(c);
             long outside = 0;
@@ -65,7 +66,7 @@ class ExactClocksTest {
         int exact = 0;
         int same = 0;
         for (int i = 0; i < 100_000; i++) {
-            for (VdsoClock vc : VdsoClock.values()) {
+            for (CounterClock vc : CounterClock.values()) {
                 long k0 = Clocks.kernelNanos(vc.clock());
                 long r0 = Clocks.kernelNanos(ClockId.MONOTONIC_RAW);
                 Clocks.snapshot(vc.clock(), s);
@@ -94,12 +95,12 @@ class ExactClocksTest {
     @Test
     void anUnorderedReadShouldNeverGoBackOnOneThread() {
         KernelVdsoTest.assumeExactModePossible();
-        for (VdsoClock vc : VdsoClock.values()) {
+        for (CounterClock vc : CounterClock.values()) {
             long last = Clocks.nanosUnordered(vc.clock());
             long back = 0;
             for (int i = 0; i < 1_000_000; i++) {
                 long v = Clocks.nanosUnordered(vc.clock());
-                if (v - last < 0 && vc != VdsoClock.REALTIME && vc != VdsoClock.TAI) {
+                if (v - last < 0 && vc != CounterClock.REALTIME && vc != CounterClock.TAI) {
                     back++;
                 }
                 last = v;

@@ -96,6 +96,8 @@ public final class Timekeeper {
     private static final long MAX_TOTAL_ADJUSTMENT_PPB = 1_000_000;
 
     // Projections: what a read returns. Constants so that the per-clock methods inline to straight code.
+    // The counter clocks' projections are their VvarPage record indexes (CounterClock.record(), checked below:
+    // the switches need constant expressions); the COARSE clocks and the TAI offset follow them.
     private static final int P_REALTIME = 0;
     private static final int P_MONOTONIC = 1;
     private static final int P_RAW = 2;
@@ -104,6 +106,14 @@ public final class Timekeeper {
     private static final int P_REALTIME_COARSE = 5;
     private static final int P_MONOTONIC_COARSE = 6;
     private static final int P_TAI_OFFSET = 7;
+
+    static {
+        if (P_REALTIME != CounterClock.REALTIME.record() || P_MONOTONIC != CounterClock.MONOTONIC.record()
+                || P_RAW != CounterClock.MONOTONIC_RAW.record() || P_BOOTTIME != CounterClock.BOOTTIME.record()
+                || P_TAI != CounterClock.TAI.record() || P_REALTIME_COARSE != CounterClock.values().length) {
+            throw new ExceptionInInitializerError("Timekeeper's projections no longer match CounterClock's records");
+        }
+    }
 
     private static final VarHandle SEQ;
     private static final VarHandle USER_CLOCKS = MethodHandles.arrayElementVarHandle(UserClock[].class);

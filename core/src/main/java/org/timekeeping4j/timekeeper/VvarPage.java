@@ -49,8 +49,8 @@ import org.timekeeping4j.clocksource.SeqlockReader;
  */
 public final class VvarPage {
 
-    private static final ClockId[] CLOCKS =
-            {ClockId.REALTIME, ClockId.MONOTONIC, ClockId.MONOTONIC_RAW, ClockId.BOOTTIME, ClockId.TAI};
+    /** One record per counter-served clock, at its {@link CounterClock#record()} index. */
+    private static final CounterClock[] CLOCKS = CounterClock.values();
     private static final long BYTES = HEADER_BYTES + CLOCKS.length * RECORD_BYTES;
     /** Where k0 and k1 start in a record. */
     private static final long[] K_WORDS = {K0, K1};
@@ -98,10 +98,9 @@ public final class VvarPage {
      * @throws IllegalArgumentException for a clock without a record: the COARSE, ALARM, CPU-time and AUX ids
      */
     public long recordAddress(ClockId clock) {
-        for (int p = 0; p < CLOCKS.length; p++) {
-            if (CLOCKS[p] == clock) {
-                return address + HEADER_BYTES + p * RECORD_BYTES;
-            }
+        CounterClock c = CounterClock.of(clock);
+        if (c != null) {
+            return address + HEADER_BYTES + c.record() * RECORD_BYTES;
         }
         throw new IllegalArgumentException(clock + " has no record in a vvar page (only " + Arrays.toString(CLOCKS) + ")");
     }

@@ -9,6 +9,7 @@ import org.timekeeping4j.clocksource.VdsoCode;
 import org.timekeeping4j.clocksource.VdsoStub;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.Platform;
+import org.timekeeping4j.timekeeper.CounterClock;
 
 /**
  * Finds, recognises and validates the kernel's vDSO time data for {@link KernelVdso}, in the order
@@ -57,8 +58,8 @@ public final class Discovery {
         }
 
         /** Address of {@code clock}'s basetime slot; 0 when not enabled. */
-        long timestamp(VdsoClock clock) {
-            return reason == null ? page.address() + layout.timestampOffset(clock.base(), clock.slot()) : 0;
+        long timestamp(CounterClock clock) {
+            return reason == null ? page.address() + layout.timestampOffset(VdsoLayout.base(clock), clock.clock().id()) : 0;
         }
     }
 
@@ -176,8 +177,8 @@ public final class Discovery {
 
     /** Null when every served clock lies within its clock_gettime brackets, else the first that does not. */
     static String validate(Result r) {
-        for (VdsoClock c : VdsoClock.values()) {
-            String bad = bracketCheck(r, c.clock().id(), r.base(c.base()), r.timestamp(c));
+        for (CounterClock c : CounterClock.values()) {
+            String bad = bracketCheck(r, c.clock().id(), r.base(VdsoLayout.base(c)), r.timestamp(c));
             if (bad != null) {
                 return bad;
             }
@@ -188,7 +189,7 @@ public final class Discovery {
             long k0 = LinuxTime.clockGettimeNanos(c.clock().id());
             long counter = VdsoStub.readCounterOrdered();
             long k1 = LinuxTime.clockGettimeNanos(c.clock().id());
-            if (VdsoFormula.convert(r.layout(), r.page(), r.layout().baseOffset(c.base()), c.slot(), counter, conv)
+            if (VdsoFormula.convert(r.layout(), r.page(), r.layout().baseOffset(VdsoLayout.base(c)), c.clock().id(), counter, conv)
                     && conv.exact() && (conv.nanos() - k0 < 0 || k1 - conv.nanos() < 0)) {
                 return "the conversion of a counter value to " + c.clock() + " left clock_gettime's bracket ("
                         + k0 + " <= " + conv.nanos() + " <= " + k1 + " fails) with layout " + r.layout();

@@ -7,6 +7,7 @@ import java.lang.invoke.VarHandle;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.clocksource.VdsoCode;
 import org.timekeeping4j.clocksource.VdsoStub;
+import org.timekeeping4j.timekeeper.CounterClock;
 
 /**
  * Exact mode: the counter-served clocks read from the kernel's own vDSO time data with the vDSO's own
@@ -47,13 +48,13 @@ public final class KernelVdso {
     public static final boolean ENABLED = STATE.reason() == null;
 
     private static final MethodHandle READ = STATE.read();
-    private static final long HRES = STATE.base(VdsoClock.CS_HRES_COARSE);
-    private static final long RAW = STATE.base(VdsoClock.CS_RAW);
-    private static final long TS_REALTIME = STATE.timestamp(VdsoClock.REALTIME);
-    private static final long TS_MONOTONIC = STATE.timestamp(VdsoClock.MONOTONIC);
-    private static final long TS_RAW = STATE.timestamp(VdsoClock.MONOTONIC_RAW);
-    private static final long TS_BOOTTIME = STATE.timestamp(VdsoClock.BOOTTIME);
-    private static final long TS_TAI = STATE.timestamp(VdsoClock.TAI);
+    private static final long HRES = STATE.base(VdsoLayout.CS_HRES_COARSE);
+    private static final long RAW = STATE.base(VdsoLayout.CS_RAW);
+    private static final long TS_REALTIME = STATE.timestamp(CounterClock.REALTIME);
+    private static final long TS_MONOTONIC = STATE.timestamp(CounterClock.MONOTONIC);
+    private static final long TS_RAW = STATE.timestamp(CounterClock.MONOTONIC_RAW);
+    private static final long TS_BOOTTIME = STATE.timestamp(CounterClock.BOOTTIME);
+    private static final long TS_TAI = STATE.timestamp(CounterClock.TAI);
 
     // AUX clocks (6.17+): bit i of AUX_MASK for CLOCK_AUX+i, each base AUX_STRIDE bytes after AUX_BASE, the
     // clock in its basetime[0]. Static finals: a read of a constant index folds to two constant addresses.
@@ -99,14 +100,14 @@ public final class KernelVdso {
 
     /**
      * The clock's value through the kernel data, or {@link VdsoStub#FALLBACK} when the vDSO itself would
-     * fall back (then ask clock_gettime). Only where {@link #ENABLED}; {@code clock} one of {@link VdsoClock}.
+     * fall back (then ask clock_gettime). Only where {@link #ENABLED}; {@code clock} one of {@link CounterClock}.
      */
-    public static long read(VdsoClock clock) {
-        return invoke(READ, clock == VdsoClock.MONOTONIC_RAW ? RAW : HRES, timestamp(clock));
+    public static long read(CounterClock clock) {
+        return invoke(READ, clock.raw() ? RAW : HRES, timestamp(clock));
     }
 
     /** The address of {@code clock}'s basetime slot. */
-    private static long timestamp(VdsoClock clock) {
+    private static long timestamp(CounterClock clock) {
         return switch (clock) {
             case REALTIME -> TS_REALTIME;
             case MONOTONIC -> TS_MONOTONIC;
@@ -144,8 +145,8 @@ public final class KernelVdso {
      * taken after observing another thread's store may return less than a read that thread took before
      * the store, by up to the time an unordered counter read can run ahead (tens of ns).
      */
-    public static long readUnordered(VdsoClock clock) {
-        return invoke(Unordered.READ, clock == VdsoClock.MONOTONIC_RAW ? RAW : HRES, timestamp(clock));
+    public static long readUnordered(CounterClock clock) {
+        return invoke(Unordered.READ, clock.raw() ? RAW : HRES, timestamp(clock));
     }
 
     /** The unordered read's code, mapped on first use (most processes never call it). */
@@ -172,9 +173,9 @@ public final class KernelVdso {
      *
      * @return false when the data cannot serve now (clock_mode no longer the counter, seq stuck odd)
      */
-    public static boolean convert(long counter, VdsoClock clock, Conversion into) {
+    public static boolean convert(long counter, CounterClock clock, Conversion into) {
         return STATE.page() != null && VdsoFormula.convert(STATE.layout(), STATE.page(),
-                STATE.layout().baseOffset(clock.base()), clock.slot(), counter, into);
+                STATE.layout().baseOffset(VdsoLayout.base(clock)), clock.clock().id(), counter, into);
     }
 
     /** The result of {@link #convert}: caller-owned, reusable. */

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.timekeeping4j.clocksource.VdsoCode;
 import org.timekeeping4j.linux.Platform;
+import org.timekeeping4j.timekeeper.CounterClock;
 
 /**
  * The layouts of the kernel's vDSO time data that this reader knows, per generation (see
@@ -45,6 +46,10 @@ public enum VdsoLayout {
     /** The arm64 counter mask (VDSO_PRECISION_MASK, 56 bits). */
     public static final long ARM64_MASK = (1L << 56) - 1;
 
+    /** Base 0 of the kernel's array of bases: the steered clocks (VDSO_HRES) and COARSE. */
+    public static final int CS_HRES_COARSE = 0;
+    /** Base 1: MONOTONIC_RAW, never steered (VDSO_RAW). */
+    public static final int CS_RAW = 1;
     public static final int SEQ = 0;
     public static final int CLOCK_MODE = 4;
     public static final int CYCLE_LAST = 8;
@@ -140,6 +145,11 @@ public enum VdsoLayout {
 
     public VdsoCode.Algorithm x86Algorithm() {
         return x86Algorithm;
+    }
+
+    /** {@return the base the kernel computes {@code clock} from: {@link #CS_RAW} for the raw line, else {@link #CS_HRES_COARSE}} */
+    public static int base(CounterClock clock) {
+        return clock.raw() ? CS_RAW : CS_HRES_COARSE;
     }
 
     /** Offset in page 0 of base {@code base} (0: CS_HRES_COARSE, 1: CS_RAW). */

@@ -8,6 +8,7 @@ import org.timekeeping4j.clocksource.VdsoStub;
 import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.Platform;
+import org.timekeeping4j.timekeeper.CounterClock;
 
 /** Exact mode on this machine's kernel: recognised, enabled, and inside clock_gettime's brackets. */
 public class KernelVdsoTest {
@@ -33,14 +34,14 @@ public class KernelVdsoTest {
         assertThat(KernelVdso.reason()).isNull();
         assertThat(KernelVdso.ENABLED).isTrue();
         assertThat(KernelVdso.state().layout()).isNotNull();
-        KernelVdso.Fields raw = KernelVdso.fields(VdsoClock.CS_RAW);
+        KernelVdso.Fields raw = KernelVdso.fields(VdsoLayout.CS_RAW);
         assertThat(raw.frequencyHz()).isBetween(1e8, 1e10);
     }
 
     @Test
     void everyReadLiesWithinItsBracketOfKernelReads() {
         assumeExactModePossible();
-        for (VdsoClock c : VdsoClock.values()) {
+        for (CounterClock c : CounterClock.values()) {
             int id = c.clock().id();
             long violations = 0;
             long fallbacks = 0;

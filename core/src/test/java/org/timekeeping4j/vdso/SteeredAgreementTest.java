@@ -61,7 +61,7 @@ class SteeredAgreementTest {
             for (int i = 0; i < 10; i++) { // +-50 ppm every 200 ms
                 steer.frequencyPpm(i % 2 == 0 ? 50 : -50);
                 Thread.sleep(200);
-                long mult = KernelVdso.fields(VdsoClock.CS_HRES_COARSE).mult(); // what the kernel converts with now
+                long mult = KernelVdso.fields(VdsoLayout.CS_HRES_COARSE).mult(); // what the kernel converts with now
                 minMult = Math.min(minMult, mult);
                 maxMult = Math.max(maxMult, mult);
             }
