@@ -115,7 +115,6 @@ public enum VdsoLayout {
         return basetime;
     }
 
-    /** The x86 machine code's algorithm for this layout; null on arm64. */
     /**
      * Offset in page 0 of aux_clock_data[0] (struct vdso_time_data, 6.17+: 8 AUX bases after the two clock
      * bases), or -1 where the layout has none. On 6.15 and 6.16 the same offset holds the timezone instead: a
@@ -138,6 +137,7 @@ public enum VdsoLayout {
         return auxOffset() + (long) index * stride;
     }
 
+    /** The x86 machine code's algorithm for this layout (CounterArch.mapVdsoRead); null elsewhere. */
     public VdsoCode.Algorithm x86Algorithm() {
         return x86Algorithm;
     }
