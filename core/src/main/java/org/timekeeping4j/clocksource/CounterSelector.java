@@ -19,7 +19,10 @@ import org.timekeeping4j.linux.Platform;
  * kernel's clocks, the kernel itself everywhere else.
  *
  * <h2>When the hardware counter may be used</h2>
+ * Each architecture's facts below are its {@link CounterArch} descriptor's.
  * <ol>
+ *   <li>The architecture has a descriptor (x86_64, aarch64). Elsewhere (riscv64, ppc64le, s390x, ...) the
+ *       kernel's clocks serve, and the rejection names the architecture.</li>
  *   <li>The kernel's current clocksource is the same counter ({@code tsc} on x86, {@code arch_sys_counter}
  *       on arm64). Otherwise (kvm-clock, hpet, acpi_pm, a TSC the kernel marked unstable) the kernel's
  *       clocks follow something else and reading the TSC would drift from them.</li>
