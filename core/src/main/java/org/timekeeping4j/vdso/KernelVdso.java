@@ -5,7 +5,6 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.clocksource.VdsoCode;
 import org.timekeeping4j.clocksource.VdsoStub;
 import org.timekeeping4j.timekeeper.CounterClock;
 
@@ -152,9 +151,8 @@ public final class KernelVdso {
 
     /** The unordered read's code, mapped on first use (most processes never call it). */
     private static final class Unordered {
-        static final MethodHandle READ = !ENABLED ? null : STATE.layout().x86Algorithm() == null
-                ? VdsoStub.mapArm64(false).handle()
-                : VdsoStub.map(STATE.layout().x86Algorithm(), VdsoCode.Flavour.RDTSC).handle();
+        static final MethodHandle READ = !ENABLED ? null
+                : STATE.layout().arch().mapVdsoRead(STATE.layout().x86Algorithm(), false).handle();
     }
 
     private static long invoke(MethodHandle handle, long vc, long ts) {
@@ -255,7 +253,7 @@ public final class KernelVdso {
         if (!ENABLED) {
             return "none";
         }
-        return STATE.flavour() == null ? "isb;mrs cntvct_el0" : STATE.flavour().instructions();
+        return STATE.layout().arch().vdsoOrderedRead();
     }
 
 
