@@ -44,7 +44,7 @@ public interface ClockPath {
      *
      * @throws UnsupportedOperationException if this path does not serve the clock, saying why
      */
-    ClockReader reader(ClockId clock);
+    PathReader reader(ClockId clock);
 
     /**
      * How far (ns) a read may fall outside the bracket of the kernel reads taken just before and just after it:
