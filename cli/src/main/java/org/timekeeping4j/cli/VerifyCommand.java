@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.cli.path.ClockPath;
 import org.timekeeping4j.cli.path.ClockPaths;
@@ -75,7 +76,7 @@ final class VerifyCommand implements Callable<Integer> {
         boolean json;
     }
 
-    /** The shared run-and-print of every mode. */
+    /** The shared run-and-print of every mode; a mode is its {@code @Command} (name, help) and its run. */
     abstract static class Mode implements Callable<Integer> {
         @Mixin
         Options options;
@@ -83,9 +84,20 @@ final class VerifyCommand implements Callable<Integer> {
         @Spec
         CommandSpec spec;
 
-        abstract String mode();
+        private final Function<Verifier.Settings, List<CheckResult>> run;
 
-        abstract List<CheckResult> run(Verifier.Settings settings);
+        Mode(Function<Verifier.Settings, List<CheckResult>> run) {
+            this.run = run;
+        }
+
+        /** The mode's name: its subcommand's. */
+        String mode() {
+            return spec.name();
+        }
+
+        List<CheckResult> run(Verifier.Settings settings) {
+            return run.apply(settings);
+        }
 
         /** Checks this mode's own options (exit 2 on a bad one); the shared ones are checked by {@link #call}. */
         void validate() {}
@@ -187,14 +199,8 @@ final class VerifyCommand implements Callable<Integer> {
             description = "inconsistency-check: per thread, 64 stamps back to back, then every adjacent pair must "
                     + "not go backwards. Prints the 64 stamps, the bad pair marked, 'Delta: N ns' and [FAILED].")
     static final class Consistency extends Mode {
-        @Override
-        String mode() {
-            return "consistency";
-        }
-
-        @Override
-        List<CheckResult> run(Verifier.Settings s) {
-            return Verifier.consistency(s);
+        Consistency() {
+            super(Verifier::consistency);
         }
     }
 
@@ -202,14 +208,8 @@ final class VerifyCommand implements Callable<Integer> {
             description = "One thread publishes stamps (release), the others read one (acquire) and then the clock: "
                     + "the clock must not be earlier than the stamp.")
     static final class Causality extends Mode {
-        @Override
-        String mode() {
-            return "causality";
-        }
-
-        @Override
-        List<CheckResult> run(Verifier.Settings s) {
-            return Verifier.causality(s);
+        Causality() {
+            super(Verifier::causality);
         }
     }
 
@@ -217,14 +217,8 @@ final class VerifyCommand implements Callable<Integer> {
             description = "Every read of a path between two kernel reads: excursion outside that bracket, "
                     + "p50/p99/max, within the path's bound (0 for kernel and syscall).")
     static final class Agreement extends Mode {
-        @Override
-        String mode() {
-            return "agreement";
-        }
-
-        @Override
-        List<CheckResult> run(Verifier.Settings s) {
-            return Verifier.agreement(s);
+        Agreement() {
+            super(Verifier::agreement);
         }
     }
 
@@ -232,19 +226,13 @@ final class VerifyCommand implements Callable<Integer> {
             description = "vdsotest abi: bogus ids refused naming the id (kernel: EINVAL), unsupported clocks refused "
                     + "cleanly, getres equal across paths and constant, every timespec normalised.")
     static final class Abi extends Mode {
-        @Override
-        String mode() {
-            return "abi";
+        Abi() {
+            super(Verifier::abi);
         }
 
         @Override
         double plannedSeconds() {
             return 0;
-        }
-
-        @Override
-        List<CheckResult> run(Verifier.Settings s) {
-            return Verifier.abi(s);
         }
     }
 
@@ -283,9 +271,8 @@ final class VerifyCommand implements Callable<Integer> {
             return ClockPaths.available();
         }
 
-        @Override
-        String mode() {
-            return "skew";
+        Skew() {
+            super(null); // run is overridden: it reads this mode's own options
         }
 
         @Override
@@ -302,14 +289,8 @@ final class VerifyCommand implements Callable<Integer> {
             description = "Every mode, one after the other, sharing --duration (default 2 s in all). A skipped check "
                     + "(causality on a path that promises no cross-thread order) is reported, not failed.")
     static final class All extends Mode {
-        @Override
-        String mode() {
-            return "all";
-        }
-
-        @Override
-        List<CheckResult> run(Verifier.Settings s) {
-            return runAll(s);
+        All() {
+            super(VerifyCommand::runAll);
         }
 
         @Override
