@@ -1,17 +1,14 @@
 package org.timekeeping4j.cli;
 
-import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.timekeeping4j.device.PpsEvent;
 import org.timekeeping4j.device.PpsSource;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -38,8 +35,8 @@ final class PpsCommand implements Callable<Integer> {
                     + "${DEFAULT-VALUE}).")
     double timeoutSeconds;
 
-    @Option(names = "--json", description = "Print one JSON object instead of the lines.")
-    boolean json;
+    @Mixin
+    DeviceOutput output;
 
     @Spec
     CommandSpec spec;
@@ -48,37 +45,32 @@ final class PpsCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Validate.range(spec, "--count", count, 1, MAX_COUNT);
         Validate.seconds(spec, "--timeout", timeoutSeconds, 0, true, Validate.MAX_RUN_SECONDS);
-        PrintWriter out = spec.commandLine().getOut();
         Duration timeout = Duration.ofNanos((long) (timeoutSeconds * 1e9));
         try (PpsSource pps = PpsSource.open(device, Devices.syscalls)) {
-            if (!json) {
-                out.printf("%s: capabilities 0x%x %s%n", device, pps.capabilities().bits(), pps.capabilities());
-            }
-            List<Map<String, Object>> events = new ArrayList<>();
+            output.line("%s: capabilities 0x%x %s%n", device, pps.capabilities().bits(), pps.capabilities());
             String missing = null;
             for (int i = 0; i < count && missing == null; i++) {
                 Optional<PpsEvent> e = pps.fetch(timeout);
                 if (e.isEmpty()) {
                     missing = device + ": no new PPS event within " + timeoutSeconds + " s";
-                } else if (json) {
-                    Map<String, Object> m = Json.fields(e.get());
-                    m.put("assertEpochNanos", e.get().assertEpochNanos());
-                    m.put("clearEpochNanos", e.get().clearEpochNanos());
-                    events.add(m);
                 } else {
-                    out.printf("source %s - %s%n", device, e.get());
+                    output.row(() -> {
+                        Map<String, Object> m = Json.fields(e.get());
+                        m.put("assertEpochNanos", e.get().assertEpochNanos());
+                        m.put("clearEpochNanos", e.get().clearEpochNanos());
+                        return m;
+                    }, "source %s - %s%n", device, e.get());
                 }
             }
-            if (json) {
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("device", device.toString());
+            String error = missing;
+            output.end(() -> {
+                Map<String, Object> m = DeviceOutput.object(device);
                 m.put("capabilities", pps.capabilities().bits());
                 m.put("capabilityNames", pps.capabilities().toString());
-                m.put("events", events);
-                m.put("error", missing);
-                out.println(Json.write(m));
-            }
-            out.flush();
+                m.put("events", output.rows());
+                m.put("error", error);
+                return m;
+            });
             if (missing != null) {
                 spec.commandLine().getErr().println("tk4j: " + missing);
                 return Tk4j.EXIT_FAILED;
