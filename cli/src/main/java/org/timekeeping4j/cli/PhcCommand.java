@@ -4,24 +4,20 @@ import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.device.PtpCapabilities;
 import org.timekeeping4j.device.PtpClock;
 import org.timekeeping4j.device.PtpOffset;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code tk4j phc DEVICE}: a PTP hardware clock's capabilities and its offset to a system clock, like phc2sys -m. */
 @Command(name = "phc", mixinStandardHelpOptions = true,
         description = "Offset and delay of a PTP hardware clock (/dev/ptpN) against a system clock, one line per "
                 + "measurement (each keeps the shortest-delay of 5 kernel samples), like phc2sys -m.%n"
                 + "Exit: 0 measured, 2 bad usage, 4 the device is missing or no PTP clock.")
-final class PhcCommand implements Callable<Integer> {
+final class PhcCommand extends DeviceCommand {
 
     /** The system clocks a PHC is compared with: the kernel's cross-timestamp clocks and the AUX clocks. */
     static final Set<ClockId> CLOCKS = EnumSet.of(ClockId.REALTIME, ClockId.MONOTONIC, ClockId.MONOTONIC_RAW,
@@ -46,12 +42,6 @@ final class PhcCommand implements Callable<Integer> {
             description = "Milliseconds between measurements: 0..3600000 (default ${DEFAULT-VALUE}).")
     long intervalMillis;
 
-    @Mixin
-    DeviceOutput output;
-
-    @Spec
-    CommandSpec spec;
-
     @Override
     public Integer call() throws Exception {
         Validate.range(spec, "--samples", samples, 1, MAX_SAMPLES);
@@ -62,7 +52,7 @@ final class PhcCommand implements Callable<Integer> {
         }
         try (PtpClock phc = PtpClock.open(device, false, Devices.syscalls)) {
             PtpCapabilities c = phc.capabilities();
-            output.line("%s: max_adj %d ppb, %d alarms, %d ext ts, %d per out, pps %s, %d pins, cross timestamping %s%n",
+            line("%s: max_adj %d ppb, %d alarms, %d ext ts, %d per out, pps %s, %d pins, cross timestamping %s%n",
                     device, c.maxAdjustmentPpb(), c.alarms(), c.externalTimestamps(), c.periodicOutputs(),
                     c.pps() ? "yes" : "no", c.pins(), c.crossTimestamping() ? "yes" : "no");
             for (int i = 0; i < samples; i++) {
@@ -70,14 +60,14 @@ final class PhcCommand implements Callable<Integer> {
                     Thread.sleep(intervalMillis);
                 }
                 PtpOffset o = phc.offset(clock, PtpClock.DEFAULT_SAMPLES);
-                output.row(() -> Json.fields(o), "%s %s offset %9d ns delay %6d ns method %s%n", device,
+                row(() -> Json.fields(o), "%s %s offset %9d ns delay %6d ns method %s%n", device,
                         clock.kernelName(), o.offsetNanos(), o.delayNanos(), o.method());
             }
-            output.end(() -> {
-                Map<String, Object> m = DeviceOutput.object(device);
+            end(() -> {
+                Map<String, Object> m = object(device);
                 m.put("clock", clock.kernelName());
                 m.put("capabilities", Json.fields(c));
-                m.put("measurements", output.rows());
+                m.put("measurements", rows());
                 return m;
             });
         }

@@ -4,22 +4,18 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import org.timekeeping4j.device.PpsEvent;
 import org.timekeeping4j.device.PpsSource;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code tk4j pps DEVICE}: PPS events as ppstest prints them. */
 @Command(name = "pps", mixinStandardHelpOptions = true,
         description = "Capabilities and events of a PPS source (/dev/ppsN), printed like ppstest.%n"
                 + "Exit: 0 every event came, 1 an event did not come in time, 2 bad usage, 4 the device is missing "
                 + "or no PPS source.")
-final class PpsCommand implements Callable<Integer> {
+final class PpsCommand extends DeviceCommand {
 
     static final int MAX_COUNT = 1_000_000;
 
@@ -35,26 +31,20 @@ final class PpsCommand implements Callable<Integer> {
                     + "${DEFAULT-VALUE}).")
     double timeoutSeconds;
 
-    @Mixin
-    DeviceOutput output;
-
-    @Spec
-    CommandSpec spec;
-
     @Override
     public Integer call() throws Exception {
         Validate.range(spec, "--count", count, 1, MAX_COUNT);
         Validate.seconds(spec, "--timeout", timeoutSeconds, 0, true, Validate.MAX_RUN_SECONDS);
         Duration timeout = Duration.ofNanos((long) (timeoutSeconds * 1e9));
         try (PpsSource pps = PpsSource.open(device, Devices.syscalls)) {
-            output.line("%s: capabilities 0x%x %s%n", device, pps.capabilities().bits(), pps.capabilities());
+            line("%s: capabilities 0x%x %s%n", device, pps.capabilities().bits(), pps.capabilities());
             String missing = null;
             for (int i = 0; i < count && missing == null; i++) {
                 Optional<PpsEvent> e = pps.fetch(timeout);
                 if (e.isEmpty()) {
                     missing = device + ": no new PPS event within " + timeoutSeconds + " s";
                 } else {
-                    output.row(() -> {
+                    row(() -> {
                         Map<String, Object> m = Json.fields(e.get());
                         m.put("assertEpochNanos", e.get().assertEpochNanos());
                         m.put("clearEpochNanos", e.get().clearEpochNanos());
@@ -63,11 +53,11 @@ final class PpsCommand implements Callable<Integer> {
                 }
             }
             String error = missing;
-            output.end(() -> {
-                Map<String, Object> m = DeviceOutput.object(device);
+            end(() -> {
+                Map<String, Object> m = object(device);
                 m.put("capabilities", pps.capabilities().bits());
                 m.put("capabilityNames", pps.capabilities().toString());
-                m.put("events", output.rows());
+                m.put("events", rows());
                 m.put("error", error);
                 return m;
             });

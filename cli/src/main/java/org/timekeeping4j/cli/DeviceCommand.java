@@ -6,22 +6,23 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * The output of the device commands ({@code phc}, {@code pps}): lines as the kernel's tools print them, one per
- * reading as it comes, or with {@code --json} one object at the end holding the device, the command's fields and
- * the readings.
+ * What the device commands ({@code phc}, {@code pps}) share: their output, lines as the kernel's tools print them,
+ * one per reading as it comes, or with {@code --json} one object at the end holding the device, the command's
+ * fields and the readings.
  */
-final class DeviceOutput {
+abstract class DeviceCommand implements Callable<Integer> {
 
     @Option(names = "--json", description = "Print one JSON object instead of the lines.")
     boolean json;
 
-    @Spec(Spec.Target.MIXEE)
+    @Spec
     CommandSpec spec;
 
     private final List<Map<String, Object>> rows = new ArrayList<>();
