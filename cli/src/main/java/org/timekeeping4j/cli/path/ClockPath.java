@@ -7,7 +7,7 @@ import org.timekeeping4j.ClockId;
 
 /**
  * One way of reading the clocks: the kernel through libc (the vDSO), the forced system call, the JDK's own
- * clocks, and later the user-space fast clocks. verify and bench treat every path alike through this interface;
+ * clocks, and the user-space fast clocks. verify and bench treat every path alike through this interface;
  * {@link ClockPaths} lists them.
  *
  * <h2>Assumptions and Guarantees</h2>
