@@ -73,7 +73,7 @@ class ExportedApiTest {
                 .sorted()
                 .toList();
         assertThat(qualified).containsExactly(
-                ROOT + ".linux to " + ROOT + ".cli", ROOT + ".verify to " + ROOT + ".cli");
+                ROOT + ".linux to " + ROOT + ".cli", ROOT + ".simulation to " + ROOT + ".cli");
         assertThat(descriptor.opens()).as("opens").isEmpty();
     }
 
