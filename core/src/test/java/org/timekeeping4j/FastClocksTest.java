@@ -48,8 +48,8 @@ class FastClocksTest {
         assertThat(sources.get(ClockId.MONOTONIC_COARSE).path()).isEqualTo(ClockSource.Path.KERNEL);
         if (HARDWARE && FastPath.Pages.ENABLED) {
             // The tracker's timekeepers mirror into the process pages: reads through them are served, not stale.
-            assertThat(FastPath.Pages.read(FastPath.Pages.MONO_PAGE, FastPath.Pages.MONOTONIC)).isNotEqualTo(Long.MIN_VALUE);
-            assertThat(FastPath.Pages.read(FastPath.Pages.RAW_PAGE, FastPath.Pages.MONOTONIC_RAW)).isNotEqualTo(Long.MIN_VALUE);
+            assertThat(FastPath.Pages.read(FastPath.Pages.MONOTONIC)).isNotEqualTo(Long.MIN_VALUE);
+            assertThat(FastPath.Pages.read(FastPath.Pages.MONOTONIC_RAW)).isNotEqualTo(Long.MIN_VALUE);
         }
         assertThat(sources.get(ClockId.MONOTONIC_COARSE).reason()).contains("last tick");
     }
