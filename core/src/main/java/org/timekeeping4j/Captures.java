@@ -1,5 +1,6 @@
 package org.timekeeping4j;
 
+import java.util.Arrays;
 import org.timekeeping4j.clocksource.VdsoStub;
 import org.timekeeping4j.tracking.Publication;
 import org.timekeeping4j.vdso.KernelVdso;
@@ -79,8 +80,8 @@ final class Captures {
     }
 
     private static IllegalArgumentException notSnapshotCapable(ClockId clock) {
-        return new IllegalArgumentException("snapshots serve REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME and TAI, not "
-                + clock);
+        return new IllegalArgumentException("snapshots serve the counter-backed clocks "
+                + Arrays.toString(CounterClock.values()) + ", not " + clock);
     }
 
     static CrossTimestamp crossTimestamp(ClockId a, ClockId b, int samples, CrossTimestamp into) {

@@ -74,6 +74,10 @@ public final class Clocks {
         if (clock == ClockId.TAI) {
             return taiNanos();
         }
+        CounterClock counterClock = CounterClock.of(clock);
+        if (counterClock != null) {
+            return counterNanos(counterClock); // a counter-served clock without a method of its own above
+        }
         if (KernelVdso.ENABLED && clock.isAux() && KernelVdso.servesAux(clock.id() - ClockId.AUX_BASE)) {
             long v = KernelVdso.aux(clock.id() - ClockId.AUX_BASE);
             if (v != VdsoStub.FALLBACK) {
@@ -103,7 +107,7 @@ public final class Clocks {
             case MONOTONIC_RAW -> Clocks::monotonicRawNanos;
             case BOOTTIME -> Clocks::boottimeNanos;
             case TAI -> Clocks::taiNanos;
-            default -> clock.isAux() ? () -> nanos(clock) : () -> kernelNanos(clock);
+            default -> clock.isAux() || isCounterBacked(clock) ? () -> nanos(clock) : () -> kernelNanos(clock);
         };
     }
 
@@ -133,6 +137,15 @@ public final class Clocks {
 
     private static long taiNanos() {
         return KernelVdso.ENABLED ? exactOr(KernelVdso.tai(), ClockId.TAI) : pageNanos(FastPath.Pages.TAI);
+    }
+
+    /**
+     * Any counter-served clock, from its descriptor: what the five methods above do with their clock's constants
+     * (those keep the fast reads free of loads from the descriptor), for a clock added to {@link CounterClock}.
+     */
+    static long counterNanos(CounterClock clock) {
+        return KernelVdso.ENABLED ? exactOr(KernelVdso.read(clock), clock.clock())
+                : pageNanos(FastPath.Pages.SLOTS[clock.record()]);
     }
 
     /** An exact-mode read's value, or clock_gettime where it fell back. */

@@ -60,7 +60,7 @@ final class FastPath {
             CounterSelection s = CounterSelector.selected();
             if (s.isHardware()) {
                 if (Pages.ENABLED) {
-                    PUBLICATION.mirrorInto(Pages.MONO, Pages.RAW); // before the updater starts: see Publication
+                    PUBLICATION.mirrorInto(Pages.ADJUSTED, Pages.RAW); // before the updater starts: see Publication
                 }
                 tracker = KernelTracker.start(s.clocksource(), PUBLICATION);
             } else if (s.mode() == CounterSelector.Mode.KERNEL) {
@@ -94,22 +94,24 @@ final class FastPath {
 
     /**
      * The process-wide vvar pages (the kernel's vvar page, in user space): the timekeepers {@link #PUBLICATION}
-     * serves mirror their states into them, so a fast read passes constant addresses to the seqlock stub and loads nothing
-     * before the counter read (a load it would wait for: the stub's ordered read waits for every older load).
-     * Every record is stale until the tracker has converged, and again from the moment it retires a pair, so
-     * a fresh read through them falls back exactly when a read through the timekeeper would. Disabled (and
-     * never read) where {@link CounterSelector#processSeqlockReader()} finds no ordered TSC read with a stub.
+     * serves mirror their states into them, so a fast read passes constant addresses to the seqlock stub and
+     * loads nothing before the counter read (a load it would wait for: the stub's ordered read waits for every
+     * older load). Every record is stale until the tracker has converged, and again from the moment it retires a
+     * pair, so a fresh read through them falls back exactly when a read through the timekeeper would. Disabled
+     * (and never read) where {@link CounterSelector#processSeqlockReader()} finds no ordered TSC read with a stub.
      */
     static final class Pages {
         static final SeqlockReader READER = CONFIG_ERROR == null ? CounterSelector.processSeqlockReader() : null;
         static final boolean ENABLED = READER != null;
-        static final VvarPage MONO = VvarPage.allocate();
-        static final VvarPage RAW = VvarPage.allocate();
-        static final Slot REALTIME = slot(CounterClock.REALTIME);
-        static final Slot MONOTONIC = slot(CounterClock.MONOTONIC);
-        static final Slot MONOTONIC_RAW = slot(CounterClock.MONOTONIC_RAW);
-        static final Slot BOOTTIME = slot(CounterClock.BOOTTIME);
-        static final Slot TAI = slot(CounterClock.TAI);
+        static final VvarPage ADJUSTED = VvarPage.allocate(); // the adjusted timekeeper's records
+        static final VvarPage RAW = VvarPage.allocate(); // the raw timekeeper's
+        /** Every counter clock's slot, at its {@link CounterClock#record()} index. */
+        static final Slot[] SLOTS = slots();
+        static final Slot REALTIME = SLOTS[CounterClock.REALTIME.record()];
+        static final Slot MONOTONIC = SLOTS[CounterClock.MONOTONIC.record()];
+        static final Slot MONOTONIC_RAW = SLOTS[CounterClock.MONOTONIC_RAW.record()];
+        static final Slot BOOTTIME = SLOTS[CounterClock.BOOTTIME.record()];
+        static final Slot TAI = SLOTS[CounterClock.TAI.record()];
 
         private Pages() {}
 
@@ -123,9 +125,13 @@ final class FastPath {
          */
         record Slot(CounterClock clock, long page, long record) {}
 
-        private static Slot slot(CounterClock clock) {
-            VvarPage page = clock.raw() ? RAW : MONO;
-            return new Slot(clock, page.address(), page.recordAddress(Publication.line(clock)));
+        private static Slot[] slots() {
+            Slot[] slots = new Slot[CounterClock.values().length];
+            for (CounterClock clock : CounterClock.values()) {
+                VvarPage page = clock.raw() ? RAW : ADJUSTED;
+                slots[clock.record()] = new Slot(clock, page.address(), page.recordAddress(Publication.line(clock)));
+            }
+            return slots;
         }
 
         /** A fresh read of {@code slot}'s record, or STALE. */

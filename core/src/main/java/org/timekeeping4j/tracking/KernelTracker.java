@@ -17,39 +17,30 @@ import org.timekeeping4j.timekeeper.Timekeeper;
  *
  * <h2>How it follows the kernel</h2>
  * Two {@link Timekeeper}s read the same ordered hardware counter: the adjusted one's line follows
- * CLOCK_MONOTONIC (REALTIME, BOOTTIME and TAI are offsets of it, as in the kernel), the raw one's
- * adjusted line follows CLOCK_MONOTONIC_RAW ({@link Publication} routes each clock to its line). A daemon thread, the updater, samples the kernel at
- * every step: the narrowest of several brackets (clock_gettime, counter, clock_gettime: the shape of a
- * user's check, with nothing else inside; see {@link Sample}) gives a counter value and the kernel's time
- * at it within half the bracket. From these it
- * <ul>
- *   <li>estimates each line's frequency over a long baseline (up to {@link SampleHistory#BASELINE_NANOS}): the slope of
- *       kernel time over counter cycles, to a few ppb once the baseline is long;</li>
- *   <li>measures the phase error (kernel minus ours at the same counter value) and slews it away over the
- *       next interval: the frequency it hands the timekeeper is slope + error / interval. The timekeeper
- *       applies a new frequency continuously at its update's counter value, so the clocks never jump,
- *       and it is monotonic across updates (see Timekeeper's class comment);</li>
- *   <li>bounds the offsets REALTIME - MONOTONIC and BOOTTIME - MONOTONIC by intersecting bracket
- *       intervals (they are constants between kernel events; a disjoint interval is a kernel event), and
- *       centres each inside its bounds the way the lines are centred (the kernel clock around one counter
- *       read, minus the MONOTONIC line's own error); reads TAI - UTC.</li>
- * </ul>
+ * CLOCK_MONOTONIC (REALTIME, BOOTTIME and TAI are offsets of it, as in the kernel), the raw one's line
+ * follows CLOCK_MONOTONIC_RAW. A daemon thread, the updater, samples the kernel at every step: the
+ * narrowest of several brackets (clock_gettime, counter, clock_gettime: the shape of a user's check, with
+ * nothing else inside; see {@link Sample}) gives a counter value and the kernel's time at it within half
+ * the bracket. From these the {@link TrackingPolicy} estimates each line's frequency over a long baseline
+ * ({@link SampleHistory}), slews the phase error away over the next interval, follows the offsets
+ * ({@link OffsetFollower}) and chooses the interval. This class is the mechanism around it: the updater
+ * thread, the timerfd, and the hand-over to the {@link Publication}, which owns who serves now, the
+ * floors, and the routing of each clock to its line.
  *
  * <h2>Kernel events</h2>
  * <ul>
  *   <li>REALTIME set (clock_settime, ADJ_SETOFFSET, leap second, resume): a timerfd armed with
  *       TFD_TIMER_CANCEL_ON_SET wakes the updater at once; it re-measures the offset and steps REALTIME
  *       and TAI (MONOTONIC untouched; the clock-was-set sequence moves).</li>
- *   <li>Suspend/resume, or any jump of the counter against the kernel beyond {@link TrackingPolicy#REBUILD_NANOS}:
- *       the timekeepers are rebuilt, anchored on the kernel again. Readers meanwhile use the kernel.</li>
+ *   <li>Suspend/resume, or any jump of the counter against the kernel beyond
+ *       {@link TrackingPolicy#REBUILD_NANOS}: the timekeepers are rebuilt, anchored on the kernel again.
+ *       Readers meanwhile use the kernel.</li>
  *   <li>The kernel leaving the counter's clocksource (current_clocksource changes), or residuals beyond
  *       the bound three times: the tracker stops for good and readers use the kernel.</li>
  *   <li>An updater starved past the validity window: readers stop extrapolating (Timekeeper.readFresh)
  *       and use the kernel.</li>
  * </ul>
- * This class is the mechanism: the updater thread, the timerfd, and the hand-over between the policy
- * ({@link TrackingPolicy}: when to step, what to accept, how to steer) and the {@link Publication} that
- * owns who serves now and the floors. Every switch to the kernel path returns at least the highest value a fast read could have returned
+ * Every switch to the kernel path returns at least the highest value a fast read could have returned
  * under the last state ({@link Timekeeper#freshCeiling}), so a clock never goes back when its path
  * changes.
  *

@@ -124,7 +124,8 @@ public final class Publication {
      *
      * @return false (nothing written) when no pair serves, or the counter value is past its validity
      */
-    public boolean snapshot(long counterValue, ClockId clock, Timekeeper.Conversion clockOut, Timekeeper.Conversion rawOut) {
+    public boolean snapshot(long counterValue, ClockId clock, Timekeeper.Conversion clockOut,
+                            Timekeeper.Conversion rawOut) {
         Timekeeper a = adjusted; // adjusted first: published last, so raw is set too when it is
         Timekeeper r = raw;
         CounterClock c = CounterClock.of(clock);

@@ -72,7 +72,7 @@ final class TrackingPolicy {
         /** Fills {@code into} with the narrowest of {@code tries} brackets clock_gettime / counter / clock_gettime. */
         void bracket(Clocksource counter, ClockId clock, int tries, Sample into);
 
-        /** The interval {@code other - base} lies in, from the narrowest of {@code tries} brackets base / other / base. */
+        /** The interval {@code other - base} lies in, from the narrowest of {@code tries} brackets base/other/base. */
         void offsetBounds(ClockId base, ClockId other, int tries, long[] loHi);
 
         /** clock_gettime in ns. */
