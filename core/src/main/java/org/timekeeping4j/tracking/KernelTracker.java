@@ -148,9 +148,13 @@ public final class KernelTracker implements AutoCloseable {
         return counter;
     }
 
-    /** The timekeeper serving {@code clock} (a counter-backed clock) now, or null while the kernel serves it. */
+    /**
+     * The timekeeper serving {@code clock} now, or null while the kernel serves it (always, for a clock no counter
+     * read serves).
+     */
     public Timekeeper timekeeper(ClockId clock) {
-        return publication.timekeeper(CounterClock.of(clock));
+        CounterClock c = CounterClock.of(clock);
+        return c != null ? publication.timekeeper(c) : null;
     }
 
     /** True while reads are served from the counter. */
