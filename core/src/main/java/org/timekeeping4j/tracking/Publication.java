@@ -22,8 +22,9 @@ public final class Publication {
 
     // Readers load these plain-volatile: null means "use the kernel" (not converged, rebuilding, stopped). The
     // floors are written before the volatile null store that publishes them (release), and read after the
-    // volatile load that saw null (acquire). The pair is published raw first, adjusted last, and retired in the
-    // same order, so a reader that sees adjusted != null sees raw != null too.
+    // volatile load that saw null (acquire). The pair is published raw first, adjusted last (a reader that sees
+    // adjusted sees raw), and retired raw first too: while a pair retires a reader may see adjusted without raw,
+    // which snapshot() checks.
     private volatile Timekeeper adjusted;
     private volatile Timekeeper raw;
     private final long[] floors = new long[ClockId.values().length];
