@@ -82,7 +82,7 @@ public final class KernelTracker implements AutoCloseable {
     private KernelTracker(Clocksource counter, Publication publication) {
         this.counter = Objects.requireNonNull(counter);
         this.publication = Objects.requireNonNull(publication);
-        this.policy = new TrackingPolicy(counter, new TrackingPolicy.Linux());
+        this.policy = new TrackingPolicy(counter, new LinuxKernel());
         TimerFd fd = null;
         String problem = null;
         try {

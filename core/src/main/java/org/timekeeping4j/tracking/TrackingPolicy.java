@@ -4,9 +4,6 @@ import java.util.Arrays;
 import java.util.function.BooleanSupplier;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.clocksource.Clocksource;
-import org.timekeeping4j.linux.ErrnoException;
-import org.timekeeping4j.linux.KernelInfo;
-import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.TimexReading;
 import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.timekeeper.Timekeeper;
@@ -83,40 +80,6 @@ final class TrackingPolicy {
 
         /** The kernel's current clocksource. */
         String currentClocksource();
-    }
-
-    /** This machine's kernel. */
-    static final class Linux implements Environment {
-        private final Sample offsetBracket = new Sample();
-
-        @Override
-        public void bracket(Clocksource counter, ClockId clock, int tries, Sample into) {
-            into.take(counter, clock.id(), tries);
-        }
-
-        @Override
-        public void offsetBounds(ClockId base, ClockId other, int tries, long[] loHi) {
-            offsetBracket.offset(base.id(), other.id(), tries, loHi);
-        }
-
-        @Override
-        public long nanos(ClockId clock) {
-            return LinuxTime.clockGettimeNanos(clock.id());
-        }
-
-        @Override
-        public TimexReading adjtimex() {
-            try {
-                return LinuxTime.clockAdjtimeRead(0);
-            } catch (ErrnoException | UnsupportedOperationException e) {
-                return null;
-            }
-        }
-
-        @Override
-        public String currentClocksource() {
-            return KernelInfo.currentClocksource();
-        }
     }
 
     /** What a {@link #step} asks of the tracker. */
