@@ -58,13 +58,14 @@ final class OffsetFollower {
     /**
      * Follows the offsets after an update of {@code tk}.
      *
-     * @param converging     nobody reads {@code tk} yet: its offsets are refined freely
-     * @param realtimeWasSet the kernel said REALTIME was set
-     * @param everyStep      measure TAI and BOOTTIME now (they change only with kernel events)
-     * @param monoError      the MONOTONIC line's phase error just measured (kernel minus ours)
+     * @param converging         nobody reads {@code tk} yet: its offsets are refined freely
+     * @param realtimeWasSet     the kernel said REALTIME was set
+     * @param measureSlowOffsets measure TAI and BOOTTIME too (they change only with kernel events)
+     * @param monoError          the MONOTONIC line's phase error just measured (kernel minus ours)
      * @return what changed
      */
-    Result follow(Timekeeper tk, boolean converging, boolean realtimeWasSet, boolean everyStep, long monoError) {
+    Result follow(Timekeeper tk, boolean converging, boolean realtimeWasSet, boolean measureSlowOffsets,
+                  long monoError) {
         // Strict bounds on REALTIME - MONOTONIC (real read between two mono reads): they detect a kernel step that
         // the timerfd missed, but their midpoint is no good estimate: a mono/real/mono bracket is 70 to 80 ns wide
         // here and the kernel's reads do not sit at its middle.
@@ -93,7 +94,7 @@ final class OffsetFollower {
                 result = Result.REALTIME_STEPPED;
             }
         }
-        if (!converging && !realtimeWasSet && !everyStep) {
+        if (!converging && !realtimeWasSet && !measureSlowOffsets) {
             return result; // TAI and BOOTTIME offsets change only with kernel events
         }
         int tai = taiSeconds();

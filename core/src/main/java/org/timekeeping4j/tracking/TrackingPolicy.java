@@ -260,6 +260,7 @@ final class TrackingPolicy {
         setValidity(intervalNanos);
         adjusted.update();
         raw.update();
+        // TAI and BOOTTIME offsets change only with kernel events: every 4th step is plenty.
         switch (offsets.follow(adjusted, !serving, realtimeWasSet, (steps & 3) == 0, monoError)) {
             case SUSPENDED -> {
                 return discontinuity("BOOTTIME - MONOTONIC changed by " + offsets.lastSuspendNanos()
