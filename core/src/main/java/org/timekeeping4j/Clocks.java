@@ -47,7 +47,7 @@ public final class Clocks {
      * default wherever the kernel's vDSO data validates) from the kernel's own parameters with the vDSO's
      * arithmetic, equal to clock_gettime bit for bit; elsewhere through the tracker's timekeeper, which
      * follows the kernel from outside. Every other clock, and every read the fast path cannot serve, goes
-     * to clock_gettime. See {@link #source()}.
+     * to clock_gettime. See {@link #servingPaths()}.
      *
      * <p>Guarantees: never goes backwards for MONOTONIC, MONOTONIC_RAW and BOOTTIME, including when the
      * path changes; exact mode returns the kernel's value; the tracker stays within its published bound.
@@ -244,7 +244,7 @@ public final class Clocks {
                 return kernelPathTicksToNanos(conv.nanos(), clock);
             }
             throw new IllegalStateException("the kernel's vDSO data cannot convert ticks now (clock_mode is no "
-                    + "longer the counter): " + Clocks.source().get(ClockId.MONOTONIC).reason());
+                    + "longer the counter): " + Clocks.servingPaths().get(ClockId.MONOTONIC).reason());
         }
         KernelTracker t = FastPath.tracker();
         Clocksource cs = FastPath.Ticks.SOURCE;
@@ -370,7 +370,7 @@ public final class Clocks {
      * latency-sensitive services that want the fast path before they begin.
      *
      * @return true once the counter serves the clocks; false at the timeout, or at once where no counter is
-     *         trusted ({@link #source()} says why)
+     *         trusted ({@link #servingPaths()} says why)
      * @param timeout how long to wait at most
      */
     public static boolean awaitFastPath(java.time.Duration timeout) {
@@ -412,8 +412,8 @@ public final class Clocks {
      *
      * @return every clock's path (counter or kernel) with its one-line reason
      */
-    public static Map<ClockId, ClockSource> source() {
-        return PathReport.source();
+    public static Map<ClockId, ServingPath> servingPaths() {
+        return PathReport.servingPaths();
     }
 
     /**

@@ -9,7 +9,7 @@ import org.timekeeping4j.vdso.KernelVdso;
 import org.timekeeping4j.vdso.VdsoLayout;
 
 /**
- * What serves the clocks and with which parameters ({@link Clocks#source()}, {@link Clocks#calibration()},
+ * What serves the clocks and with which parameters ({@link Clocks#servingPaths()}, {@link Clocks#calibration()},
  * {@link Clocks#kernelData()}): descriptions for people and tools, built on the caller's thread, never on a read.
  */
 final class PathReport {
@@ -54,7 +54,7 @@ final class PathReport {
                 h.seq());
     }
 
-    static Map<ClockId, ClockSource> source() {
+    static Map<ClockId, ServingPath> servingPaths() {
         if (KernelVdso.ENABLED) {
             return exactSource();
         }
@@ -62,33 +62,33 @@ final class PathReport {
         boolean tracking = t != null && t.isTracking();
         String why = tracking ? null : FastPath.notTrackingReason() + (KernelVdso.reason() == null ? ""
                 : "; exact mode: " + KernelVdso.reason());
-        return sources(!tracking ? new ClockSource(ClockId.MONOTONIC, ClockSource.Path.KERNEL,
-                "kernel clock_gettime: " + why) : new ClockSource(ClockId.MONOTONIC, ClockSource.Path.COUNTER,
+        return sources(!tracking ? new ServingPath(ClockId.MONOTONIC, ServingPath.Path.KERNEL,
+                "kernel clock_gettime: " + why) : new ServingPath(ClockId.MONOTONIC, ServingPath.Path.COUNTER,
                 "tracker: user-space timekeeper over " + t.counter() + ", following the kernel from outside, within "
                         + t.errorBoundNanos() + " ns of it over its last 32 updates (last rate change: "
                         + t.lastSteeringChange() + ")"));
     }
 
-    private static Map<ClockId, ClockSource> exactSource() {
-        return sources(new ClockSource(ClockId.MONOTONIC, ClockSource.Path.COUNTER, "exact: the kernel's vDSO data ("
+    private static Map<ClockId, ServingPath> exactSource() {
+        return sources(new ServingPath(ClockId.MONOTONIC, ServingPath.Path.COUNTER, "exact: the kernel's vDSO data ("
                 + KernelVdso.state().layout().description() + ") with the vDSO's arithmetic around "
                 + KernelVdso.counterRead() + ", equal to clock_gettime"));
     }
 
     /** Every clock's source: {@code counterBacked}'s path and reason for the counter-backed ones, the kernel else. */
-    private static Map<ClockId, ClockSource> sources(ClockSource counterBacked) {
-        Map<ClockId, ClockSource> m = new EnumMap<>(ClockId.class);
+    private static Map<ClockId, ServingPath> sources(ServingPath counterBacked) {
+        Map<ClockId, ServingPath> m = new EnumMap<>(ClockId.class);
         for (ClockId c : ClockId.values()) {
             if (Clocks.isCounterBacked(c)) {
-                m.put(c, new ClockSource(c, counterBacked.path(), counterBacked.reason()));
+                m.put(c, new ServingPath(c, counterBacked.path(), counterBacked.reason()));
             } else if (c.isAux() && KernelVdso.ENABLED && KernelVdso.servesAux(c.id() - ClockId.AUX_BASE)) {
-                m.put(c, new ClockSource(c, ClockSource.Path.COUNTER, "exact: the kernel's AUX clock data with the "
+                m.put(c, new ServingPath(c, ServingPath.Path.COUNTER, "exact: the kernel's AUX clock data with the "
                         + "vDSO's arithmetic (do_aux), equal to clock_gettime"));
             } else if (c == ClockId.REALTIME_COARSE || c == ClockId.MONOTONIC_COARSE) {
-                m.put(c, new ClockSource(c, ClockSource.Path.KERNEL,
+                m.put(c, new ServingPath(c, ServingPath.Path.KERNEL,
                         "kernel clock_gettime (vDSO): COARSE means the kernel's value at its last tick"));
             } else {
-                m.put(c, new ClockSource(c, ClockSource.Path.KERNEL, Clocks.isSupported(c)
+                m.put(c, new ServingPath(c, ServingPath.Path.KERNEL, Clocks.isSupported(c)
                         ? "kernel clock_gettime: no counter-based equivalent"
                         : "unsupported: " + Clocks.whyUnsupported(c).orElse("")));
             }

@@ -24,12 +24,12 @@ class ExactClocksTest {
     void theCounterBackedClocksShouldBeServedExactlyFromTheFirstCall() {
         KernelVdsoTest.assumeExactModePossible();
         assertThat(Clocks.awaitFastPath(java.time.Duration.ZERO)).isTrue();
-        Map<ClockId, ClockSource> sources = Clocks.source();
+        Map<ClockId, ServingPath> sources = Clocks.servingPaths();
         for (CounterClock c : CounterClock.values()) {
-            assertThat(sources.get(c.clock()).path()).isEqualTo(ClockSource.Path.COUNTER);
+            assertThat(sources.get(c.clock()).path()).isEqualTo(ServingPath.Path.COUNTER);
             assertThat(sources.get(c.clock()).reason()).startsWith("exact");
         }
-        assertThat(sources.get(ClockId.MONOTONIC_COARSE).path()).isEqualTo(ClockSource.Path.KERNEL);
+        assertThat(sources.get(ClockId.MONOTONIC_COARSE).path()).isEqualTo(ServingPath.Path.KERNEL);
         Calibration cal = Clocks.calibration();
         assertThat(cal.valid()).isTrue();
         assertThat(cal.uncertaintyPpb()).isZero();

@@ -32,7 +32,7 @@ class FastClocksTest {
     @BeforeAll
     static void waitForTracking() {
         // awaitFastPath is true exactly where a hardware counter is trusted, and then the tracker converged.
-        assertThat(Clocks.awaitFastPath(java.time.Duration.ofSeconds(20))).as(Clocks.source().toString())
+        assertThat(Clocks.awaitFastPath(java.time.Duration.ofSeconds(20))).as(Clocks.servingPaths().toString())
                 .isEqualTo(HARDWARE);
         if (HARDWARE) {
             assertThat(FastPath.tracker().isTracking()).isTrue();
@@ -41,12 +41,12 @@ class FastClocksTest {
 
     @Test
     void everyFastClockShouldBeServedFromTheCounterWhileTracking() {
-        Map<ClockId, ClockSource> sources = Clocks.source();
+        Map<ClockId, ServingPath> sources = Clocks.servingPaths();
         for (ClockId c : FAST) {
             assertThat(sources.get(c).path()).as(sources.get(c).reason())
-                    .isEqualTo(HARDWARE ? ClockSource.Path.COUNTER : ClockSource.Path.KERNEL);
+                    .isEqualTo(HARDWARE ? ServingPath.Path.COUNTER : ServingPath.Path.KERNEL);
         }
-        assertThat(sources.get(ClockId.MONOTONIC_COARSE).path()).isEqualTo(ClockSource.Path.KERNEL);
+        assertThat(sources.get(ClockId.MONOTONIC_COARSE).path()).isEqualTo(ServingPath.Path.KERNEL);
         if (HARDWARE && FastPath.Pages.ENABLED) {
             // The tracker's timekeepers mirror into the process pages: reads through them are served, not stale.
             assertThat(FastPath.Pages.read(FastPath.Pages.MONOTONIC)).isNotEqualTo(Long.MIN_VALUE);

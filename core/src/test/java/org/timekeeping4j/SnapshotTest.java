@@ -22,7 +22,7 @@ class SnapshotTest {
 
     @BeforeAll
     static void waitForTracking() {
-        assertThat(Clocks.awaitFastPath(java.time.Duration.ofSeconds(20))).as(Clocks.source().toString())
+        assertThat(Clocks.awaitFastPath(java.time.Duration.ofSeconds(20))).as(Clocks.servingPaths().toString())
                 .isEqualTo(HARDWARE);
     }
 

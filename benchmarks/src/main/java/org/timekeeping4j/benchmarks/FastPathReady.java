@@ -2,7 +2,7 @@ package org.timekeeping4j.benchmarks;
 
 import java.time.Duration;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.ClockSource;
+import org.timekeeping4j.ServingPath;
 import org.timekeeping4j.Clocks;
 
 /**
@@ -21,19 +21,19 @@ final class FastPathReady {
     static void await() {
         if (!Clocks.awaitFastPath(Duration.ofSeconds(TIMEOUT_SECONDS))) {
             throw new IllegalStateException("the fast path did not engage within " + TIMEOUT_SECONDS
-                    + " s, refusing to measure the kernel fallback: " + Clocks.source().get(ClockId.MONOTONIC));
+                    + " s, refusing to measure the kernel fallback: " + Clocks.servingPaths().get(ClockId.MONOTONIC));
         }
     }
 
     /** Fails if the fast path fell back to the kernel (call after each iteration: the numbers would be wrong). */
     static void check() {
-        if (path() != ClockSource.Path.COUNTER) {
+        if (path() != ServingPath.Path.COUNTER) {
             throw new IllegalStateException("the fast path fell back to the kernel during the measurement: "
-                    + Clocks.source().get(ClockId.MONOTONIC));
+                    + Clocks.servingPaths().get(ClockId.MONOTONIC));
         }
     }
 
-    private static ClockSource.Path path() {
-        return Clocks.source().get(ClockId.MONOTONIC).path();
+    private static ServingPath.Path path() {
+        return Clocks.servingPaths().get(ClockId.MONOTONIC).path();
     }
 }

@@ -67,7 +67,7 @@ final class CaptureCommand implements Callable<Integer> {
         }
         if (!Clocks.awaitFastPath(java.time.Duration.ofSeconds(20))) {
             throw new IllegalStateException("the fast path did not start tracking in 20 s: "
-                    + Clocks.source().get(ClockId.REALTIME).reason());
+                    + Clocks.servingPaths().get(ClockId.REALTIME).reason());
         }
         Clocksource counter = sel.clocksource();
         double nsPerCycle = 1e9 / Clocks.calibration().frequencyHz();

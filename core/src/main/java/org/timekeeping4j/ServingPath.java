@@ -8,7 +8,7 @@ package org.timekeeping4j;
  *               clock_gettime
  * @param reason one line
  */
-public record ClockSource(ClockId clock, Path path, String reason) {
+public record ServingPath(ClockId clock, Path path, String reason) {
 
     /** The two paths. */
     public enum Path {
