@@ -13,10 +13,15 @@ import org.timekeeping4j.ClockId;
  * {@link #values()} and the record index from {@link #record()}.
  */
 public enum CounterClock {
+    /** CLOCK_REALTIME: the adjusted line plus offs_real (and an armed leap second). */
     REALTIME(ClockId.REALTIME, false),
+    /** CLOCK_MONOTONIC: the adjusted line itself. */
     MONOTONIC(ClockId.MONOTONIC, false),
+    /** CLOCK_MONOTONIC_RAW: the raw line, never steered. */
     MONOTONIC_RAW(ClockId.MONOTONIC_RAW, true),
+    /** CLOCK_BOOTTIME: the adjusted line plus offs_boot (time suspended). */
     BOOTTIME(ClockId.BOOTTIME, false),
+    /** CLOCK_TAI: the adjusted line plus offs_tai. */
     TAI(ClockId.TAI, false);
 
     private static final CounterClock[] BY_ID;
