@@ -20,7 +20,7 @@ import org.timekeeping4j.clocksource.SeqlockReader;
  * Two read bases ({@link TkReadBase}, the kernel's tk_read_base): the adjusted line (tkr_mono: MONOTONIC,
  * its mult steered by a {@link ClockAdjustment}) and the raw line (tkr_raw: MONOTONIC_RAW, fixed mult).
  * REALTIME = MONOTONIC + offsReal, BOOTTIME = MONOTONIC + offsBoot, TAI = MONOTONIC + offsTai. Both lines
- * share one shift, chosen by {@link MultShift#calculate} for {@link Builder#conversionSeconds} (default 4 s)
+ * share one shift, chosen by {@link MultShift#calculate} for {@link TimekeeperBuilder#conversionSeconds} (default 4 s)
  * rather than the clocksource's 600 s: a larger shift gives the adjusted line a finer frequency step
  * ({@code 1/mult}, below 0.5 ppb for counters from 24 MHz to 3 GHz) at the cost of a shorter max_cycles.
  *
@@ -83,7 +83,7 @@ import org.timekeeping4j.clocksource.SeqlockReader;
  * next update. Call {@link #update()} from one thread at least every max_idle, e.g. every 100 ms.
  *
  * <h2>History</h2>
- * The ring holds the last {@link Builder#historySize} published states (64 by default: 6.4 s at 100 ms
+ * The ring holds the last {@link TimekeeperBuilder#historySize} published states (64 by default: 6.4 s at 100 ms
  * updates). {@link #convert(long, ClockId)} converts a counter value read earlier with the state that was
  * in force at that counter value, i.e. to exactly what a read returning that counter value returned
  * (a value equal to an update's c0 converts with the state that update published).
@@ -160,7 +160,7 @@ public final class Timekeeper {
     private long suspendCycles;
     private long validCycles = -1L;
 
-    private Timekeeper(Builder b) {
+    Timekeeper(TimekeeperBuilder b) {
         this.clocksource = b.clocksource;
         this.adjustment = b.adjustment;
         this.mask = clocksource.mask();
@@ -219,8 +219,8 @@ public final class Timekeeper {
      * @param clocksource the counter every clock of the timekeeper is computed from
      * @return a builder with the defaults: every clock at 0, no adjustment, 64 states of history
      */
-    public static Builder builder(Clocksource clocksource) {
-        return new Builder(clocksource);
+    public static TimekeeperBuilder builder(Clocksource clocksource) {
+        return new TimekeeperBuilder(clocksource);
     }
 
     /** The longest delta whose product with {@code mult}, plus a remainder below 2^shift, fits 64 bits. */
@@ -243,7 +243,7 @@ public final class Timekeeper {
     }
 
     /**
-     * {@return CLOCK_MONOTONIC in ns from the builder's {@link Builder#monotonicNanos} origin, at the
+     * {@return CLOCK_MONOTONIC in ns from the builder's {@link TimekeeperBuilder#monotonicNanos} origin, at the
      * adjusted rate; not counting time suspended, never going back, never {@link #STALE}}
      */
     public long monotonicNanos() {
@@ -516,41 +516,6 @@ public final class Timekeeper {
 
     // ------------------------------------------------------------------------------------------------
     // History
-
-    /** The result of {@link #convert(long, ClockId, Conversion)}; caller-owned, reusable, no allocation. */
-    public static final class Conversion {
-        long nanos;
-        boolean withinHistory;
-        long generation;
-        int clockWasSetSeq;
-
-        /** An empty result (every field 0 or false), for {@link Timekeeper#convert(long, ClockId, Conversion)}. */
-        public Conversion() {
-        }
-
-        /** {@return the converted value in ns} */
-        public long nanos() {
-            return nanos;
-        }
-
-        /**
-         * {@return false when the counter value predates the history: it was extrapolated (backwards) from
-         * the oldest state, and may differ from what a read at that value returned}
-         */
-        public boolean withinHistory() {
-            return withinHistory;
-        }
-
-        /** {@return the generation (see {@link Timekeeper#generation()}) of the state used} */
-        public long generation() {
-            return generation;
-        }
-
-        /** {@return the clock-was-set sequence (see {@link Timekeeper#clockWasSetSeq()}) of the state used} */
-        public int clockWasSetSeq() {
-            return clockWasSetSeq;
-        }
-    }
 
     /**
      * {@link #convert(long, ClockId, Conversion)} returning just the value. Allocates nothing.
@@ -1009,7 +974,7 @@ public final class Timekeeper {
     /**
      * {@return whether this timekeeper has a vvar page, i.e. reads in machine code and can {@link #mirrorTo}
      * one: true where the clocksource offers a {@link SeqlockReader}, its counter is 64 bits wide and the
-     * builder left {@link Builder#machineCodeReader} on}
+     * builder left {@link TimekeeperBuilder#machineCodeReader} on}
      */
     public boolean hasVvarPage() {
         return page != null;
@@ -1152,153 +1117,5 @@ public final class Timekeeper {
     /** Package-private for tests: the cycle_last of the newest update (its MONOTONIC line's). */
     long cycleLast() {
         return newest().mono.cycleLast;
-    }
-
-    /** Configuration of a {@link Timekeeper}. */
-    public static final class Builder {
-        private final Clocksource clocksource;
-        private ClockAdjustment adjustment = ClockAdjustment.NONE;
-        private long realtimeNanos;
-        private long monotonicNanos;
-        private int taiOffsetSeconds;
-        private long boottimeOffsetNanos;
-        private boolean anchored;
-        private long anchorCounter;
-        private int historySize = 64;
-        private long conversionSeconds = 4;
-        private boolean machineCodeReader = true;
-
-        private Builder(Clocksource clocksource) {
-            this.clocksource = clocksource;
-        }
-
-        /**
-         * Where the adjusted line's frequency and leap seconds come from (default: none).
-         *
-         * @param adjustment pulled at every update, outside the writer's odd window
-         *                   ({@link ClockAdjustment#NONE}: the adjusted line runs at the raw rate)
-         * @return this builder
-         */
-        public Builder adjustment(ClockAdjustment adjustment) {
-            this.adjustment = adjustment;
-            return this;
-        }
-
-        /**
-         * REALTIME at construction, ns since the epoch (default 0).
-         *
-         * @param realtimeNanos REALTIME at the {@link #anchorCounter} value, ns since the epoch
-         * @return this builder
-         */
-        public Builder realtimeNanos(long realtimeNanos) {
-            this.realtimeNanos = realtimeNanos;
-            return this;
-        }
-
-        /**
-         * MONOTONIC (and MONOTONIC_RAW, BOOTTIME) at construction (default 0).
-         *
-         * @param monotonicNanos MONOTONIC and MONOTONIC_RAW at the {@link #anchorCounter} value, ns; BOOTTIME is this
-         *                       plus {@link #boottimeOffsetNanos}
-         * @return this builder
-         */
-        public Builder monotonicNanos(long monotonicNanos) {
-            this.monotonicNanos = monotonicNanos;
-            return this;
-        }
-
-        /**
-         * TAI - UTC in seconds (default 0, as the kernel's until a daemon sets it).
-         *
-         * @param seconds TAI - UTC, whole seconds (37 since 2017)
-         * @return this builder
-         */
-        public Builder taiOffsetSeconds(int seconds) {
-            this.taiOffsetSeconds = seconds;
-            return this;
-        }
-
-        /**
-         * The counter value at which the initial clock values hold (default: the counter when
-         * {@link #build()} reads it). Anchoring on a counter value read together with the kernel's clocks
-         * makes the new timekeeper agree with them exactly, however long the construction takes.
-         *
-         * @param counterValue a value of the clocksource (taken modulo its width)
-         * @return this builder
-         */
-        public Builder anchorCounter(long counterValue) {
-            this.anchored = true;
-            this.anchorCounter = counterValue;
-            return this;
-        }
-
-        /**
-         * BOOTTIME - MONOTONIC at construction: time already spent in suspend (default 0).
-         *
-         * @param nanos the offset, ns, at least 0
-         * @return this builder
-         * @throws IllegalArgumentException if {@code nanos} is negative
-         */
-        public Builder boottimeOffsetNanos(long nanos) {
-            if (nanos < 0) {
-                throw new IllegalArgumentException("boot offset must be >= 0: " + nanos);
-            }
-            this.boottimeOffsetNanos = nanos;
-            return this;
-        }
-
-        /**
-         * States kept for {@link Timekeeper#convert}; rounded up to a power of two, at least 2.
-         *
-         * @param historySize the number of states, 2 to 2^20 (default 64)
-         * @return this builder
-         * @throws IllegalArgumentException outside 2 to 2^20
-         */
-        public Builder historySize(int historySize) {
-            if (historySize < 2 || historySize > (1 << 20)) {
-                throw new IllegalArgumentException("history size must be 2..2^20: " + historySize);
-            }
-            this.historySize = historySize;
-            return this;
-        }
-
-        /**
-         * The longest delta (s) the 64-bit multiply must handle; picks the shift (default 4 s).
-         *
-         * @param seconds at least 1; a larger value gives a smaller shift, so a coarser frequency step
-         * @return this builder
-         * @throws IllegalArgumentException if {@code seconds} is below 1
-         */
-        public Builder conversionSeconds(long seconds) {
-            if (seconds < 1) {
-                throw new IllegalArgumentException("conversion seconds must be >= 1: " + seconds);
-            }
-            this.conversionSeconds = seconds;
-            return this;
-        }
-
-        /**
-         * Whether reads may go through the clocksource's {@link SeqlockReader} (default true): the whole read
-         * in one downcall. False keeps every read in Java (for comparisons; the values are the same).
-         *
-         * @param enabled false to read in Java even where a machine-code reader exists
-         * @return this builder
-         */
-        public Builder machineCodeReader(boolean enabled) {
-            this.machineCodeReader = enabled;
-            return this;
-        }
-
-        /**
-         * Builds the timekeeper: reads the counter (unless anchored), allocates its history and, where it
-         * reads in machine code, its vvar page, and publishes the first state (generation 0).
-         *
-         * @return a new timekeeper, its clocks at the configured values
-         * @throws IllegalArgumentException if the counter is too fast for a shift of at least 1 at the
-         *                                  conversion seconds
-         */
-        public Timekeeper build() {
-            return new Timekeeper(this);
-        }
     }
 }

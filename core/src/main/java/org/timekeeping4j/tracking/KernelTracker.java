@@ -11,6 +11,7 @@ import org.timekeeping4j.linux.ErrnoException;
 import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.TimerFd;
+import org.timekeeping4j.timekeeper.Conversion;
 import org.timekeeping4j.timekeeper.Timekeeper;
 
 /**
@@ -235,7 +236,7 @@ public final class KernelTracker implements AutoCloseable {
     }
 
     /** Converts with the full result (history flag, clock-was-set sequence); allocation-free. */
-    public boolean convert(long counterValue, ClockId clock, Timekeeper.Conversion into) {
+    public boolean convert(long counterValue, ClockId clock, Conversion into) {
         Timekeeper tk = clock == ClockId.MONOTONIC_RAW ? raw : mono;
         if (tk == null) {
             throw new IllegalStateException("the fast path is not tracking the kernel: " + inactiveReason);
@@ -255,8 +256,8 @@ public final class KernelTracker implements AutoCloseable {
      * @return false (nothing written) when not tracking, or when the counter value is past the state's
      *         validity (the updater is starved and fast reads use the kernel)
      */
-    public boolean snapshot(long counterValue, ClockId clock, Timekeeper.Conversion clockOut,
-                            Timekeeper.Conversion rawOut) {
+    public boolean snapshot(long counterValue, ClockId clock, Conversion clockOut,
+                            Conversion rawOut) {
         Timekeeper m = mono;
         Timekeeper r = raw;
         if (m == null || r == null) {

@@ -203,7 +203,7 @@ class TimekeeperAdjustmentTest {
             }
             tk.update();
         }
-        Timekeeper.Conversion conv = new Timekeeper.Conversion();
+        Conversion conv = new Conversion();
         for (int i = readings.size() - 12; i < readings.size(); i++) { // 16 states: 12 updates and their steps
             Reading r = readings.get(i);
             assertThat(tk.convert(r.counter(), ClockId.MONOTONIC)).isEqualTo(r.mono());
