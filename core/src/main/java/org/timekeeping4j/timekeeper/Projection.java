@@ -81,6 +81,23 @@ record Projection(int record, boolean raw, int offs, int leap, boolean counter, 
         return BY_CLOCK[clock.ordinal()];
     }
 
+    /**
+     * The projection of {@code clock}, for the reads that take no user clock.
+     *
+     * @param clock a clock {@link #of(ClockId)} has a projection for
+     * @return its projection, never null
+     * @throws IllegalArgumentException for a CPU-time or AUX id, refused before any read could compute a
+     *                                  record address from it
+     */
+    static Projection require(ClockId clock) {
+        Projection p = of(clock);
+        if (p == null) {
+            throw new IllegalArgumentException(clock + " has no projection in a timekeeper: it reads "
+                    + "REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME, TAI, their ALARM twins and the COARSE clocks");
+        }
+        return p;
+    }
+
     /** {@return the projection of the counter clock {@code c}, whose record it has} */
     static Projection of(CounterClock c) {
         return BY_RECORD[c.record()];

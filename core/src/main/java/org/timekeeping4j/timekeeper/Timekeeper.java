@@ -26,12 +26,11 @@ import org.timekeeping4j.clocksource.SeqlockReader;
  * 24 MHz to 3 GHz) at the cost of a shorter max_cycles.
  *
  * <h2>Publication and monotonicity</h2>
- * A seqlock over a ring of states: one writer ({@link TimekeeperWriter}, whose comment argues the protocol
- * and why every clock stays monotonic across an update, whatever the slope change) builds the next state
- * in the slot after the newest and publishes it by moving the sequence from odd to even; readers copy the
- * newest state's fields to locals, read the counter, and validate that the sequence did not change
- * ({@link #readBegin}, {@link #readRetry}). Readers are lock-free, and wait-free except when they overlap
- * the writer's short odd window.
+ * A seqlock over a ring of states. One writer ({@link TimekeeperWriter}: the protocol, and why every clock
+ * stays monotonic across an update whatever the slope change) builds the next state in the slot after the
+ * newest and publishes it by moving the sequence from odd to even. Readers ({@link TimekeeperReader}) copy
+ * the newest state's fields to locals, read the counter, and validate that the sequence did not change:
+ * lock-free, and wait-free except when they overlap the writer's short odd window.
  *
  * <h2>The machine-code reader</h2>
  * Where the clocksource offers a {@link SeqlockReader} (the TSC read with rdtscp or lfence;rdtsc), the
@@ -40,19 +39,11 @@ import org.timekeeping4j.clocksource.SeqlockReader;
  * page). It returns exactly what the Java reader returns at the same counter value. It reads the counter
  * before the sequence, which case 2 of the writer's argument tolerates: a reader that sees the new state
  * with a counter value before c0 has a negative delta, clamped to 0, and returns new(c0). The Java reader
- * below still serves the COARSE clocks, user clocks, {@link #convert} and every other clocksource.
+ * still serves the COARSE clocks, user clocks, {@link #convert} and every other clocksource.
  *
- * <h2>Conversion on the read path</h2>
- * {@code delta = (now - cycle_last) & mask}; a delta in the upper half of the mask is a counter value
- * before cycle_last (a jittery or unsynchronised counter) and becomes 0, the x86 vDSO's clamp; a delta
- * above max_cycles is multiplied on 128 bits ({@link MultShift#wide}) instead of overflowing.
- *
- * <h2>How often to update</h2>
- * Call {@link #update()} from one thread at least every {@link #maxIdleNanos()} (see {@link TimekeeperWriter}
- * for the bound), e.g. every 100 ms.
- *
- * <h2>History</h2>
- * The ring holds the last {@link TimekeeperBuilder#historySize} published states (64 by default: 6.4 s at 100 ms
+ * <h2>Updates and history</h2>
+ * Call {@link #update()} from one thread at least every {@link #maxIdleNanos()}, e.g. every 100 ms. The
+ * ring holds the last {@link TimekeeperBuilder#historySize} published states (64 by default: 6.4 s at 100 ms
  * updates). {@link #convert(long, ClockId)} converts a counter value read earlier with the state that was
  * in force at that counter value, i.e. to exactly what a read returning that counter value returned
  * (a value equal to an update's c0 converts with the state that update published).
@@ -61,12 +52,8 @@ public final class Timekeeper {
 
     static final long NANOS_PER_SECOND = 1_000_000_000L;
 
-    /**
-     * The publication sequence {@link #seq}: read here ({@link #readBegin}, {@link #readRetry}), written only by
-     * {@link TimekeeperWriter} (beginWrite, endWrite).
-     */
+    /** The publication sequence {@link #seq}: read by {@link TimekeeperReader}, written by {@link TimekeeperWriter}. */
     static final VarHandle SEQ;
-    private static final VarHandle USER_CLOCKS = MethodHandles.arrayElementVarHandle(UserClock[].class);
 
     static {
         try {
@@ -76,21 +63,21 @@ public final class Timekeeper {
         }
     }
 
-    private final Clocksource clocksource;
+    final Clocksource clocksource;
     final long mask;
     /** Deltas above this are counter values before cycle_last. */
     final long halfMask;
-    private final int shift;
+    final int shift;
     private final long rawMult;
     /** The published states; the newest is ring[generation & ringMask]. */
     final TimekeeperState[] ring;
     final int ringMask;
-    private final UserClock[] userClocks = new UserClock[8];
+    private final UserClocks userClocks = new UserClocks();
     /** Where the clocksource offers one: the vvar page and the stub that reads it; else null and 0. */
     final VvarPage page;
     private final SeqlockReader seqlockReader;
     private final long pageAddress;
-    /** Every mutation, and the lock that guards the user clocks' table. */
+    /** Every mutation of the published state. */
     private final TimekeeperWriter writer;
 
     /**
@@ -202,17 +189,6 @@ public final class Timekeeper {
         return p != null ? read(p, false) : userClockFor(clock).nanos();
     }
 
-    private static Projection projection(ClockId clock) {
-        Projection p = Projection.of(clock);
-        if (p == null) {
-            // A CPU-time or AUX id has no projection: refused here, before any read could compute a record
-            // address from it.
-            throw new IllegalArgumentException(clock + " has no projection in a timekeeper: it reads "
-                    + "REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME, TAI, their ALARM twins and the COARSE clocks");
-        }
-        return p;
-    }
-
     /** Value returned by {@link #readFresh} when the published state is older than its validity. */
     public static final long STALE = SeqlockReader.STALE;
 
@@ -229,7 +205,7 @@ public final class Timekeeper {
      * @throws IllegalArgumentException for a CPU-time or AUX id
      */
     public long readFresh(ClockId clock) {
-        return read(projection(clock), true);
+        return read(Projection.require(clock), true);
     }
 
     /** {@return {@link #readFresh} of MONOTONIC without the dispatch on the clock id: ns, or {@link #STALE}} */
@@ -254,23 +230,7 @@ public final class Timekeeper {
      * @throws IllegalArgumentException for a CPU-time or AUX id
      */
     public long freshCeiling(ClockId clock) {
-        Projection p = projection(clock);
-        long s, cycleLast, valid, now;
-        do {
-            s = readBegin();
-            TimekeeperState st = ring[(int) (s >>> 1) & ringMask];
-            cycleLast = st.mono.cycleLast;
-            valid = st.validCycles;
-            now = clocksource.read();
-        } while (readRetry(s));
-        long delta = (now - cycleLast) & mask;
-        if (Long.compareUnsigned(delta, halfMask) > 0) {
-            delta = 0;
-        }
-        if (Long.compareUnsigned(delta, valid) > 0) {
-            delta = valid;
-        }
-        return convert((cycleLast + delta) & mask, p, null);
+        return TimekeeperReader.freshCeiling(this, Projection.require(clock));
     }
 
     /**
@@ -282,15 +242,7 @@ public final class Timekeeper {
      *         it (up to half the counter's wrap); always true while the validity is -1 (the default)
      */
     public boolean isFresh(long counter) {
-        long s, cycleLast, valid;
-        do {
-            s = readBegin();
-            TimekeeperState st = ring[(int) (s >>> 1) & ringMask];
-            cycleLast = st.mono.cycleLast;
-            valid = st.validCycles;
-        } while (readRetry(s));
-        long delta = (counter - cycleLast) & mask;
-        return Long.compareUnsigned(delta, halfMask) > 0 || Long.compareUnsigned(delta, valid) <= 0;
+        return TimekeeperReader.isFresh(this, counter);
     }
 
     /**
@@ -308,76 +260,7 @@ public final class Timekeeper {
             long record = pageAddress + HEADER_BYTES + p.record() * RECORD_BYTES;
             return SeqlockReader.readPreferred(pageAddress, record, fresh ? SeqlockReader.FRESH : SeqlockReader.ANY);
         }
-        return readJava(p, fresh);
-    }
-
-    /**
-     * The seqlock reader in Java, over the ring (every clocksource; the COARSE and TAI-offset projections).
-     * Copies the fields to locals, reads the counter, validates, and only then converts (the kernel's
-     * do_hres: the arithmetic stays outside the retry loop).
-     */
-    private long readJava(Projection p, boolean fresh) {
-        boolean counter = p.counter();
-        long s, cycleLast, mult, xtime, base, maxCycles, offset, leapMono, leapStep, now, valid;
-        do {
-            s = readBegin();
-            // The counter is read right after the sequence, before the state's fields. An ordered read
-            // (rdtscp, isb;mrs) waits for every earlier load to complete: with only the sequence load before
-            // it, the read does not wait for the ring -> state -> line chain of dependent loads (measured:
-            // 7 to 9 ns on this VM). The fields are validated by the sequence re-read all the same, and the
-            // counter still comes after the acquire of s, which is what the monotonicity argument needs.
-            now = counter ? clocksource.read() : 0;
-            TimekeeperState st = ring[(int) (s >>> 1) & ringMask];
-            TkReadBase line = p.line(st);
-            cycleLast = line.cycleLast;
-            mult = line.mult;
-            xtime = line.xtimeNsec;
-            base = line.base;
-            maxCycles = st.maxCycles;
-            offset = p.offset(st);
-            leapMono = st.leapMono;
-            leapStep = st.leapStepNs;
-            valid = st.validCycles;
-        } while (readRetry(s));
-        if (!counter) {
-            now = cycleLast; // COARSE: the line's value at the last update
-        }
-        long delta = (now - cycleLast) & mask;
-        if (Long.compareUnsigned(delta, halfMask) > 0) {
-            delta = 0; // counter before cycle_last: clamp, as the x86 vDSO does
-        }
-        if (fresh && Long.compareUnsigned(delta, valid) > 0) {
-            return STALE;
-        }
-        long ns = Long.compareUnsigned(delta, maxCycles) <= 0
-                ? (xtime + delta * mult) >>> shift
-                : MultShift.wide(delta, mult, shift, xtime);
-        return p.project(base + ns, offset, leapMono, leapStep);
-    }
-
-    /**
-     * Starts a read of the published state (the kernel's read_seqcount_begin): the sequence once it is even.
-     * The caller copies what it needs to locals and then asks {@link #readRetry} whether to start over.
-     */
-    private long readBegin() {
-        for (;;) {
-            // Pairs with the writer's SEQ.setRelease in TimekeeperWriter.endWrite(): seeing the even value makes
-            // the state it published (all stores before that release) visible to the caller's loads after this.
-            long s = (long) SEQ.getAcquire(this);
-            if ((s & 1) == 0) {
-                return s;
-            }
-            Thread.onSpinWait(); // the writer is inside its window: its counter read is the pivot we must not pass
-        }
-    }
-
-    /** {@return whether the read begun at {@code s} must start over (read_seqcount_retry)} */
-    private boolean readRetry(long s) {
-        // Orders the caller's field loads and counter read before the sequence re-read below. Pairs with the
-        // writer's fullFence after its odd store in TimekeeperWriter.beginWrite(): if the re-read still sees s,
-        // no store of the next state was visible to us and our counter read preceded the writer's.
-        VarHandle.acquireFence();
-        return (long) SEQ.getVolatile(this) != s;
+        return TimekeeperReader.read(this, p, fresh);
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -392,7 +275,7 @@ public final class Timekeeper {
      * @throws IllegalArgumentException for a CPU-time clock or an AUX clock without a user clock
      */
     public long convert(long counter, ClockId clock) {
-        return convert(counter, projection(clock), null);
+        return TimekeeperReader.convert(this, counter, Projection.require(clock), null);
     }
 
     /**
@@ -409,71 +292,8 @@ public final class Timekeeper {
      * @throws IllegalArgumentException for a CPU-time clock or an AUX clock without a user clock
      */
     public boolean convert(long counter, ClockId clock, Conversion into) {
-        convert(counter, projection(clock), into);
+        TimekeeperReader.convert(this, counter, Projection.require(clock), into);
         return into.withinHistory;
-    }
-
-    private long convert(long counter, Projection p, Conversion into) {
-        long s, cycleLast, mult, xtime, base, maxCycles, offset, leapMono, leapStep, generation;
-        int wasSet;
-        boolean within;
-        do {
-            s = readBegin();
-            long g = s >>> 1;
-            TimekeeperState st = ring[(int) g & ringMask];
-            long newest = st.mono.cycleLast;
-            long before = (newest - counter) & mask; // how far the counter value lies before the newest state
-            within = true;
-            if (before != 0 && Long.compareUnsigned(before, halfMask) <= 0) {
-                long available = Math.min(g + 1, ring.length);
-                TimekeeperState found = null;
-                for (long k = 1; k < available; k++) {
-                    TimekeeperState e = ring[(int) (g - k) & ringMask];
-                    if (Long.compareUnsigned((newest - e.mono.cycleLast) & mask, before) >= 0) {
-                        found = e;
-                        break;
-                    }
-                }
-                if (found == null) {
-                    found = ring[(int) (g - available + 1) & ringMask];
-                    within = false;
-                }
-                st = found;
-            }
-            TkReadBase line = p.line(st);
-            cycleLast = line.cycleLast;
-            mult = line.mult;
-            xtime = line.xtimeNsec;
-            base = line.base;
-            maxCycles = st.maxCycles;
-            offset = p.offset(st);
-            leapMono = st.leapMono;
-            leapStep = st.leapStepNs;
-            generation = st.generation;
-            wasSet = st.clockWasSetSeq;
-        } while (readRetry(s));
-        long value;
-        if (!p.counter()) {
-            value = base;
-        } else if (within) {
-            long delta = (counter - cycleLast) & mask;
-            value = base + (Long.compareUnsigned(delta, maxCycles) <= 0
-                    ? (xtime + delta * mult) >>> shift
-                    : MultShift.wide(delta, mult, shift, xtime));
-        } else {
-            // Backwards from the oldest state: base + floor((xtime - d * mult) / 2^shift)
-            // = base - ceil((d * mult - xtime) / 2^shift) = base - floor((d * mult + (2^shift - 1 - xtime)) / 2^shift).
-            long d = (cycleLast - counter) & mask;
-            value = base - MultShift.wide(d, mult, shift, ((1L << shift) - 1) - xtime);
-        }
-        long result = p.project(value, offset, leapMono, leapStep);
-        if (into != null) {
-            into.nanos = result;
-            into.withinHistory = within;
-            into.generation = generation;
-            into.clockWasSetSeq = wasSet;
-        }
-        return result;
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -485,12 +305,7 @@ public final class Timekeeper {
      */
     public void update() {
         writer.update();
-        for (int i = 0; i < userClocks.length; i++) {
-            UserClock u = (UserClock) USER_CLOCKS.getAcquire(userClocks, i);
-            if (u != null) {
-                u.update();
-            }
-        }
+        userClocks.updateAll();
     }
 
     /**
@@ -605,15 +420,7 @@ public final class Timekeeper {
         if (!auxId.isAux()) {
             throw new IllegalArgumentException(auxId.kernelName() + " is not an AUX clock id");
         }
-        synchronized (writer) {
-            int i = auxId.id() - ClockId.AUX_BASE;
-            if (userClocks[i] != null) {
-                throw new IllegalStateException(auxId.kernelName() + " exists already");
-            }
-            UserClock u = new UserClock(auxId, clocksource, initialNanos, ring.length);
-            USER_CLOCKS.setRelease(userClocks, i, u); // pairs with getAcquire in userClock()/update()
-            return u;
-        }
+        return userClocks.create(auxId, clocksource, initialNanos, ring.length);
     }
 
     /**
@@ -626,9 +433,7 @@ public final class Timekeeper {
         if (!auxId.isAux()) {
             throw new IllegalArgumentException(auxId + " is not an AUX clock id: user clocks are CLOCK_AUX+0..7");
         }
-        synchronized (writer) {
-            USER_CLOCKS.setRelease(userClocks, auxId.id() - ClockId.AUX_BASE, (UserClock) null);
-        }
+        userClocks.remove(auxId);
     }
 
     /**
@@ -639,10 +444,7 @@ public final class Timekeeper {
      *         not an AUX id
      */
     public UserClock userClock(ClockId auxId) {
-        if (!auxId.isAux()) {
-            return null;
-        }
-        return (UserClock) USER_CLOCKS.getAcquire(userClocks, auxId.id() - ClockId.AUX_BASE);
+        return userClocks.get(auxId);
     }
 
     private UserClock userClockFor(ClockId clock) {
@@ -758,13 +560,7 @@ public final class Timekeeper {
      * @return the clock-was-set sequence of the newest state, 0 at construction
      */
     public int clockWasSetSeq() {
-        long s;
-        int v;
-        do {
-            s = readBegin();
-            v = ring[(int) (s >>> 1) & ringMask].clockWasSetSeq;
-        } while (readRetry(s));
-        return v;
+        return TimekeeperReader.clockWasSetSeq(this);
     }
 
     /** {@return whether the timekeeper is between {@link #suspend()} and {@link #resume}} */

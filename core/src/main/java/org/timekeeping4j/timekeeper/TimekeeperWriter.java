@@ -135,7 +135,7 @@ final class TimekeeperWriter {
             page.attach(tk);
             page.publish(s, shift);
         }
-        // Pairs with the readers' getAcquire in Timekeeper.readBegin(); the constructor's stores come first.
+        // Pairs with the readers' getAcquire in TimekeeperReader.readBegin(); the constructor's stores come first.
         Timekeeper.SEQ.setRelease(tk, 0L);
     }
 
@@ -325,7 +325,7 @@ final class TimekeeperWriter {
         }
         // Orders the odd store before everything after it, loads included: the counter read that picks the
         // pivot c0 and the stores into the next slot. Pairs with the readers' acquireFence in
-        // Timekeeper.readRetry(): a reader whose re-read misses the odd value read its counter before our c0.
+        // TimekeeperReader.readRetry(): a reader whose re-read misses the odd value read its counter before our c0.
         VarHandle.fullFence();
     }
 
@@ -340,7 +340,7 @@ final class TimekeeperWriter {
             mirror.publish(next, shift);
         }
         // Release: the next slot's stores and our counter read happen before the even value is visible.
-        // Pairs with the readers' getAcquire in Timekeeper.readBegin().
+        // Pairs with the readers' getAcquire in TimekeeperReader.readBegin().
         Timekeeper.SEQ.setRelease(tk, writerSeq);
     }
 
