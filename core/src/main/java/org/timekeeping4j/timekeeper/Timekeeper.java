@@ -275,7 +275,8 @@ public final class Timekeeper {
      * @throws IllegalArgumentException for a CPU-time clock or an AUX clock without a user clock
      */
     public long convert(long counter, ClockId clock) {
-        return TimekeeperReader.convert(this, counter, Projection.require(clock), null);
+        Projection p = Projection.of(clock);
+        return p != null ? TimekeeperReader.convert(this, counter, p, null) : userClockFor(clock).convert(counter);
     }
 
     /**
@@ -292,7 +293,13 @@ public final class Timekeeper {
      * @throws IllegalArgumentException for a CPU-time clock or an AUX clock without a user clock
      */
     public boolean convert(long counter, ClockId clock, Conversion into) {
-        TimekeeperReader.convert(this, counter, Projection.require(clock), into);
+        Projection p = Projection.of(clock);
+        if (p == null) {
+            into.nanos = userClockFor(clock).convert(counter);
+            into.withinHistory = true;
+            return true;
+        }
+        TimekeeperReader.convert(this, counter, p, into);
         return into.withinHistory;
     }
 
