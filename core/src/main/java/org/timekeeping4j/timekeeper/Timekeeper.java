@@ -97,15 +97,8 @@ public final class Timekeeper {
         }
         this.shift = ms.shift();
         this.rawMult = ms.mult();
-        int size = Integer.highestOneBit(b.historySize);
-        if (size < b.historySize) {
-            size <<= 1;
-        }
-        this.ring = new TimekeeperState[size];
-        this.ringMask = size - 1;
-        for (int i = 0; i < size; i++) {
-            ring[i] = new TimekeeperState(mask, shift);
-        }
+        this.ring = TimekeeperState.ring(b.historySize, mask, shift);
+        this.ringMask = ring.length - 1;
         SeqlockReader r = b.machineCodeReader && mask == -1L && clocksource.seqlockReader() != null
                 ? SeqlockReader.preferredReader() : null;
         this.page = r == null ? null : VvarPage.allocate();
@@ -186,7 +179,7 @@ public final class Timekeeper {
      */
     public long nanos(ClockId clock) {
         Projection p = Projection.of(clock);
-        return p != null ? read(p, false) : userClockFor(clock).nanos();
+        return p != null ? read(p, false) : userClocks.require(clock).nanos();
     }
 
     /** Value returned by {@link #readFresh} when the published state is older than its validity. */
@@ -276,7 +269,7 @@ public final class Timekeeper {
      */
     public long convert(long counter, ClockId clock) {
         Projection p = Projection.of(clock);
-        return p != null ? TimekeeperReader.convert(this, counter, p, null) : userClockFor(clock).convert(counter);
+        return p != null ? TimekeeperReader.convert(this, counter, p, null) : userClocks.require(clock).convert(counter);
     }
 
     /**
@@ -295,7 +288,7 @@ public final class Timekeeper {
     public boolean convert(long counter, ClockId clock, Conversion into) {
         Projection p = Projection.of(clock);
         if (p == null) {
-            into.nanos = userClockFor(clock).convert(counter);
+            into.nanos = userClocks.require(clock).convert(counter);
             into.withinHistory = true;
             return true;
         }
@@ -454,15 +447,6 @@ public final class Timekeeper {
         return userClocks.get(auxId);
     }
 
-    private UserClock userClockFor(ClockId clock) {
-        UserClock u = userClock(clock);
-        if (u == null) {
-            throw new IllegalArgumentException(clock.kernelName() + " is not a clock of this timekeeper"
-                    + (clock.isAux() ? " (create it with createUserClock)" : ""));
-        }
-        return u;
-    }
-
     // ------------------------------------------------------------------------------------------------
     // Introspection
 
@@ -511,7 +495,11 @@ public final class Timekeeper {
         return seqlockReader != null ? "machine code around " + seqlockReader.instructions() : "Java";
     }
 
-    /** {@return the longest the timekeeper may go without {@link #update()}, ns (see the class comment)} */
+    /**
+     * {@return the longest the timekeeper may go without {@link #update()}, ns: half the time to max_cycles at
+     * the largest mult the adjustment may set (the kernel's margin), and at most half the time to half the
+     * counter's wrap, beyond which the clocks stand still until the next update}
+     */
     public long maxIdleNanos() {
         return writer.maxIdleNanos;
     }

@@ -74,7 +74,7 @@ final class TimekeeperWriter {
     private final int ringMask;
     /** The timekeeper's own vvar page, or null. */
     private final VvarPage page;
-    /** See {@link Timekeeper#maxIdleNanos()} and the class comment. */
+    /** See {@link Timekeeper#maxIdleNanos()} and "How often to update" above. */
     final long maxIdleNanos;
 
     // Writer state, guarded by this object's monitor.

@@ -40,6 +40,22 @@ final class UserClocks {
         return (UserClock) SLOTS.getAcquire(slots, auxId.id() - ClockId.AUX_BASE); // pairs with create()'s setRelease
     }
 
+    /**
+     * The clock of {@code clock}'s slot, for a read or conversion of it.
+     *
+     * @param clock an AUX id with a user clock
+     * @return its user clock, never null
+     * @throws IllegalArgumentException for an AUX id without a user clock, or an id that is not an AUX id
+     */
+    UserClock require(ClockId clock) {
+        UserClock u = get(clock);
+        if (u == null) {
+            throw new IllegalArgumentException(clock.kernelName() + " is not a clock of this timekeeper"
+                    + (clock.isAux() ? " (create it with createUserClock)" : ""));
+        }
+        return u;
+    }
+
     /** Updates every user clock (see {@link UserClock#update()}). */
     void updateAll() {
         for (int i = 0; i < slots.length; i++) {
