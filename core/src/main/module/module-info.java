@@ -17,8 +17,9 @@
  * </ul>
  *
  * <p>Not exported: {@code linux} (the raw FFM bindings), {@code tracking} (the in-process kernel tracker behind
- * the fast path) and {@code verify} (the simulated-timekeeper SPI behind {@code tk4j verify skew}). The CLI, a
- * module of this project, reaches {@code linux} and {@code verify} through qualified exports and nothing else.
+ * the fast path) and {@code simulation} (the simulated timekeeper that {@code tk4j verify skew} checks). The CLI,
+ * a module of this project, reaches {@code linux} and {@code simulation} through qualified exports and nothing
+ * else.
  */
 module org.timekeeping4j {
     exports org.timekeeping4j;
@@ -29,9 +30,5 @@ module org.timekeeping4j {
 
     // The CLI's diagnostics (tk4j info, verify) read the raw bindings and drive the simulated timekeepers.
     exports org.timekeeping4j.linux to org.timekeeping4j.cli;
-    exports org.timekeeping4j.verify to org.timekeeping4j.cli;
-
-    uses org.timekeeping4j.verify.SimulatedTimekeeper.Provider;
-    provides org.timekeeping4j.verify.SimulatedTimekeeper.Provider
-            with org.timekeeping4j.verify.TimekeeperSkewProvider;
+    exports org.timekeeping4j.simulation to org.timekeeping4j.cli;
 }

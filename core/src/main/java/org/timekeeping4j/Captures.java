@@ -1,7 +1,8 @@
 package org.timekeeping4j;
 
+import java.util.Arrays;
 import org.timekeeping4j.clocksource.VdsoStub;
-import org.timekeeping4j.tracking.KernelTracker;
+import org.timekeeping4j.tracking.Publication;
 import org.timekeeping4j.vdso.KernelVdso;
 import org.timekeeping4j.timekeeper.CounterClock;
 
@@ -19,21 +20,20 @@ final class Captures {
             return exactSnapshot(clock, into);
         }
         long counter = FastPath.Ordered.SOURCE.read();
-        KernelTracker t = FastPath.tracker();
-        if (t != null && (clock == ClockId.REALTIME || Clocks.isCounterBacked(clock))
-                && t.snapshot(counter, clock, into.clockConversion, into.rawConversion)) {
+        Publication p = FastPath.PUBLICATION;
+        if (p.snapshot(counter, clock, into.clockConversion, into.rawConversion)) {
             into.counter = counter;
             into.nanos = into.clockConversion.nanos();
             into.rawNanos = into.rawConversion.nanos();
             into.clockWasSetSeq = into.clockConversion.clockWasSetSeq();
             into.fromCounter = true;
-            into.sourceChangedSeq = t.sourceChangedSeq();
+            into.sourceChangedSeq = p.sourceChangedSeq();
             into.exact = false; // the tracker's estimate, not the kernel's parameters
         } else {
             if (!Clocks.isCounterBacked(clock)) {
                 throw notSnapshotCapable(clock);
             }
-            fromKernel(clock, into, t != null ? t.sourceChangedSeq() : 0);
+            fromKernel(clock, into, p.sourceChangedSeq());
         }
         into.clock = clock;
         into.valid = true;
@@ -80,8 +80,8 @@ final class Captures {
     }
 
     private static IllegalArgumentException notSnapshotCapable(ClockId clock) {
-        return new IllegalArgumentException("snapshots serve REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME and TAI, not "
-                + clock);
+        return new IllegalArgumentException("snapshots serve the counter-backed clocks "
+                + Arrays.toString(CounterClock.values()) + ", not " + clock);
     }
 
     static CrossTimestamp crossTimestamp(ClockId a, ClockId b, int samples, CrossTimestamp into) {
@@ -98,10 +98,11 @@ final class Captures {
                 return into;
             }
         }
-        KernelTracker t = KernelVdso.ENABLED ? null : FastPath.tracker();
-        if (t != null && Clocks.isCounterBacked(a) && Clocks.isCounterBacked(b)) {
+        if (!KernelVdso.ENABLED && FastPath.tracker() != null && Clocks.isCounterBacked(a)
+                && Clocks.isCounterBacked(b)) {
+            Publication p = FastPath.PUBLICATION;
             long counter = FastPath.Ordered.SOURCE.read();
-            if (t.snapshot(counter, a, into.first, into.second) && t.snapshot(counter, b, into.second, into.scratch)) {
+            if (p.snapshot(counter, a, into.first, into.second) && p.snapshot(counter, b, into.second, into.scratch)) {
                 into.aNanos = into.first.nanos();
                 into.bNanos = into.second.nanos();
                 into.widthNanos = 0;

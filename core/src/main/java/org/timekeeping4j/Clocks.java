@@ -65,8 +65,18 @@ public final class Clocks {
         if (clock == ClockId.REALTIME) {
             return realtimeNanos();
         }
-        if (clock == ClockId.MONOTONIC_RAW || clock == ClockId.BOOTTIME || clock == ClockId.TAI) {
-            return fastNanos(clock);
+        if (clock == ClockId.MONOTONIC_RAW) {
+            return monotonicRawNanos();
+        }
+        if (clock == ClockId.BOOTTIME) {
+            return boottimeNanos();
+        }
+        if (clock == ClockId.TAI) {
+            return taiNanos();
+        }
+        CounterClock counterClock = CounterClock.of(clock);
+        if (counterClock != null) {
+            return counterNanos(counterClock); // a counter-served clock without a method of its own above
         }
         if (KernelVdso.ENABLED && clock.isAux() && KernelVdso.servesAux(clock.id() - ClockId.AUX_BASE)) {
             long v = KernelVdso.aux(clock.id() - ClockId.AUX_BASE);
@@ -94,77 +104,72 @@ public final class Clocks {
         return switch (clock) {
             case MONOTONIC -> Clocks::monotonicNanos;
             case REALTIME -> Clocks::realtimeNanos;
-            case MONOTONIC_RAW -> () -> fastNanos(ClockId.MONOTONIC_RAW);
-            case BOOTTIME -> () -> fastNanos(ClockId.BOOTTIME);
-            case TAI -> () -> fastNanos(ClockId.TAI);
-            default -> clock.isAux() ? () -> nanos(clock) : () -> kernelNanos(clock);
+            case MONOTONIC_RAW -> Clocks::monotonicRawNanos;
+            case BOOTTIME -> Clocks::boottimeNanos;
+            case TAI -> Clocks::taiNanos;
+            default -> clock.isAux() || isCounterBacked(clock) ? () -> nanos(clock) : () -> kernelNanos(clock);
         };
     }
 
     // Exact mode first: KernelVdso.ENABLED is a static final, so a compiled read keeps one branch of each
     // method. A FALLBACK (clock_mode changed, seq stuck odd) is answered by clock_gettime, as the vDSO does.
+    // Tracker mode: the clock's slot of the process pages (static finals too), else the publication.
 
     private static long monotonicNanos() {
-        if (KernelVdso.ENABLED) {
-            long v = KernelVdso.monotonic();
-            return v != VdsoStub.FALLBACK ? v : kernelNanos(ClockId.MONOTONIC);
-        }
-        return pageNanos(FastPath.Pages.MONO_PAGE, FastPath.Pages.MONOTONIC, ClockId.MONOTONIC);
+        return KernelVdso.ENABLED ? exactOr(KernelVdso.monotonic(), ClockId.MONOTONIC)
+                : pageNanos(FastPath.Pages.MONOTONIC);
     }
 
     private static long realtimeNanos() {
-        if (KernelVdso.ENABLED) {
-            long v = KernelVdso.realtime();
-            return v != VdsoStub.FALLBACK ? v : kernelNanos(ClockId.REALTIME);
-        }
-        return pageNanos(FastPath.Pages.MONO_PAGE, FastPath.Pages.REALTIME, ClockId.REALTIME);
+        return KernelVdso.ENABLED ? exactOr(KernelVdso.realtime(), ClockId.REALTIME)
+                : pageNanos(FastPath.Pages.REALTIME);
     }
 
-    private static long fastNanos(ClockId clock) {
-        if (KernelVdso.ENABLED) {
-            long v = clock == ClockId.MONOTONIC_RAW ? KernelVdso.monotonicRaw()
-                    : clock == ClockId.BOOTTIME ? KernelVdso.boottime() : KernelVdso.tai();
-            return v != VdsoStub.FALLBACK ? v : kernelNanos(clock);
-        }
-        return clock == ClockId.MONOTONIC_RAW
-                ? pageNanos(FastPath.Pages.RAW_PAGE, FastPath.Pages.MONOTONIC_RAW, clock)
-                : pageNanos(FastPath.Pages.MONO_PAGE,
-                        clock == ClockId.BOOTTIME ? FastPath.Pages.BOOTTIME : FastPath.Pages.TAI, clock);
+    private static long monotonicRawNanos() {
+        return KernelVdso.ENABLED ? exactOr(KernelVdso.monotonicRaw(), ClockId.MONOTONIC_RAW)
+                : pageNanos(FastPath.Pages.MONOTONIC_RAW);
+    }
+
+    private static long boottimeNanos() {
+        return KernelVdso.ENABLED ? exactOr(KernelVdso.boottime(), ClockId.BOOTTIME)
+                : pageNanos(FastPath.Pages.BOOTTIME);
+    }
+
+    private static long taiNanos() {
+        return KernelVdso.ENABLED ? exactOr(KernelVdso.tai(), ClockId.TAI) : pageNanos(FastPath.Pages.TAI);
     }
 
     /**
-     * {@code clock} through its record of a process page, else through the tracker's timekeeper. Pages.ENABLED
-     * and the addresses are static finals: inlined, the JIT folds the test and passes constants.
+     * Any counter-served clock, from its descriptor: what the five methods above do with their clock's constants
+     * (those keep the fast reads free of loads from the descriptor), for a clock added to {@link CounterClock}.
      */
-    private static long pageNanos(long page, long record, ClockId clock) {
+    static long counterNanos(CounterClock clock) {
+        return KernelVdso.ENABLED ? exactOr(KernelVdso.read(clock), clock.clock())
+                : pageNanos(FastPath.Pages.SLOTS[clock.record()]);
+    }
+
+    /** An exact-mode read's value, or clock_gettime where it fell back. */
+    private static long exactOr(long exact, ClockId clock) {
+        return exact != VdsoStub.FALLBACK ? exact : kernelNanos(clock);
+    }
+
+    /**
+     * {@code slot}'s clock through its record of a process page, else through the publication: its timekeeper
+     * where the pages are disabled (a timekeeper reading in Java) or stale (a pair not mirrored yet, or retired:
+     * then the timekeeper is stale or gone too), else the kernel, never below the floors. Pages.ENABLED and the
+     * slot are static finals: inlined, the JIT folds the test and passes the addresses as constants.
+     */
+    private static long pageNanos(FastPath.Pages.Slot slot) {
         if (FastPath.Pages.ENABLED) {
-            long v = FastPath.Pages.read(page, record);
+            long v = FastPath.Pages.read(slot);
             if (v != Timekeeper.STALE) {
                 return v;
             }
         }
-        return timekeeperNanos(clock);
-    }
-
-    /**
-     * The tracker's timekeepers where the pages are disabled (a timekeeper reading in Java) or stale (a
-     * pair not mirrored yet, or retired: then the timekeeper is stale or gone too, and the tracker serves).
-     */
-    private static long timekeeperNanos(ClockId clock) {
-        Timekeeper tk = clock == ClockId.MONOTONIC_RAW ? FastPath.raw : FastPath.mono;
-        if (tk != null) {
-            long v = tk.readFresh(clock == ClockId.MONOTONIC_RAW ? ClockId.MONOTONIC : clock);
-            if (v != Timekeeper.STALE) {
-                return v;
-            }
+        if (FastPath.CONFIG_ERROR != null) {
+            throw FastPath.CONFIG_ERROR;
         }
-        return slowNanos(clock);
-    }
-
-    /** Not tracking, or stale: the tracker serves from the kernel, never below its floors. */
-    private static long slowNanos(ClockId clock) {
-        KernelTracker t = FastPath.tracker();
-        return t != null ? t.nanos(clock) : kernelNanos(clock);
+        return FastPath.PUBLICATION.nanos(slot.clock());
     }
 
     /**
@@ -374,7 +379,7 @@ public final class Clocks {
         }
         nanos(ClockId.MONOTONIC); // starts the process-wide tracker
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (FastPath.mono == null) {
+        while (!FastPath.PUBLICATION.isServing()) {
             if (System.nanoTime() - deadline > 0 || FastPath.hasGivenUp()) {
                 return false;
             }

@@ -4,9 +4,10 @@ import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.CounterSelection;
 import org.timekeeping4j.clocksource.CounterSelector;
 import org.timekeeping4j.clocksource.SeqlockReader;
-import org.timekeeping4j.timekeeper.Timekeeper;
+import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.timekeeper.VvarPage;
 import org.timekeeping4j.tracking.KernelTracker;
+import org.timekeeping4j.tracking.Publication;
 import org.timekeeping4j.vdso.KernelVdso;
 
 /**
@@ -28,12 +29,12 @@ final class FastPath {
     private static volatile KernelTracker tracker;
     private static volatile String notTrackingReason = "starting";
 
-    // Mirrors of the tracker's published timekeepers (see KernelTracker.PublicationListener): a read loads
-    // one of these (volatile: a plain load on x86, ldar on arm64; pairs with the updater's volatile store
-    // after it published the timekeeper) and goes straight to the timekeeper. Null: ask the tracker,
-    // which serves from the kernel with its floors.
-    static volatile Timekeeper mono;
-    static volatile Timekeeper raw;
+    /**
+     * Who serves the counter-backed clocks now: the tracker publishes into it, reads load its timekeepers
+     * (a static final, so the JIT passes it as a constant: one volatile field load, as a static volatile's).
+     * Nothing is published there until the tracker converges: reads go to the kernel.
+     */
+    static final Publication PUBLICATION = new Publication();
 
     static {
         if (CONFIG_ERROR == null && KernelVdso.ENABLED) {
@@ -58,7 +59,10 @@ final class FastPath {
         try {
             CounterSelection s = CounterSelector.selected();
             if (s.isHardware()) {
-                tracker = KernelTracker.start(s.clocksource(), FastPath::published);
+                if (Pages.ENABLED) {
+                    PUBLICATION.mirrorInto(Pages.ADJUSTED, Pages.RAW); // before the updater starts: see Publication
+                }
+                tracker = KernelTracker.start(s.clocksource(), PUBLICATION);
             } else if (s.mode() == CounterSelector.Mode.KERNEL) {
                 notTrackingReason = "the kernel's clocks, as chosen (" + CounterSelector.PROPERTY + "=kernel)";
             } else {
@@ -67,31 +71,6 @@ final class FastPath {
             }
         } catch (RuntimeException | Error e) {
             notTrackingReason = "the fast path failed to start: " + e;
-        }
-    }
-
-    /**
-     * The tracker's publications (its updater thread): a converged pair starts mirroring into the process
-     * pages before the mirrors of it are set; a (null, null) comes after the tracker's zero-validity update
-     * of the pair it retires, which the pages received too, so they read stale from then on.
-     */
-    private static void published(Timekeeper m, Timekeeper r) {
-        if (m != null) {
-            if (Pages.ENABLED && m.hasVvarPage() && r.hasVvarPage()) {
-                m.mirrorTo(Pages.MONO);
-                r.mirrorTo(Pages.RAW);
-            }
-            raw = r;
-            mono = m;
-        } else {
-            Timekeeper old = mono;
-            Timekeeper oldRaw = raw;
-            raw = null;
-            mono = null;
-            if (old != null) {
-                old.stopMirroring();
-                oldRaw.stopMirroring();
-            }
         }
     }
 
@@ -114,32 +93,50 @@ final class FastPath {
     }
 
     /**
-     * The process-wide vvar pages (the kernel's vvar page, in user space): the tracker's timekeepers mirror
-     * their states into them, so a fast read passes constant addresses to the seqlock stub and loads nothing
-     * before the counter read (a load it would wait for: the stub's ordered read waits for every older load).
-     * Every record is stale until the tracker has converged, and again from the moment it retires a pair, so
-     * a fresh read through them falls back exactly when a read through the timekeeper would. Disabled (and
-     * never read) where {@link CounterSelector#processSeqlockReader()} finds no ordered TSC read with a stub.
+     * The process-wide vvar pages (the kernel's vvar page, in user space): the timekeepers {@link #PUBLICATION}
+     * serves mirror their states into them, so a fast read passes constant addresses to the seqlock stub and
+     * loads nothing before the counter read (a load it would wait for: the stub's ordered read waits for every
+     * older load). Every record is stale until the tracker has converged, and again from the moment it retires a
+     * pair, so a fresh read through them falls back exactly when a read through the timekeeper would. Disabled
+     * (and never read) where {@link CounterSelector#processSeqlockReader()} finds no ordered TSC read with a stub.
      */
     static final class Pages {
         static final SeqlockReader READER = CONFIG_ERROR == null ? CounterSelector.processSeqlockReader() : null;
         static final boolean ENABLED = READER != null;
-        static final VvarPage MONO = VvarPage.allocate();
-        static final VvarPage RAW = VvarPage.allocate();
-        static final long MONO_PAGE = MONO.address();
-        static final long RAW_PAGE = RAW.address();
-        static final long REALTIME = MONO.recordAddress(ClockId.REALTIME);
-        static final long MONOTONIC = MONO.recordAddress(ClockId.MONOTONIC);
-        static final long BOOTTIME = MONO.recordAddress(ClockId.BOOTTIME);
-        static final long TAI = MONO.recordAddress(ClockId.TAI);
-        /** The raw timekeeper serves MONOTONIC_RAW as its MONOTONIC line. */
-        static final long MONOTONIC_RAW = RAW.recordAddress(ClockId.MONOTONIC);
+        static final VvarPage ADJUSTED = VvarPage.allocate(); // the adjusted timekeeper's records
+        static final VvarPage RAW = VvarPage.allocate(); // the raw timekeeper's
+        /** Every counter clock's slot, at its {@link CounterClock#record()} index. */
+        static final Slot[] SLOTS = slots();
+        static final Slot REALTIME = SLOTS[CounterClock.REALTIME.record()];
+        static final Slot MONOTONIC = SLOTS[CounterClock.MONOTONIC.record()];
+        static final Slot MONOTONIC_RAW = SLOTS[CounterClock.MONOTONIC_RAW.record()];
+        static final Slot BOOTTIME = SLOTS[CounterClock.BOOTTIME.record()];
+        static final Slot TAI = SLOTS[CounterClock.TAI.record()];
 
         private Pages() {}
 
-        /** A fresh read of the record at {@code record} of the page at {@code page}, or STALE. */
-        static long read(long page, long record) {
-            return SeqlockReader.readPreferred(page, record, SeqlockReader.FRESH);
+        /**
+         * A counter clock's record in the process pages. A record's fields are trusted finals: read from a static
+         * final Slot, the page and record addresses are constants in compiled code.
+         *
+         * @param clock  the clock
+         * @param page   the address of the page of the timekeeper serving it (the raw one for the raw line)
+         * @param record the address of its line's record in that page
+         */
+        record Slot(CounterClock clock, long page, long record) {}
+
+        private static Slot[] slots() {
+            Slot[] slots = new Slot[CounterClock.values().length];
+            for (CounterClock clock : CounterClock.values()) {
+                VvarPage page = clock.raw() ? RAW : ADJUSTED;
+                slots[clock.record()] = new Slot(clock, page.address(), page.recordAddress(Publication.line(clock)));
+            }
+            return slots;
+        }
+
+        /** A fresh read of {@code slot}'s record, or STALE. */
+        static long read(Slot slot) {
+            return SeqlockReader.readPreferred(slot.page(), slot.record(), SeqlockReader.FRESH);
         }
     }
 

@@ -4,6 +4,7 @@ import java.util.EnumMap;
 import java.util.Map;
 import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.tracking.KernelTracker;
+import org.timekeeping4j.tracking.RawLine;
 import org.timekeeping4j.vdso.KernelVdso;
 import org.timekeeping4j.vdso.VdsoLayout;
 
@@ -28,8 +29,17 @@ final class PathReport {
             }
         }
         KernelTracker t = FastPath.tracker();
-        return t != null ? t.calibration()
-                : new Calibration(false, 0, 0, 0, 0, 0, 0, 0, FastPath.notTrackingReason());
+        RawLine line = t != null ? t.rawLine() : null;
+        if (line == null) {
+            return new Calibration(false, 0, 0, 0, 0, 0, 0, 0, t != null ? t.status().reason()
+                    : FastPath.notTrackingReason());
+        }
+        boolean valid = t.isTracking();
+        // The description is built here, on the caller's thread, not at every step of the updater.
+        return new Calibration(valid, line.frequencyHz(), line.mult(), line.shift(), line.uncertaintyPpb(),
+                line.counterBase(), line.rawBaseNanos(), line.validForNanos(), valid
+                ? "tracked against CLOCK_MONOTONIC_RAW over a " + Math.round(line.baselineNanos() / 1e6)
+                        + " ms baseline" : t.status().reason());
     }
 
     static KernelData kernelData() {

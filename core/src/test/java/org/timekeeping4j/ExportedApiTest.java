@@ -73,7 +73,7 @@ class ExportedApiTest {
                 .sorted()
                 .toList();
         assertThat(qualified).containsExactly(
-                ROOT + ".linux to " + ROOT + ".cli", ROOT + ".verify to " + ROOT + ".cli");
+                ROOT + ".linux to " + ROOT + ".cli", ROOT + ".simulation to " + ROOT + ".cli");
         assertThat(descriptor.opens()).as("opens").isEmpty();
     }
 
@@ -103,7 +103,7 @@ class ExportedApiTest {
     /** A public type whose public method names an unexported type (test fixture for the checker). */
     public static final class LeakingForTest {
         /** @return a type a modular application cannot name */
-        public org.timekeeping4j.linux.Platform.Arch arch() {
+        public org.timekeeping4j.linux.Platform platform() {
             return null;
         }
     }

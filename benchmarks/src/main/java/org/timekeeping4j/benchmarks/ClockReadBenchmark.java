@@ -1,17 +1,10 @@
 package org.timekeeping4j.benchmarks;
 
 import java.time.Instant;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
 import org.timekeeping4j.TimeSpec;
@@ -26,7 +19,7 @@ import org.timekeeping4j.TimeSpec;
  * JDK=/usr/lib/jvm/temurin-25-jdk-amd64               # any JDK 25+
  * $JDK/bin/java -jar benchmarks/target/benchmarks.jar ClockReadBenchmark -f 3 -wi 3 -i 5 -prof gc
  * </pre>
- * Iterations are 1 s (annotations below), so the whole class takes about seven minutes. {@code -prof gc} reports
+ * Iterations are 1 s (PerCallBenchmark), so the whole class takes about seven minutes. {@code -prof gc} reports
  * {@code gc.alloc.rate.norm}: every read path here must show 0 B/op ({@code instantNow} returns its Instant and
  * shows the JDK's 24 B/op; {@code instantNowAsNanos} shows that escape analysis removes it when it does not escape).
  * Results and their date: docs/PERFORMANCE.md.
@@ -34,13 +27,7 @@ import org.timekeeping4j.TimeSpec;
  * <p>The user-space fast clocks (Clocks.nanos, ticks, snapshot) are measured by {@link FastClockBenchmark}, the
  * counter reads by {@link CounterReadBenchmark} and the timekeeper by {@link TimekeeperReadBenchmark}.
  */
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
-@State(Scope.Thread)
-public class ClockReadBenchmark {
+public class ClockReadBenchmark extends PerCallBenchmark {
 
     /** The clocks read through {@code Clocks.kernelNanos}. */
     @State(Scope.Thread)
@@ -50,11 +37,6 @@ public class ClockReadBenchmark {
     }
 
     private final TimeSpec timeSpec = new TimeSpec();
-
-    @Benchmark
-    public long systemNanoTime() {
-        return System.nanoTime();
-    }
 
     @Benchmark
     public long currentTimeMillis() {

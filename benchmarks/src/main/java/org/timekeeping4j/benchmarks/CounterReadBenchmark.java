@@ -1,16 +1,7 @@
 package org.timekeeping4j.benchmarks;
 
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.CounterFlavour;
 import org.timekeeping4j.clocksource.HardwareCounter;
@@ -33,13 +24,7 @@ import org.timekeeping4j.clocksource.HardwareCounter;
  * Setup waits for the process-wide fast path as the other benchmarks do, so that the tracker's background
  * updates are running as in any process that uses the library. Results: docs/PERFORMANCE.md.
  */
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
-@State(Scope.Thread)
-public class CounterReadBenchmark {
+public class CounterReadBenchmark extends PerCallBenchmark {
 
     // Clocksource-typed, as the timekeeper holds its counter: each fork runs one benchmark method, so the
     // call site sees one concrete class and the JIT inlines read() down to the downcall.
@@ -53,11 +38,6 @@ public class CounterReadBenchmark {
         rdtsc = CounterInternals.counter(CounterFlavour.X86_RDTSC);
         lfenceRdtsc = CounterInternals.counter(CounterFlavour.X86_LFENCE_RDTSC);
         rdtscp = CounterInternals.counter(CounterFlavour.X86_RDTSCP);
-    }
-
-    @Benchmark
-    public long systemNanoTime() {
-        return System.nanoTime();
     }
 
     @Benchmark

@@ -1,20 +1,13 @@
 package org.timekeeping4j.benchmarks;
 
 import java.time.Instant;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.ClockReader;
 import org.timekeeping4j.Clocks;
@@ -34,7 +27,7 @@ import org.timekeeping4j.clocksource.HardwareCounter;
  * JDK=/usr/lib/jvm/temurin-25-jdk-amd64               # any JDK 25+
  * $JDK/bin/java -jar benchmarks/target/benchmarks.jar FastClockBenchmark -f 3 -wi 3 -i 5 -prof gc
  * </pre>
- * Fourteen benchmarks of 3 forks x (3 + 5) 1 s iterations: about seven minutes. Setup waits (15 s at most) for
+ * Fourteen benchmarks of 3 forks x (3 + 5) 1 s iterations: about seven minutes. Setup waits (20 s at most) for
  * the process-wide tracker to converge and fails if it does not; every iteration ends by checking that the fast
  * path is still serving MONOTONIC, so no figure here can silently be the kernel fallback's.
  * {@code nanos} takes its clock from a {@code @Param} field (the identity tests run on every call);
@@ -43,13 +36,7 @@ import org.timekeeping4j.clocksource.HardwareCounter;
  * nanoTime; the high-resolution clocks within 5% of each other; COARSE no slower than kernelNanos(COARSE);
  * 0 B/op everywhere except the returned Instant. Results: docs/PERFORMANCE.md.
  */
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
-@State(Scope.Thread)
-public class FastClockBenchmark {
+public class FastClockBenchmark extends PerCallBenchmark {
 
     /** The clocks read through {@code Clocks.nanos}. */
     @State(Scope.Thread)
@@ -77,11 +64,6 @@ public class FastClockBenchmark {
         if (snapshot.isValid() && !snapshot.isFromCounter()) {
             throw new IllegalStateException("snapshot took the kernel path: " + snapshot);
         }
-    }
-
-    @Benchmark
-    public long systemNanoTime() {
-        return System.nanoTime();
     }
 
     @Benchmark

@@ -6,17 +6,18 @@ import org.timekeeping4j.ClockSource;
 import org.timekeeping4j.Clocks;
 
 /**
- * Waits for the process-wide fast path. The tracker starts on the first {@code Clocks.nanos} call and needs a
- * few hundred ms to converge; until then every fast read is served by the kernel, so a benchmark that did not
- * wait would measure the fallback. Both methods fail the run loudly rather than report the wrong path.
+ * Waits for the process-wide fast path. The tracker starts on the first {@code Clocks} read and needs a few
+ * hundred ms to converge; until then every fast read is served by the kernel, so a benchmark that did not wait
+ * would measure the fallback for part of its warm-up (or all of it on a slow start). Both methods fail the run
+ * loudly rather than report the wrong path. The adapters' benchmarks (adapters/benchmarks) use this class too.
  */
 final class FastPathReady {
 
-    static final long TIMEOUT_SECONDS = 15;
+    static final long TIMEOUT_SECONDS = 20;
 
     private FastPathReady() {}
 
-    /** Starts the tracker and waits until MONOTONIC is served from the counter. */
+    /** Starts the tracker and waits until MONOTONIC (and with it REALTIME) is served from the counter. */
     static void await() {
         if (!Clocks.awaitFastPath(Duration.ofSeconds(TIMEOUT_SECONDS))) {
             throw new IllegalStateException("the fast path did not engage within " + TIMEOUT_SECONDS

@@ -1,17 +1,8 @@
 package org.timekeeping4j.benchmarks;
 
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
 import org.timekeeping4j.clocksource.Clocksource;
@@ -41,13 +32,7 @@ import org.timekeeping4j.timekeeper.VvarPage;
  * 128-bit one beyond max_cycles (4 s). Targets: every clock &lt;= counter read + 2 ns; 0 B/op.
  * Results: docs/PERFORMANCE.md.
  */
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
-@State(Scope.Thread)
-public class TimekeeperReadBenchmark {
+public class TimekeeperReadBenchmark extends PerCallBenchmark {
 
     private Clocksource counter;
     private Timekeeper timekeeper;
@@ -97,11 +82,6 @@ public class TimekeeperReadBenchmark {
     public void update() {
         timekeeper.update(); // an iteration lasts 1 s: deltas stay well below max_cycles
         unorderedTimekeeper.update();
-    }
-
-    @Benchmark
-    public long systemNanoTime() {
-        return System.nanoTime();
     }
 
     @Benchmark

@@ -2,6 +2,9 @@ package org.timekeeping4j.cli;
 
 import java.util.Locale;
 import org.timekeeping4j.ClockId;
+import org.timekeeping4j.linux.Errno;
+import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.linux.Platform;
 import picocli.CommandLine;
 
 /**
@@ -12,14 +15,21 @@ final class ClockConverter implements CommandLine.ITypeConverter<ClockId> {
 
     @Override
     public ClockId convert(String value) {
-        String v = value.trim().toUpperCase(Locale.ROOT).replace('-', '_');
-        if (v.matches("-?\\d{1,10}")) {
+        String v = value.trim();
+        if (v.matches("-?\\d{1,10}")) { // before '-' becomes '_': a negative id is an id
+            long id = Long.parseLong(v); // at most 10 digits: fits a long
+            if (id != (int) id) {
+                throw new CommandLine.TypeConversionException("clock id " + v + " is beyond a clockid_t (32 bits)");
+            }
             try {
-                return ClockId.of(Integer.parseInt(v));
-            } catch (IllegalArgumentException e) { // NumberFormatException included: beyond int
-                throw new CommandLine.TypeConversionException(e.getMessage());
+                return ClockId.of((int) id);
+            } catch (IllegalArgumentException e) {
+                // Where the user meets the error, say what the kernel itself answers for that id too.
+                throw new CommandLine.TypeConversionException(e.getMessage() + "; the kernel answers "
+                        + kernelAnswer((int) id));
             }
         }
+        v = v.toUpperCase(Locale.ROOT).replace('-', '_');
         if (v.startsWith("CLOCK_")) {
             v = v.substring("CLOCK_".length());
         }
@@ -33,5 +43,14 @@ final class ClockConverter implements CommandLine.ITypeConverter<ClockId> {
             throw new CommandLine.TypeConversionException("'" + value + "' is no clock (e.g. MONOTONIC, "
                     + "CLOCK_REALTIME, CLOCK_AUX+0, 4)");
         }
+    }
+
+    /** What clock_gettime says for {@code id}: an errno, or that it reads a CPU-time or dynamic clock. */
+    private static String kernelAnswer(int id) {
+        if (Platform.UNSUPPORTED_REASON != null) {
+            return "nothing (" + Platform.UNSUPPORTED_REASON + ")";
+        }
+        int errno = LinuxTime.clockGettimeErrno(id);
+        return errno == 0 ? "with a time (a CPU-time or dynamic clock)" : Errno.describe(errno);
     }
 }

@@ -1,14 +1,9 @@
 package org.timekeeping4j.cli;
 
-import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.device.PtpCapabilities;
 import org.timekeeping4j.device.PtpClock;
@@ -16,15 +11,13 @@ import org.timekeeping4j.device.PtpOffset;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code tk4j phc DEVICE}: a PTP hardware clock's capabilities and its offset to a system clock, like phc2sys -m. */
 @Command(name = "phc", mixinStandardHelpOptions = true,
         description = "Offset and delay of a PTP hardware clock (/dev/ptpN) against a system clock, one line per "
                 + "measurement (each keeps the shortest-delay of 5 kernel samples), like phc2sys -m.%n"
                 + "Exit: 0 measured, 2 bad usage, 4 the device is missing or no PTP clock.")
-final class PhcCommand implements Callable<Integer> {
+final class PhcCommand extends DeviceCommand {
 
     /** The system clocks a PHC is compared with: the kernel's cross-timestamp clocks and the AUX clocks. */
     static final Set<ClockId> CLOCKS = EnumSet.of(ClockId.REALTIME, ClockId.MONOTONIC, ClockId.MONOTONIC_RAW,
@@ -49,12 +42,6 @@ final class PhcCommand implements Callable<Integer> {
             description = "Milliseconds between measurements: 0..3600000 (default ${DEFAULT-VALUE}).")
     long intervalMillis;
 
-    @Option(names = "--json", description = "Print one JSON object instead of the lines.")
-    boolean json;
-
-    @Spec
-    CommandSpec spec;
-
     @Override
     public Integer call() throws Exception {
         Validate.range(spec, "--samples", samples, 1, MAX_SAMPLES);
@@ -63,36 +50,26 @@ final class PhcCommand implements Callable<Integer> {
             throw Validate.usage(spec, "--clock " + clock.kernelName() + " cannot be compared with a PTP clock "
                     + "(REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME, TAI, CLOCK_AUX+0..7)");
         }
-        PrintWriter out = spec.commandLine().getOut();
         try (PtpClock phc = PtpClock.open(device, false, Devices.syscalls)) {
             PtpCapabilities c = phc.capabilities();
-            if (!json) {
-                out.printf("%s: max_adj %d ppb, %d alarms, %d ext ts, %d per out, pps %s, %d pins, cross timestamping %s%n",
-                        device, c.maxAdjustmentPpb(), c.alarms(), c.externalTimestamps(), c.periodicOutputs(),
-                        c.pps() ? "yes" : "no", c.pins(), c.crossTimestamping() ? "yes" : "no");
-            }
-            List<Map<String, Object>> rows = new ArrayList<>();
+            line("%s: max_adj %d ppb, %d alarms, %d ext ts, %d per out, pps %s, %d pins, cross timestamping %s%n",
+                    device, c.maxAdjustmentPpb(), c.alarms(), c.externalTimestamps(), c.periodicOutputs(),
+                    c.pps() ? "yes" : "no", c.pins(), c.crossTimestamping() ? "yes" : "no");
             for (int i = 0; i < samples; i++) {
                 if (i > 0 && intervalMillis > 0) {
                     Thread.sleep(intervalMillis);
                 }
                 PtpOffset o = phc.offset(clock, PtpClock.DEFAULT_SAMPLES);
-                if (json) {
-                    rows.add(Json.fields(o));
-                } else {
-                    out.printf("%s %s offset %9d ns delay %6d ns method %s%n", device, clock.kernelName(),
-                            o.offsetNanos(), o.delayNanos(), o.method());
-                }
+                row(() -> Json.fields(o), "%s %s offset %9d ns delay %6d ns method %s%n", device,
+                        clock.kernelName(), o.offsetNanos(), o.delayNanos(), o.method());
             }
-            if (json) {
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("device", device.toString());
+            end(() -> {
+                Map<String, Object> m = object(device);
                 m.put("clock", clock.kernelName());
                 m.put("capabilities", Json.fields(c));
-                m.put("measurements", rows);
-                out.println(Json.write(m));
-            }
-            out.flush();
+                m.put("measurements", rows());
+                return m;
+            });
         }
         return 0;
     }

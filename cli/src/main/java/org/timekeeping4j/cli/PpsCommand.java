@@ -1,28 +1,21 @@
 package org.timekeeping4j.cli;
 
-import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import org.timekeeping4j.device.PpsEvent;
 import org.timekeeping4j.device.PpsSource;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code tk4j pps DEVICE}: PPS events as ppstest prints them. */
 @Command(name = "pps", mixinStandardHelpOptions = true,
         description = "Capabilities and events of a PPS source (/dev/ppsN), printed like ppstest.%n"
                 + "Exit: 0 every event came, 1 an event did not come in time, 2 bad usage, 4 the device is missing "
                 + "or no PPS source.")
-final class PpsCommand implements Callable<Integer> {
+final class PpsCommand extends DeviceCommand {
 
     static final int MAX_COUNT = 1_000_000;
 
@@ -38,47 +31,36 @@ final class PpsCommand implements Callable<Integer> {
                     + "${DEFAULT-VALUE}).")
     double timeoutSeconds;
 
-    @Option(names = "--json", description = "Print one JSON object instead of the lines.")
-    boolean json;
-
-    @Spec
-    CommandSpec spec;
-
     @Override
     public Integer call() throws Exception {
         Validate.range(spec, "--count", count, 1, MAX_COUNT);
         Validate.seconds(spec, "--timeout", timeoutSeconds, 0, true, Validate.MAX_RUN_SECONDS);
-        PrintWriter out = spec.commandLine().getOut();
         Duration timeout = Duration.ofNanos((long) (timeoutSeconds * 1e9));
         try (PpsSource pps = PpsSource.open(device, Devices.syscalls)) {
-            if (!json) {
-                out.printf("%s: capabilities 0x%x %s%n", device, pps.capabilities().bits(), pps.capabilities());
-            }
-            List<Map<String, Object>> events = new ArrayList<>();
+            line("%s: capabilities 0x%x %s%n", device, pps.capabilities().bits(), pps.capabilities());
             String missing = null;
             for (int i = 0; i < count && missing == null; i++) {
                 Optional<PpsEvent> e = pps.fetch(timeout);
                 if (e.isEmpty()) {
                     missing = device + ": no new PPS event within " + timeoutSeconds + " s";
-                } else if (json) {
-                    Map<String, Object> m = Json.fields(e.get());
-                    m.put("assertEpochNanos", e.get().assertEpochNanos());
-                    m.put("clearEpochNanos", e.get().clearEpochNanos());
-                    events.add(m);
                 } else {
-                    out.printf("source %s - %s%n", device, e.get());
+                    row(() -> {
+                        Map<String, Object> m = Json.fields(e.get());
+                        m.put("assertEpochNanos", e.get().assertEpochNanos());
+                        m.put("clearEpochNanos", e.get().clearEpochNanos());
+                        return m;
+                    }, "source %s - %s%n", device, e.get());
                 }
             }
-            if (json) {
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("device", device.toString());
+            String error = missing;
+            end(() -> {
+                Map<String, Object> m = object(device);
                 m.put("capabilities", pps.capabilities().bits());
                 m.put("capabilityNames", pps.capabilities().toString());
-                m.put("events", events);
-                m.put("error", missing);
-                out.println(Json.write(m));
-            }
-            out.flush();
+                m.put("events", rows());
+                m.put("error", error);
+                return m;
+            });
             if (missing != null) {
                 spec.commandLine().getErr().println("tk4j: " + missing);
                 return Tk4j.EXIT_FAILED;

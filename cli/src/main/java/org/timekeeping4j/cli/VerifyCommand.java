@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.cli.path.ClockPath;
 import org.timekeeping4j.cli.path.ClockPaths;
@@ -26,8 +27,8 @@ import picocli.CommandLine.Model.CommandSpec;
  * Without a mode, runs {@code all}.
  *
  * <p>Exit codes: 0 every check passed; 1 a check failed; 2 bad usage (unknown or unavailable path, a clock the
- * path does not serve); 3 the check was SKIPPED because what it needs is missing ({@code skew} without the
- * user-space timekeeper). {@code all} reports a skipped mode but does not fail for it.
+ * path does not serve); 3 every check was SKIPPED (causality on a path that promises no cross-thread order).
+ * {@code all} reports a skipped check but does not fail for it.
  */
 @Command(name = "verify", mixinStandardHelpOptions = true,
         description = "Check that every clock path is correct (modes after the kernel's timer selftests and "
@@ -75,7 +76,7 @@ final class VerifyCommand implements Callable<Integer> {
         boolean json;
     }
 
-    /** The shared run-and-print of every mode. */
+    /** The shared run-and-print of every mode; a mode is its {@code @Command} (name, help) and its run. */
     abstract static class Mode implements Callable<Integer> {
         @Mixin
         Options options;
@@ -83,9 +84,20 @@ final class VerifyCommand implements Callable<Integer> {
         @Spec
         CommandSpec spec;
 
-        abstract String mode();
+        private final Function<Verifier.Settings, List<CheckResult>> run;
 
-        abstract List<CheckResult> run(Verifier.Settings settings);
+        Mode(Function<Verifier.Settings, List<CheckResult>> run) {
+            this.run = run;
+        }
+
+        /** The mode's name: its subcommand's. */
+        String mode() {
+            return spec.name();
+        }
+
+        List<CheckResult> run(Verifier.Settings settings) {
+            return run.apply(settings);
+        }
 
         /** Checks this mode's own options (exit 2 on a bad one); the shared ones are checked by {@link #call}. */
         void validate() {}
@@ -187,14 +199,8 @@ final class VerifyCommand implements Callable<Integer> {
             description = "inconsistency-check: per thread, 64 stamps back to back, then every adjacent pair must "
                     + "not go backwards. Prints the 64 stamps, the bad pair marked, 'Delta: N ns' and [FAILED].")
     static final class Consistency extends Mode {
-        @Override
-        String mode() {
-            return "consistency";
-        }
-
-        @Override
-        List<CheckResult> run(Verifier.Settings s) {
-            return Verifier.consistency(s);
+        Consistency() {
+            super(Verifier::consistency);
         }
     }
 
@@ -202,14 +208,8 @@ final class VerifyCommand implements Callable<Integer> {
             description = "One thread publishes stamps (release), the others read one (acquire) and then the clock: "
                     + "the clock must not be earlier than the stamp.")
     static final class Causality extends Mode {
-        @Override
-        String mode() {
-            return "causality";
-        }
-
-        @Override
-        List<CheckResult> run(Verifier.Settings s) {
-            return Verifier.causality(s);
+        Causality() {
+            super(Verifier::causality);
         }
     }
 
@@ -217,14 +217,8 @@ final class VerifyCommand implements Callable<Integer> {
             description = "Every read of a path between two kernel reads: excursion outside that bracket, "
                     + "p50/p99/max, within the path's bound (0 for kernel and syscall).")
     static final class Agreement extends Mode {
-        @Override
-        String mode() {
-            return "agreement";
-        }
-
-        @Override
-        List<CheckResult> run(Verifier.Settings s) {
-            return Verifier.agreement(s);
+        Agreement() {
+            super(Verifier::agreement);
         }
     }
 
@@ -232,27 +226,20 @@ final class VerifyCommand implements Callable<Integer> {
             description = "vdsotest abi: bogus ids refused naming the id (kernel: EINVAL), unsupported clocks refused "
                     + "cleanly, getres equal across paths and constant, every timespec normalised.")
     static final class Abi extends Mode {
-        @Override
-        String mode() {
-            return "abi";
+        Abi() {
+            super(Verifier::abi);
         }
 
         @Override
         double plannedSeconds() {
             return 0;
         }
-
-        @Override
-        List<CheckResult> run(Verifier.Settings s) {
-            return Verifier.abi(s);
-        }
     }
 
     @Command(name = "skew", mixinStandardHelpOptions = true,
             description = "skew_consistency: flips the simulated timekeeper's frequency by +/-PPM every FLIP ms "
                     + "while checking consistency of its clocks (-c picks among them; --path does not apply: the "
-                    + "timekeeper is the subject). Without a registered simulated timekeeper it exits 3 (SKIPPED, "
-                    + "not success).")
+                    + "timekeeper is the subject).")
     static final class Skew extends Mode {
         /** The kernel's limit on a frequency adjustment (adjtimex MAXFREQ): 500 ppm. */
         static final long MAX_PPM = 500;
@@ -284,14 +271,8 @@ final class VerifyCommand implements Callable<Integer> {
             return ClockPaths.available();
         }
 
-        @Override
-        String mode() {
-            return "skew";
-        }
-
-        @Override
-        double plannedSeconds() {
-            return SkewCheck.available() ? options.seconds : 0;
+        Skew() {
+            super(null); // run is overridden: it reads this mode's own options
         }
 
         @Override
@@ -305,17 +286,11 @@ final class VerifyCommand implements Callable<Integer> {
     }
 
     @Command(name = "all", mixinStandardHelpOptions = true,
-            description = "Every mode, one after the other, sharing --duration (default 2 s in all). A skipped mode "
-                    + "(skew without the timekeeper) is reported, not failed.")
+            description = "Every mode, one after the other, sharing --duration (default 2 s in all). A skipped check "
+                    + "(causality on a path that promises no cross-thread order) is reported, not failed.")
     static final class All extends Mode {
-        @Override
-        String mode() {
-            return "all";
-        }
-
-        @Override
-        List<CheckResult> run(Verifier.Settings s) {
-            return runAll(s);
+        All() {
+            super(VerifyCommand::runAll);
         }
 
         @Override
@@ -324,7 +299,7 @@ final class VerifyCommand implements Callable<Integer> {
         }
     }
 
-    /** Every mode with a quarter of the time each (abi untimed, skew only when its timekeeper exists). */
+    /** Every mode with a quarter of the time each (abi untimed). */
     static List<CheckResult> runAll(Verifier.Settings s) {
         Verifier.Settings quarter = new Verifier.Settings(s.paths(), s.clocks(), s.seconds() / 4, s.threads(),
                 s.progress());

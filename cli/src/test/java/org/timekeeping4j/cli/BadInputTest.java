@@ -1,6 +1,7 @@
 package org.timekeeping4j.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -116,6 +117,17 @@ class BadInputTest {
             assertThat(c.convert(id.name())).isEqualTo(id);
             assertThat(c.convert(String.valueOf(id.id()))).isEqualTo(id);
         }
+    }
+
+    /** A kernel id that is no clock names the valid ids and what the kernel itself answers for it. */
+    @ParameterizedTest
+    @CsvSource({"10, CLOCK_SGI_CYCLE", "12, valid ids", "-1, DynamicClockId", "1000, valid ids"})
+    void aNumericIdThatIsNoClockSaysWhatTheKernelAnswers(String id, String why) {
+        assertThatThrownBy(() -> new ClockConverter().convert(id))
+                .hasMessageStartingWith("clock id " + id + " is not a Linux clock")
+                .hasMessageContaining(why)
+                .hasMessageContaining("the kernel answers EINVAL");
+        assertThatThrownBy(() -> new ClockConverter().convert("4294967296")).hasMessageContaining("beyond a clockid_t");
     }
 
     /** A clock that cannot be read here says why (AUX disabled, no RTC), not "served by none of the paths". */

@@ -7,7 +7,6 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.cli.verify.CheckResult;
 import org.timekeeping4j.cli.verify.Progress;
-import org.timekeeping4j.cli.verify.SkewCheck;
 import org.timekeeping4j.cli.verify.Status;
 
 /** Issue 15: help and output say what happened, no more and no less. */

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.verify.SimulatedTimekeeper;
-import org.timekeeping4j.verify.SimulatedTimekeepers;
+import org.timekeeping4j.cli.verify.SkewCheck;
+import org.timekeeping4j.simulation.SimulatedTimekeeper;
 
-/** The skew plumbing against stand-in timekeepers (the real one is being written elsewhere). */
+/** The skew plumbing against stand-in timekeepers, one continuous and one that jumps back. */
 class SkewTest {
 
     /**
@@ -59,28 +59,20 @@ class SkewTest {
 
     @Test
     void skewPassesForATimekeeperThatStaysContinuous() {
-        SimulatedTimekeeper.Provider p = () -> new StandInTimekeeper(true);
-        SimulatedTimekeepers.register(p);
-        try {
+        try (SkewCheck.Substitution standIn = SkewCheck.substitute(() -> new StandInTimekeeper(true))) {
             Tk4jHarness r = Tk4jHarness.run("verify", "skew", "-t", "0.3", "--json");
             assertThat(r.exit()).as(r.toString()).isZero();
             assertThat(r.json().get("checks").get(0).get("frequencyFlips").asLong()).isGreaterThan(2);
-        } finally {
-            SimulatedTimekeepers.unregister(p);
         }
     }
 
     @Test
     void skewCatchesATimekeeperThatJumpsBackWhenTheSlopeDrops() {
         // Flips every 10 ms make the jump (elapsed time x 1000 ppm) land inside a 64-stamp batch many times over.
-        SimulatedTimekeeper.Provider p = () -> new StandInTimekeeper(false);
-        SimulatedTimekeepers.register(p);
-        try {
+        try (SkewCheck.Substitution standIn = SkewCheck.substitute(() -> new StandInTimekeeper(false))) {
             Tk4jHarness r = Tk4jHarness.run("verify", "skew", "-t", "0.5", "--flip-ms", "5");
             assertThat(r.exit()).as(r.toString()).isEqualTo(Tk4j.EXIT_FAILED);
             assertThat(r.out()).contains("[FAILED]").containsPattern("Delta: -\\d+ ns");
-        } finally {
-            SimulatedTimekeepers.unregister(p);
         }
     }
 }

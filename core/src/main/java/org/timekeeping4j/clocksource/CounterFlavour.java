@@ -1,34 +1,32 @@
 package org.timekeeping4j.clocksource;
 
-import org.timekeeping4j.linux.Platform;
-
 /** The ways a hardware counter can be read, with their ordering guarantee. */
 public enum CounterFlavour {
     /** x86 rdtsc: cheapest, may execute before earlier instructions. */
-    X86_RDTSC(Platform.Arch.X86_64, false, "rdtsc"),
+    X86_RDTSC(CounterArch.X86_64, false, "rdtsc"),
     /** x86 lfence;rdtsc: ordered after earlier loads; what the vDSO uses. */
-    X86_LFENCE_RDTSC(Platform.Arch.X86_64, true, "lfence;rdtsc"),
+    X86_LFENCE_RDTSC(CounterArch.X86_64, true, "lfence;rdtsc"),
     /** x86 rdtscp: ordered, and returns TSC_AUX (the CPU number on Linux). */
-    X86_RDTSCP(Platform.Arch.X86_64, true, "rdtscp"),
+    X86_RDTSCP(CounterArch.X86_64, true, "rdtscp"),
     /** arm64 mrs cntvct_el0 without a barrier. */
-    A64_CNTVCT(Platform.Arch.AARCH64, false, "mrs cntvct_el0"),
+    A64_CNTVCT(CounterArch.AARCH64, false, "mrs cntvct_el0"),
     /** arm64 isb;mrs cntvct_el0: ordered, as the kernel's vDSO reads it. */
-    A64_ISB_CNTVCT(Platform.Arch.AARCH64, true, "isb;mrs cntvct_el0"),
+    A64_ISB_CNTVCT(CounterArch.AARCH64, true, "isb;mrs cntvct_el0"),
     /** arm64 mrs cntvctss_el0 (FEAT_ECV, HWCAP2_ECV): self-synchronised, so ordered without an isb. */
-    A64_CNTVCTSS(Platform.Arch.AARCH64, true, "mrs cntvctss_el0");
+    A64_CNTVCTSS(CounterArch.AARCH64, true, "mrs cntvctss_el0");
 
-    private final Platform.Arch arch;
+    private final CounterArch arch;
     private final boolean ordered;
     private final String instructions;
 
-    CounterFlavour(Platform.Arch arch, boolean ordered, String instructions) {
+    CounterFlavour(CounterArch arch, boolean ordered, String instructions) {
         this.arch = arch;
         this.ordered = ordered;
         this.instructions = instructions;
     }
 
-    /** The architecture this flavour runs on (module-internal: Platform is not exported). */
-    Platform.Arch arch() {
+    /** {@return the architecture this flavour runs on} */
+    public CounterArch arch() {
         return arch;
     }
 

@@ -1,8 +1,5 @@
 package org.timekeeping4j.clocksource;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -22,7 +19,10 @@ import org.timekeeping4j.linux.Platform;
  * kernel's clocks, the kernel itself everywhere else.
  *
  * <h2>When the hardware counter may be used</h2>
+ * Each architecture's facts below are its {@link CounterArch} descriptor's.
  * <ol>
+ *   <li>The architecture has a descriptor (x86_64, aarch64). Elsewhere (riscv64, s390x, loongarch64, ...) the
+ *       kernel's clocks serve, and the rejection names the architecture.</li>
  *   <li>The kernel's current clocksource is the same counter ({@code tsc} on x86, {@code arch_sys_counter}
  *       on arm64). Otherwise (kvm-clock, hpet, acpi_pm, a TSC the kernel marked unstable) the kernel's
  *       clocks follow something else and reading the TSC would drift from them.</li>
@@ -86,7 +86,8 @@ public final class CounterSelector {
 
     /** What the selector needs to know of the machine: the real one, or a test's. */
     interface Environment {
-        Platform.Arch arch();
+        /** The kernel's machine name (Platform.ARCH: "x86_64", "riscv64", ...), or null on a refused platform. */
+        String machine();
 
         String currentClocksource();
 
@@ -95,7 +96,7 @@ public final class CounterSelector {
         /** AT_HWCAP2 of the auxiliary vector (arm64: HWCAP2_ECV), 0 where absent. */
         long hwcap2();
 
-        /** arm64: the arch-timer errata for which the kernel keeps its vDSO off the counter; else empty. */
+        /** The arch-timer errata for which the kernel keeps its vDSO off the counter (arm64); else empty. */
         List<String> counterErrata();
 
         /** A reader for the flavour, or empty with the reason in {@code why}. */
@@ -173,15 +174,12 @@ public final class CounterSelector {
             return null;
         }
         Environment env = RealEnvironment.INSTANCE;
-        if (mode == Mode.KERNEL || mode == Mode.UNORDERED || env.arch() != Platform.Arch.X86_64
-                || !"tsc".equals(env.currentClocksource())) {
+        CounterArch arch = CounterArch.of(env.machine());
+        if (mode == Mode.KERNEL || mode == Mode.UNORDERED || arch == null
+                || !arch.kernelClocksource().equals(env.currentClocksource()) || arch.unfit(env) != null) {
             return null;
         }
-        Set<String> flags = env.cpuFlags();
-        if (!flags.contains("constant_tsc") || !flags.contains("nonstop_tsc")) {
-            return null;
-        }
-        return SeqlockReader.preferredReader();
+        return SeqlockReader.preferredReader(); // null where the architecture has no machine-code seqlock read
     }
 
     static CounterSelection select(Mode mode, Environment env) {
@@ -192,12 +190,12 @@ public final class CounterSelector {
                     + "clocks"));
             return kernel(mode, rejected);
         }
-        Platform.Arch arch = env.arch();
+        CounterArch arch = CounterArch.of(env.machine());
         if (arch == null) {
-            rejected.add(new Rejection("hardware counter", "unsupported platform"));
+            rejected.add(new Rejection("hardware counter", CounterArch.noDescriptor(env.machine())));
             return kernel(mode, rejected);
         }
-        String expected = arch == Platform.Arch.X86_64 ? "tsc" : "arch_sys_counter";
+        String expected = arch.kernelClocksource();
         String current = env.currentClocksource();
         if (!expected.equals(current)) {
             rejected.add(new Rejection("hardware counter", "the kernel's clocksource is "
@@ -205,24 +203,12 @@ public final class CounterSelector {
                     + ": the kernel's clocks do not follow the " + expected + " counter"));
             return kernel(mode, rejected);
         }
-        if (arch == Platform.Arch.X86_64) {
-            Set<String> flags = env.cpuFlags();
-            List<String> missing = List.of("constant_tsc", "nonstop_tsc").stream()
-                    .filter(f -> !flags.contains(f)).toList();
-            if (!missing.isEmpty()) {
-                rejected.add(new Rejection("hardware counter", "the CPU lacks " + String.join(" and ", missing)
-                        + ": the TSC rate may change with P-states or stop in C-states"));
-                return kernel(mode, rejected);
-            }
-        } else {
-            List<String> errata = env.counterErrata();
-            if (!errata.isEmpty()) {
-                rejected.add(new Rejection("hardware counter", String.join("; ", errata)
-                        + ": the kernel reads the counter through a workaround and keeps its vDSO off it"));
-                return kernel(mode, rejected);
-            }
+        String unfit = arch.unfit(env);
+        if (unfit != null) {
+            rejected.add(new Rejection("hardware counter", unfit));
+            return kernel(mode, rejected);
         }
-        List<CounterFlavour> candidates = candidates(mode, arch, env.cpuFlags(), env.hwcap2());
+        List<CounterFlavour> candidates = arch.flavours(mode != Mode.UNORDERED, env.cpuFlags(), env.hwcap2());
         Frequency frequency = null;
         Clocksource chosen = null;
         for (CounterFlavour flavour : candidates) {
@@ -256,43 +242,13 @@ public final class CounterSelector {
         }
         Clocksource ticks = chosen;
         if (chosen.isOrdered()) {
-            CounterFlavour cheap = arch == Platform.Arch.X86_64 ? CounterFlavour.X86_RDTSC : CounterFlavour.A64_CNTVCT;
+            CounterFlavour cheap = arch.flavours(false, env.cpuFlags(), env.hwcap2()).getFirst();
             Optional<LongSupplier> r = env.counter(cheap, new ArrayList<>());
             if (r.isPresent() && monotonicBurst(r.get()) == null) {
                 ticks = env.create(cheap, frequency.hz());
             }
         }
         return new CounterSelection(mode, chosen, ticks, frequency, List.copyOf(rejected));
-    }
-
-    private static List<CounterFlavour> candidates(Mode mode, Platform.Arch arch, Set<String> flags, long hwcap2) {
-        if (arch == Platform.Arch.X86_64) {
-            if (mode == Mode.UNORDERED) {
-                return List.of(CounterFlavour.X86_RDTSC);
-            }
-            // The kernel's rdtsc_ordered() uses lfence;rdtsc only where LFENCE is known to serialise RDTSC
-            // (X86_FEATURE_LFENCE_RDTSC: Intel, and AMD with the MSR bit set), else rdtscp. That feature is
-            // not always visible from user space, and where it is missing lfence;rdtsc is not ordered:
-            // measured on this project's AMD EPYC VM (no lfence_rdtsc flag), fast reads through
-            // lfence;rdtsc fell 100 to 130 ns below a kernel read made just before them, through rdtscp
-            // never. So rdtscp first wherever the CPU has it, lfence;rdtsc only where the kernel says
-            // it is safe or nothing else exists.
-            if (flags.contains("lfence_rdtsc")) {
-                return flags.contains("rdtscp")
-                        ? List.of(CounterFlavour.X86_LFENCE_RDTSC, CounterFlavour.X86_RDTSCP)
-                        : List.of(CounterFlavour.X86_LFENCE_RDTSC);
-            }
-            return flags.contains("rdtscp")
-                    ? List.of(CounterFlavour.X86_RDTSCP, CounterFlavour.X86_LFENCE_RDTSC)
-                    : List.of(CounterFlavour.X86_LFENCE_RDTSC);
-        }
-        if (mode == Mode.UNORDERED) {
-            return List.of(CounterFlavour.A64_CNTVCT);
-        }
-        // cntvctss_el0 (FEAT_ECV) is ordered without the isb; it is undefined where HWCAP2_ECV is clear.
-        return (hwcap2 & Arm64Facts.HWCAP2_ECV) != 0
-                ? List.of(CounterFlavour.A64_CNTVCTSS, CounterFlavour.A64_ISB_CNTVCT)
-                : List.of(CounterFlavour.A64_ISB_CNTVCT);
     }
 
     /** Null if the counter never went backwards over the burst, else what happened. */
@@ -334,7 +290,7 @@ public final class CounterSelector {
         static final RealEnvironment INSTANCE = new RealEnvironment();
 
         @Override
-        public Platform.Arch arch() {
+        public String machine() {
             return Platform.ARCH;
         }
 
@@ -355,7 +311,7 @@ public final class CounterSelector {
 
         @Override
         public List<String> counterErrata() {
-            return Platform.ARCH == Platform.Arch.AARCH64 ? Arm64Facts.find(Path.of("/")) : List.of();
+            return CounterArch.HERE == null ? List.of() : CounterArch.HERE.counterErrata();
         }
 
         @Override
@@ -372,7 +328,7 @@ public final class CounterSelector {
 
         @Override
         public Optional<Frequency> statedFrequency() {
-            return Platform.ARCH == Platform.Arch.AARCH64 ? armFrequency() : x86Frequency();
+            return CounterArch.HERE == null ? Optional.empty() : CounterArch.HERE.statedFrequency();
         }
 
         @Override
@@ -383,60 +339,6 @@ public final class CounterSelector {
         @Override
         public Clocksource create(CounterFlavour flavour, double hz) {
             return HardwareCounter.create(flavour, hz);
-        }
-    }
-
-    /** cntfrq_el0: the frequency firmware programmed, which the kernel uses as is. */
-    static Optional<Frequency> armFrequency() {
-        if (!Stubs.Cntfrq.MAPPED.ok()) {
-            return Optional.empty();
-        }
-        try {
-            long hz = (long) Stubs.Cntfrq.HANDLE.invokeExact();
-            return hz > 0 ? Optional.of(new Frequency(hz, 0, "cntfrq_el0")) : Optional.empty();
-        } catch (Throwable t) {
-            throw Stubs.rethrow(t);
-        }
-    }
-
-    /** CPUID leaf 0x15 (TSC/crystal ratio), else the hypervisor timing leaf 0x40000010 (TSC kHz). */
-    static Optional<Frequency> x86Frequency() {
-        if (!Stubs.Cpuid.MAPPED.ok()) {
-            return Optional.empty();
-        }
-        int[] basic = cpuid(0);
-        if (Integer.compareUnsigned(basic[0], 0x15) >= 0) {
-            int[] r = cpuid(0x15);
-            long denominator = Integer.toUnsignedLong(r[0]);
-            long numerator = Integer.toUnsignedLong(r[1]);
-            long crystalHz = Integer.toUnsignedLong(r[2]);
-            if (denominator != 0 && numerator != 0 && crystalHz != 0) {
-                double hz = (double) crystalHz * numerator / denominator;
-                return Optional.of(new Frequency(hz, 1e9 / hz, "CPUID 0x15 (crystal " + crystalHz + " Hz x "
-                        + numerator + "/" + denominator + ")"));
-            }
-        }
-        boolean hypervisor = (cpuid(1)[2] & (1 << 31)) != 0;
-        if (hypervisor && Integer.compareUnsigned(cpuid(0x4000_0000)[0], 0x4000_0010) >= 0) {
-            long khz = Integer.toUnsignedLong(cpuid(0x4000_0010)[0]);
-            if (khz != 0) {
-                double hz = khz * 1000.0;
-                // Stated in whole kHz: half a kHz of rounding.
-                return Optional.of(new Frequency(hz, 500.0 / hz * 1e9, "CPUID 0x40000010 (hypervisor, "
-                        + khz + " kHz)"));
-            }
-        }
-        return Optional.empty();
-    }
-
-    /** eax, ebx, ecx, edx of a CPUID leaf (subleaf 0). */
-    static int[] cpuid(int leaf) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(16, 4);
-            Stubs.Cpuid.HANDLE.invokeExact(leaf, 0, out);
-            return out.toArray(ValueLayout.JAVA_INT);
-        } catch (Throwable t) {
-            throw Stubs.rethrow(t);
         }
     }
 }

@@ -18,9 +18,9 @@ public abstract sealed class HardwareCounter extends Clocksource {
 
     private final CounterFlavour flavour;
 
-    private HardwareCounter(CounterFlavour flavour, int widthBits, double frequencyHz) {
-        super(flavour.arch() == org.timekeeping4j.linux.Platform.Arch.X86_64 ? "tsc" : "arch_sys_counter",
-                widthBits, frequencyHz, RATING, true, flavour.isOrdered());
+    private HardwareCounter(CounterFlavour flavour, double frequencyHz) {
+        super(flavour.arch().kernelClocksource(), flavour.arch().counterBits(), frequencyHz, RATING, true,
+                flavour.isOrdered());
         this.flavour = flavour;
     }
 
@@ -51,7 +51,7 @@ public abstract sealed class HardwareCounter extends Clocksource {
 
     static final class Rdtsc extends HardwareCounter {
         Rdtsc(double hz) {
-            super(CounterFlavour.X86_RDTSC, 64, hz);
+            super(CounterFlavour.X86_RDTSC, hz);
         }
 
         @Override
@@ -66,7 +66,7 @@ public abstract sealed class HardwareCounter extends Clocksource {
 
     static final class LfenceRdtsc extends HardwareCounter {
         LfenceRdtsc(double hz) {
-            super(CounterFlavour.X86_LFENCE_RDTSC, 64, hz);
+            super(CounterFlavour.X86_LFENCE_RDTSC, hz);
         }
 
         @Override
@@ -86,7 +86,7 @@ public abstract sealed class HardwareCounter extends Clocksource {
 
     static final class Rdtscp extends HardwareCounter {
         Rdtscp(double hz) {
-            super(CounterFlavour.X86_RDTSCP, 64, hz);
+            super(CounterFlavour.X86_RDTSCP, hz);
         }
 
         @Override
@@ -114,10 +114,11 @@ public abstract sealed class HardwareCounter extends Clocksource {
         }
     }
 
-    // The arm64 generic timer is at least 56 bits wide (64 from Armv8.6); the kernel treats it as 56.
+    // The arm64 generic timer is at least 56 bits wide (64 from Armv8.6); the kernel treats it as 56
+    // (CounterArch.counterBits).
     static final class Cntvct extends HardwareCounter {
         Cntvct(double hz) {
-            super(CounterFlavour.A64_CNTVCT, 56, hz);
+            super(CounterFlavour.A64_CNTVCT, hz);
         }
 
         @Override
@@ -132,7 +133,7 @@ public abstract sealed class HardwareCounter extends Clocksource {
 
     static final class IsbCntvct extends HardwareCounter {
         IsbCntvct(double hz) {
-            super(CounterFlavour.A64_ISB_CNTVCT, 56, hz);
+            super(CounterFlavour.A64_ISB_CNTVCT, hz);
         }
 
         @Override
@@ -147,7 +148,7 @@ public abstract sealed class HardwareCounter extends Clocksource {
 
     static final class Cntvctss extends HardwareCounter {
         Cntvctss(double hz) {
-            super(CounterFlavour.A64_CNTVCTSS, 56, hz);
+            super(CounterFlavour.A64_CNTVCTSS, hz);
         }
 
         @Override

@@ -1,8 +1,6 @@
 package org.timekeeping4j.clocksource;
 
-import java.util.Set;
 import org.timekeeping4j.linux.KernelInfo;
-import org.timekeeping4j.linux.Platform;
 
 /**
  * A whole timekeeper read in machine code: ordered counter read, sequence, conversion and validation in one
@@ -116,17 +114,16 @@ public final class SeqlockReader {
     }
 
     private static SeqlockReader preferred() {
-        if (Platform.ARCH != Platform.Arch.X86_64) {
+        if (CounterArch.HERE != CounterArch.X86_64) { // the machine code is x86_64's (MachineCode.x86SeqlockRead)
             return null;
         }
-        Set<String> flags = KernelInfo.cpuFlags();
-        if (flags.contains("lfence_rdtsc") && lfenceRdtsc() != null) {
-            return LFENCE_RDTSC;
+        for (CounterFlavour f : CounterArch.X86_64.flavours(true, KernelInfo.cpuFlags(), 0)) {
+            SeqlockReader r = f == CounterFlavour.X86_RDTSCP ? rdtscp() : lfenceRdtsc();
+            if (r != null) {
+                return r;
+            }
         }
-        if (flags.contains("rdtscp") && rdtscp() != null) {
-            return RDTSCP;
-        }
-        return lfenceRdtsc();
+        return null;
     }
 
     /**

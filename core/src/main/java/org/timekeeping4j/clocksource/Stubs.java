@@ -64,12 +64,12 @@ final class Stubs {
         }
     }
 
-    static Mapped map(String name, byte[] code, FunctionDescriptor descriptor, Platform.Arch arch) {
+    static Mapped map(String name, byte[] code, FunctionDescriptor descriptor, CounterArch arch) {
         if (Platform.UNSUPPORTED_REASON != null) {
             return new Mapped(null, Platform.UNSUPPORTED_REASON);
         }
-        if (Platform.ARCH != arch) {
-            return new Mapped(null, name + " is " + arch + " code and this is " + Platform.ARCH);
+        if (CounterArch.HERE != arch) {
+            return new Mapped(null, name + " is " + arch.machine() + " code and this is " + Platform.ARCH);
         }
         String badProperty = execmemError();
         if (badProperty != null) {
@@ -89,67 +89,67 @@ final class Stubs {
     }
 
     static final class Rdtsc {
-        static final Mapped MAPPED = map("rdtsc", MachineCode.X86_RDTSC, LONG_VOID, Platform.Arch.X86_64);
+        static final Mapped MAPPED = map("rdtsc", MachineCode.X86_RDTSC, LONG_VOID, CounterArch.X86_64);
         static final MethodHandle HANDLE = MAPPED.handle();
     }
 
     static final class LfenceRdtsc {
         static final Mapped MAPPED =
-                map("lfence;rdtsc", MachineCode.X86_LFENCE_RDTSC, LONG_VOID, Platform.Arch.X86_64);
+                map("lfence;rdtsc", MachineCode.X86_LFENCE_RDTSC, LONG_VOID, CounterArch.X86_64);
         static final MethodHandle HANDLE = MAPPED.handle();
     }
 
     static final class Rdtscp {
         static final Mapped MAPPED = map("rdtscp", MachineCode.X86_RDTSCP,
-                FunctionDescriptor.of(JAVA_LONG, ADDRESS), Platform.Arch.X86_64);
+                FunctionDescriptor.of(JAVA_LONG, ADDRESS), CounterArch.X86_64);
         static final MethodHandle HANDLE = MAPPED.handle();
     }
 
     static final class RdtscpNoAux {
-        static final Mapped MAPPED = map("rdtscp", MachineCode.X86_RDTSCP_NOAUX, LONG_VOID, Platform.Arch.X86_64);
+        static final Mapped MAPPED = map("rdtscp", MachineCode.X86_RDTSCP_NOAUX, LONG_VOID, CounterArch.X86_64);
         static final MethodHandle HANDLE = MAPPED.handle();
     }
 
     /** The whole timekeeper read around rdtscp (see {@link MachineCode#x86SeqlockRead}). */
     static final class RdtscpSeqlock {
         static final Mapped MAPPED = map("rdtscp seqlock read", MachineCode.x86SeqlockRead(MachineCode.X86_RDTSCP_INSN),
-                SEQLOCK_READ, Platform.Arch.X86_64);
+                SEQLOCK_READ, CounterArch.X86_64);
         static final MethodHandle HANDLE = MAPPED.handle();
     }
 
     /** The whole timekeeper read around lfence;rdtsc. */
     static final class LfenceRdtscSeqlock {
         static final Mapped MAPPED = map("lfence;rdtsc seqlock read",
-                MachineCode.x86SeqlockRead(MachineCode.X86_LFENCE_RDTSC_INSN), SEQLOCK_READ, Platform.Arch.X86_64);
+                MachineCode.x86SeqlockRead(MachineCode.X86_LFENCE_RDTSC_INSN), SEQLOCK_READ, CounterArch.X86_64);
         static final MethodHandle HANDLE = MAPPED.handle();
     }
 
     static final class Cpuid {
         static final Mapped MAPPED = map("cpuid", MachineCode.X86_CPUID,
-                FunctionDescriptor.ofVoid(JAVA_INT, JAVA_INT, ADDRESS), Platform.Arch.X86_64);
+                FunctionDescriptor.ofVoid(JAVA_INT, JAVA_INT, ADDRESS), CounterArch.X86_64);
         static final MethodHandle HANDLE = MAPPED.handle();
     }
 
     static final class Cntvct {
-        static final Mapped MAPPED = map("mrs cntvct_el0", MachineCode.A64_CNTVCT, LONG_VOID, Platform.Arch.AARCH64);
+        static final Mapped MAPPED = map("mrs cntvct_el0", MachineCode.A64_CNTVCT, LONG_VOID, CounterArch.AARCH64);
         static final MethodHandle HANDLE = MAPPED.handle();
     }
 
     static final class IsbCntvct {
         static final Mapped MAPPED =
-                map("isb;mrs cntvct_el0", MachineCode.A64_ISB_CNTVCT, LONG_VOID, Platform.Arch.AARCH64);
+                map("isb;mrs cntvct_el0", MachineCode.A64_ISB_CNTVCT, LONG_VOID, CounterArch.AARCH64);
         static final MethodHandle HANDLE = MAPPED.handle();
     }
 
     /** Maps on any aarch64; only HWCAP2_ECV says it may be called (it is undefined, SIGILL, elsewhere). */
     static final class Cntvctss {
         static final Mapped MAPPED =
-                map("mrs cntvctss_el0", MachineCode.A64_CNTVCTSS, LONG_VOID, Platform.Arch.AARCH64);
+                map("mrs cntvctss_el0", MachineCode.A64_CNTVCTSS, LONG_VOID, CounterArch.AARCH64);
         static final MethodHandle HANDLE = MAPPED.handle();
     }
 
     static final class Cntfrq {
-        static final Mapped MAPPED = map("mrs cntfrq_el0", MachineCode.A64_CNTFRQ, LONG_VOID, Platform.Arch.AARCH64);
+        static final Mapped MAPPED = map("mrs cntfrq_el0", MachineCode.A64_CNTFRQ, LONG_VOID, CounterArch.AARCH64);
         static final MethodHandle HANDLE = MAPPED.handle();
     }
 

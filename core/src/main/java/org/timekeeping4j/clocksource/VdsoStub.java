@@ -4,7 +4,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.invoke.MethodHandle;
-import java.util.Set;
 import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.Platform;
 
@@ -49,7 +48,7 @@ public final class VdsoStub {
      */
     public static Mapping map(VdsoCode.Algorithm algorithm, VdsoCode.Flavour flavour) {
         Stubs.Mapped m = Stubs.map("vdso read (" + algorithm + ", " + flavour.instructions() + ")",
-                VdsoCode.x86(algorithm, flavour), READ, Platform.Arch.X86_64);
+                VdsoCode.x86(algorithm, flavour), READ, CounterArch.X86_64);
         return new Mapping(m.handle(), m.failure());
     }
 
@@ -63,7 +62,7 @@ public final class VdsoStub {
     public static Mapping mapArm64(boolean ordered) {
         byte[] code = ordered ? Arm64VdsoCode.PRODUCTION : Arm64VdsoCode.build(ARM64_UNORDERED_SLOT);
         Stubs.Mapped m = Stubs.map("vdso read (arm64, " + (ordered ? "isb;mrs cntvct_el0" : "mrs cntvct_el0") + ")",
-                code, READ, Platform.Arch.AARCH64);
+                code, READ, CounterArch.AARCH64);
         return new Mapping(m.handle(), m.failure());
     }
 
@@ -85,15 +84,19 @@ public final class VdsoStub {
     private static final VdsoCode.Flavour ORDERED_FLAVOUR = decideOrderedFlavour();
 
     private static VdsoCode.Flavour decideOrderedFlavour() {
-        Set<String> flags = KernelInfo.cpuFlags();
-        if (flags.contains("lfence_rdtsc")) {
-            return VdsoCode.Flavour.LFENCE_RDTSC;
-        }
-        return flags.contains("rdtscp") ? VdsoCode.Flavour.RDTSCP : VdsoCode.Flavour.LFENCE_RDTSC;
+        // The counter selection's order (CounterArch.X86_64.flavours): its first ordered read.
+        CounterFlavour first = CounterArch.X86_64.flavours(true, KernelInfo.cpuFlags(), 0).getFirst();
+        return first == CounterFlavour.X86_RDTSCP ? VdsoCode.Flavour.RDTSCP : VdsoCode.Flavour.LFENCE_RDTSC;
     }
 
-    private static final boolean ARM64 = Platform.ARCH == Platform.Arch.AARCH64;
-    private static final boolean ORDERED_LFENCE = !ARM64 && ORDERED_FLAVOUR == VdsoCode.Flavour.LFENCE_RDTSC;
+    /** x86_64: the ordered read is lfence;rdtsc (else rdtscp). A static final, so the JIT keeps one branch. */
+    static final boolean ORDERED_LFENCE = ORDERED_FLAVOUR == VdsoCode.Flavour.LFENCE_RDTSC;
+
+    /**
+     * This machine's architecture: a static final, so that the JIT calls its counter read directly (the
+     * constant's class is known). Null where timekeeping4j has no descriptor; exact mode does not serve there.
+     */
+    private static final CounterArch HERE = CounterArch.HERE;
 
     /**
      * The counter, read as the exact-mode code reads it (x86: {@link #orderedFlavour()}; arm64: isb; mrs
@@ -102,15 +105,10 @@ public final class VdsoStub {
      * @return the counter value (cycles), read after every earlier load
      */
     public static long readCounterOrdered() {
-        try {
-            if (ARM64) { // static finals: the JIT keeps one branch
-                return (long) Stubs.IsbCntvct.HANDLE.invokeExact();
-            }
-            return ORDERED_LFENCE ? (long) Stubs.LfenceRdtsc.HANDLE.invokeExact()
-                    : (long) Stubs.RdtscpNoAux.HANDLE.invokeExact();
-        } catch (Throwable t) {
-            throw Stubs.rethrow(t);
+        if (HERE == null) { // a static final: the JIT folds the test away
+            throw noCounter();
         }
+        return HERE.readOrdered();
     }
 
     /**
@@ -119,11 +117,15 @@ public final class VdsoStub {
      * @return the counter value (cycles)
      */
     public static long readCounterUnordered() {
-        try {
-            return ARM64 ? (long) Stubs.Cntvct.HANDLE.invokeExact() : (long) Stubs.Rdtsc.HANDLE.invokeExact();
-        } catch (Throwable t) {
-            throw Stubs.rethrow(t);
+        if (HERE == null) { // a static final: the JIT folds the test away
+            throw noCounter();
         }
+        return HERE.readUnordered();
+    }
+
+    private static IllegalStateException noCounter() {
+        return new IllegalStateException(CounterArch.noDescriptor(Platform.ARCH)
+                + "; read the counter only where exact mode serves");
     }
 
     /**

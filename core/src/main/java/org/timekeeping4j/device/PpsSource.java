@@ -4,7 +4,6 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.io.InterruptedIOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,21 +27,14 @@ import org.timekeeping4j.linux.Errno;
  */
 public final class PpsSource implements AutoCloseable {
 
-    private final Path path;
-    private final DeviceSyscalls sys;
-    private final int fd;
-    private final PpsCapabilities capabilities;
-    private final Arena arena = Arena.ofShared();
-    private final MemorySegment fdata = arena.allocate(Abi.Pps.FDATA);
+    private final DeviceHandle<PpsCapabilities> device;
+    private final MemorySegment fdata;
     private long lastAssert = -1;
     private long lastClear = -1;
-    private boolean closed;
 
-    private PpsSource(Path path, DeviceSyscalls sys, int fd, PpsCapabilities capabilities) {
-        this.path = path;
-        this.sys = sys;
-        this.fd = fd;
-        this.capabilities = capabilities;
+    private PpsSource(DeviceHandle<PpsCapabilities> device) {
+        this.device = device;
+        this.fdata = device.arena.allocate(Abi.Pps.FDATA);
     }
 
     /**
@@ -67,34 +59,20 @@ public final class PpsSource implements AutoCloseable {
      *                         PPS source
      */
     public static PpsSource open(Path device, DeviceSyscalls sys) throws DeviceException {
-        int fd = sys.open(device.toString(), DeviceIo.O_RDONLY | DeviceIo.O_CLOEXEC);
-        if (fd < 0) {
-            throw new DeviceException(device, "open failed", -fd);
-        }
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment mode = a.allocate(8, 8); // the kernel writes an int; the request encodes a pointer
-            int rc = sys.ioctl(fd, Abi.Pps.GETCAP, mode);
-            if (rc < 0) {
-                sys.close(fd);
-                String what = -rc == Errno.ENOTTY || -rc == Errno.EINVAL
-                        ? "not a PPS source (PPS_GETCAP refused)" : "PPS_GETCAP failed";
-                throw new DeviceException(device, what, -rc);
-            }
-            return new PpsSource(device, sys, fd, new PpsCapabilities(mode.get(JAVA_INT, 0)));
-        } catch (RuntimeException e) {
-            sys.close(fd);
-            throw e;
-        }
+        // The kernel writes an int; the request encodes a pointer, so 8 bytes aligned to 8 (a long's layout).
+        return new PpsSource(DeviceHandle.open(device, DeviceIo.O_RDONLY | DeviceIo.O_CLOEXEC, sys, "PPS source",
+                Abi.Pps.GETCAP, JAVA_LONG, "not a PPS source (PPS_GETCAP refused)", "PPS_GETCAP failed",
+                mode -> new PpsCapabilities(mode.get(JAVA_INT, 0))));
     }
 
     /** {@return the device path} */
     public Path path() {
-        return path;
+        return device.path;
     }
 
     /** {@return the capabilities PPS_GETCAP reported, read once at open} */
     public PpsCapabilities capabilities() {
-        return capabilities;
+        return device.capabilities();
     }
 
     /**
@@ -127,7 +105,7 @@ public final class PpsSource implements AutoCloseable {
 
     private Optional<PpsEvent> fetch(long timeoutNanos, boolean forever)
             throws DeviceException, InterruptedIOException {
-        ensureOpen();
+        device.ensureOpen();
         long deadline = System.nanoTime() + timeoutNanos;
         long left = timeoutNanos;
         while (true) {
@@ -135,7 +113,7 @@ public final class PpsSource implements AutoCloseable {
             fdata.set(JAVA_LONG, Abi.Pps.TIMEOUT + Abi.Pps.KTIME_SEC, left / 1_000_000_000L);
             fdata.set(JAVA_INT, Abi.Pps.TIMEOUT + Abi.Pps.KTIME_NSEC, (int) (left % 1_000_000_000L));
             fdata.set(JAVA_INT, Abi.Pps.TIMEOUT + Abi.Pps.KTIME_FLAGS, forever ? Abi.Pps.TIME_INVALID : 0);
-            int rc = sys.ioctl(fd, Abi.Pps.FETCH, fdata);
+            int rc = device.sys.ioctl(device.fd, Abi.Pps.FETCH, fdata);
             if (rc >= 0) {
                 return event();
             }
@@ -144,11 +122,11 @@ public final class PpsSource implements AutoCloseable {
                 return Optional.empty();
             }
             if (errno != Errno.EINTR) {
-                throw new DeviceException(path, "PPS_FETCH failed", errno);
+                throw new DeviceException(device.path, "PPS_FETCH failed", errno);
             }
             // EINTR: a signal ended the wait early.
             if (Thread.currentThread().isInterrupted()) {
-                throw new InterruptedIOException(path + ": interrupted while waiting for a PPS event");
+                throw new InterruptedIOException(device.path + ": interrupted while waiting for a PPS event");
             }
             if (!forever && timeoutNanos > 0) {
                 left = deadline - System.nanoTime();
@@ -175,18 +153,8 @@ public final class PpsSource implements AutoCloseable {
                 fdata.get(JAVA_INT, Abi.Pps.CURRENT_MODE)));
     }
 
-    private void ensureOpen() {
-        if (closed) {
-            throw new IllegalStateException(path + ": PPS source is closed");
-        }
-    }
-
     @Override
     public void close() {
-        if (!closed) {
-            closed = true;
-            sys.close(fd);
-            arena.close();
-        }
+        device.close();
     }
 }

@@ -3,7 +3,6 @@ package org.timekeeping4j.device;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.EnumSet;
@@ -52,25 +51,19 @@ public final class PtpClock implements AutoCloseable {
     private static final int ANY_CLOCK = -1;
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
 
-    private final Path path;
-    private final DeviceSyscalls sys;
-    private final int fd;
+    private final DeviceHandle<PtpCapabilities> device;
     private final DynamicClockId clockId;
-    private final PtpCapabilities capabilities;
-    private final Arena arena = Arena.ofShared();
     /** Scratch large enough for the biggest request struct (ptp_sys_offset_extended, 1216 bytes). */
-    private final MemorySegment scratch = arena.allocate(Abi.Ptp.SYS_OFFSET_EXTENDED.byteSize(), 8);
-    private final MemorySegment timespec = arena.allocate(16, 8);
+    private final MemorySegment scratch;
+    private final MemorySegment timespec;
     /** Refusals as {@code method << 32 | clockId}; clock id {@link #ANY_CLOCK} for a device-wide refusal. */
     private final Set<Long> refused = new HashSet<>();
-    private boolean closed;
 
-    private PtpClock(Path path, DeviceSyscalls sys, int fd, PtpCapabilities capabilities) {
-        this.path = path;
-        this.sys = sys;
-        this.fd = fd;
-        this.clockId = new DynamicClockId(fd);
-        this.capabilities = capabilities;
+    private PtpClock(DeviceHandle<PtpCapabilities> device) {
+        this.device = device;
+        this.clockId = new DynamicClockId(device.fd);
+        this.scratch = device.arena.allocate(Abi.Ptp.SYS_OFFSET_EXTENDED.byteSize(), 8);
+        this.timespec = device.arena.allocate(16, 8);
     }
 
     /**
@@ -98,44 +91,28 @@ public final class PtpClock implements AutoCloseable {
      */
     public static PtpClock open(Path device, boolean writable, DeviceSyscalls sys) throws DeviceException {
         int flags = (writable ? DeviceIo.O_RDWR : DeviceIo.O_RDONLY) | DeviceIo.O_CLOEXEC;
-        int fd = sys.open(device.toString(), flags);
-        if (fd < 0) {
-            throw new DeviceException(device, "open failed", -fd);
-        }
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment caps = a.allocate(Abi.Ptp.CAPS);
-            int rc = sys.ioctl(fd, Abi.Ptp.CLOCK_GETCAPS, caps);
-            if (rc < 0) {
-                sys.close(fd);
-                String what = -rc == Errno.ENOTTY || -rc == Errno.EINVAL
-                        ? "not a PTP hardware clock (PTP_CLOCK_GETCAPS refused)"
-                        : "PTP_CLOCK_GETCAPS failed";
-                throw new DeviceException(device, what, -rc);
-            }
-            return new PtpClock(device, sys, fd, new PtpCapabilities(
-                    caps.get(JAVA_INT, 0), caps.get(JAVA_INT, 4), caps.get(JAVA_INT, 8), caps.get(JAVA_INT, 12),
-                    caps.get(JAVA_INT, 16) != 0, caps.get(JAVA_INT, 20), caps.get(JAVA_INT, 24) != 0,
-                    caps.get(JAVA_INT, 28) != 0, caps.get(JAVA_INT, 32)));
-        } catch (RuntimeException e) {
-            sys.close(fd);
-            throw e;
-        }
+        return new PtpClock(DeviceHandle.open(device, flags, sys, "PTP clock", Abi.Ptp.CLOCK_GETCAPS, Abi.Ptp.CAPS,
+                "not a PTP hardware clock (PTP_CLOCK_GETCAPS refused)", "PTP_CLOCK_GETCAPS failed",
+                caps -> new PtpCapabilities(
+                        caps.get(JAVA_INT, 0), caps.get(JAVA_INT, 4), caps.get(JAVA_INT, 8), caps.get(JAVA_INT, 12),
+                        caps.get(JAVA_INT, 16) != 0, caps.get(JAVA_INT, 20), caps.get(JAVA_INT, 24) != 0,
+                        caps.get(JAVA_INT, 28) != 0, caps.get(JAVA_INT, 32))));
     }
 
     /** {@return the device path} */
     public Path path() {
-        return path;
+        return device.path;
     }
 
     /** {@return the clock id clock_gettime reads this PHC by; valid until {@link #close()}} */
     public DynamicClockId clockId() {
-        ensureOpen();
+        device.ensureOpen();
         return clockId;
     }
 
     /** {@return the capabilities read once at open} */
     public PtpCapabilities capabilities() {
-        return capabilities;
+        return device.capabilities();
     }
 
     /**
@@ -161,7 +138,7 @@ public final class PtpClock implements AutoCloseable {
      * @throws IllegalStateException if the clock cannot be read (e.g. the device went away), with the errno
      */
     public long nanos() {
-        ensureOpen();
+        device.ensureOpen();
         return read(clockId.id(), "clock_gettime on the PHC");
     }
 
@@ -181,7 +158,7 @@ public final class PtpClock implements AutoCloseable {
      * @throws IllegalStateException    for a failure other than a refusal (e.g. ENODEV), naming path and errno
      */
     public PtpOffset offset(ClockId systemClock, int samples) {
-        ensureOpen();
+        device.ensureOpen();
         if (samples < 1 || samples > MAX_SAMPLES) {
             throw new IllegalArgumentException("samples must be 1.." + MAX_SAMPLES + ", got " + samples);
         }
@@ -272,7 +249,7 @@ public final class PtpClock implements AutoCloseable {
             if (clearSize > 0) {
                 scratch.asSlice(0, clearSize).fill((byte) 0);
             }
-            int rc = sys.ioctl(fd, request, scratch);
+            int rc = device.sys.ioctl(device.fd, request, scratch);
             if (rc >= 0) {
                 return true;
             }
@@ -288,16 +265,16 @@ public final class PtpClock implements AutoCloseable {
                 refused.add(key(method, systemClock.id())); // a kernel before 6.12: rsv[0] must be 0
                 return false;
             }
-            throw new IllegalStateException(new DeviceException(path,
+            throw new IllegalStateException(new DeviceException(device.path,
                     "PTP_SYS_OFFSET_" + method + " failed", errno).getMessage());
         }
         return false;
     }
 
     private long read(int id, String what) {
-        int rc = sys.clockGettime(id, timespec);
+        int rc = device.sys.clockGettime(id, timespec);
         if (rc < 0) {
-            throw new IllegalStateException(new DeviceException(path, what + " failed", -rc).getMessage());
+            throw new IllegalStateException(new DeviceException(device.path, what + " failed", -rc).getMessage());
         }
         return timespec.get(JAVA_LONG, 0) * NANOS_PER_SECOND + timespec.get(JAVA_LONG, 8);
     }
@@ -315,20 +292,10 @@ public final class PtpClock implements AutoCloseable {
         return ((long) m.ordinal() << 32) | (clockId & 0xFFFFFFFFL);
     }
 
-    private void ensureOpen() {
-        if (closed) {
-            throw new IllegalStateException(path + ": PTP clock is closed");
-        }
-    }
-
     /** Closes the descriptor (once; later calls do nothing). */
     @Override
     public void close() {
-        if (!closed) {
-            closed = true;
-            sys.close(fd);
-            arena.close();
-        }
+        device.close();
     }
 
     /** The minimum-delay sample seen so far. */

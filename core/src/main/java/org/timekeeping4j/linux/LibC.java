@@ -12,6 +12,7 @@ import java.lang.foreign.StructLayout;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
+import org.timekeeping4j.clocksource.CounterArch;
 
 /**
  * Raw layer: downcall handles and struct layouts for the libc functions timekeeping4j calls.
@@ -25,14 +26,17 @@ import java.lang.invoke.VarHandle;
  * correct because every failure these functions report for a given argument is deterministic
  * (EINVAL, EFAULT).
  *
- * <p>Everything here assumes LP64 Linux (x86_64, aarch64). On any other platform the handles
- * are null and {@link Platform#requireSupported()} must be called first; the idiomatic layer
- * ({@link LinuxTime}) does that.
+ * <p>Everything here assumes LP64 Linux with the generic constants ({@link Platform#GENERIC_ABI}). On any
+ * other platform the handles are null and {@link Platform#requireSupported()} must be called first; the
+ * idiomatic layer ({@link LinuxTime}) does that.
  */
 public final class LibC {
 
-    /** Linux syscall numbers for clock_gettime: x86_64 228 (arch/x86/entry/syscalls), aarch64 113 (asm-generic). */
-    public static final long SYS_CLOCK_GETTIME = Platform.ARCH == Platform.Arch.AARCH64 ? 113 : 228;
+    /**
+     * The clock_gettime syscall number on this architecture (clocksource.CounterArch holds each one's), or -1
+     * where timekeeping4j does not know it: {@link #SYSCALL_CLOCK_GETTIME} must not be called then.
+     */
+    public static final long SYS_CLOCK_GETTIME = CounterArch.here().map(CounterArch::sysClockGettime).orElse(-1L);
 
     private static final Linker LINKER = Linker.nativeLinker();
     private static final SymbolLookup LIBC = LINKER.defaultLookup();

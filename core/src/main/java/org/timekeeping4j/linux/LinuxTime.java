@@ -82,32 +82,58 @@ public final class LinuxTime {
      * back to.
      *
      * @throws ErrnoException when the kernel refuses the clock id
+     * @throws UnsupportedOperationException where the syscall's number on this architecture is not known
      */
     public static long syscallClockGettimeNanos(int clockId) {
+        return syscallClockGettimeNanos(LibC.SYS_CLOCK_GETTIME, clockId);
+    }
+
+    /** {@link #syscallClockGettimeNanos(int)} through syscall number {@code number} (-1: none known). */
+    static long syscallClockGettimeNanos(long number, int clockId) {
         MemorySegment ts = scratch();
+        if (number < 0) {
+            throw new UnsupportedOperationException(noSyscallNumber());
+        }
         long rc;
         try {
-            rc = (long) LibC.SYSCALL_CLOCK_GETTIME.invokeExact(LibC.SYS_CLOCK_GETTIME, (long) clockId, ts);
+            rc = (long) LibC.SYSCALL_CLOCK_GETTIME.invokeExact(number, (long) clockId, ts);
         } catch (Throwable t) {
             throw rethrow(t);
         }
         if (rc != 0) {
-            throw new ErrnoException("syscall(SYS_clock_gettime, " + clockId + ")", syscallClockGettimeErrno(clockId));
+            throw new ErrnoException("syscall(SYS_clock_gettime, " + clockId + ")",
+                    syscallClockGettimeErrno(number, clockId));
         }
         return toNanos(ts);
     }
 
-    /** 0 when syscall(SYS_clock_gettime, clockId) succeeds now, else its errno. */
+    /**
+     * 0 when syscall(SYS_clock_gettime, clockId) succeeds now, else its errno; ENOSYS, without a call, where
+     * the syscall's number on this architecture is not known (a guessed number would be another syscall).
+     */
     public static int syscallClockGettimeErrno(int clockId) {
+        return syscallClockGettimeErrno(LibC.SYS_CLOCK_GETTIME, clockId);
+    }
+
+    /** {@link #syscallClockGettimeErrno(int)} through syscall number {@code number} (-1: none known). */
+    static int syscallClockGettimeErrno(long number, int clockId) {
         MemorySegment scratch = scratch();
+        if (number < 0) {
+            return Errno.ENOSYS;
+        }
         MemorySegment state = captureState(scratch);
         try {
-            long rc = (long) LibC.SYSCALL_CLOCK_GETTIME_ERRNO.invokeExact(
-                    state, LibC.SYS_CLOCK_GETTIME, (long) clockId, scratch);
+            long rc = (long) LibC.SYSCALL_CLOCK_GETTIME_ERRNO.invokeExact(state, number, (long) clockId, scratch);
             return rc == 0 ? 0 : LibC.errno(state);
         } catch (Throwable t) {
             throw rethrow(t);
         }
+    }
+
+    /** Why the raw clock_gettime syscall is not made here (one line). */
+    static String noSyscallNumber() {
+        return "syscall(SYS_clock_gettime) is not made on " + Platform.ARCH + ": timekeeping4j knows its number"
+                + " only where it reads the counter (clocksource.CounterArch); clock_gettime(3) reads the same clocks";
     }
 
     /**

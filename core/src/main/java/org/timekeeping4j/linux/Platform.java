@@ -1,26 +1,40 @@
 package org.timekeeping4j.linux;
 
 import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Which operating systems and processors the bindings support, decided once from {@code os.name} and
  * {@code os.arch}.
  *
  * <p>The bindings are written for the 64-bit Linux ABI (LP64: {@code long} and pointers are 8 bytes,
- * {@code struct timespec} is 16 bytes) on x86_64 and aarch64. Anywhere else every binding throws
- * {@link UnsupportedOperationException} with {@link #UNSUPPORTED_REASON} on first use instead of
- * calling into a library whose ABI it does not know.
+ * {@code struct timespec} is 16 bytes) with the generic constants (asm-generic errno, fcntl and mman values):
+ * {@link #GENERIC_ABI}. Anywhere else every binding throws {@link UnsupportedOperationException} with
+ * {@link #UNSUPPORTED_REASON} on first use instead of calling into a library whose ABI it does not know.
+ * Which of these architectures timekeeping4j reads the counter of is not decided here: that is
+ * clocksource.CounterArch, and an architecture without one gets the kernel's clocks.
  */
 public final class Platform {
 
-    /** The processor families the bindings know. */
-    public enum Arch { X86_64, AARCH64 }
+    /**
+     * The processors, by the kernel's machine name (uname -m), whose libc ABI the bindings' constants match:
+     * LP64, and errno, O_CLOEXEC, PROT_* and MAP_* as in asm-generic, and ioctl numbers encoded as
+     * asm-generic/ioctl.h does (device.Abi). Refused: alpha, mips, parisc and sparc redefine errno/fcntl/mman
+     * values; powerpc encodes ioctls with other direction bits and a 13-bit size (its asm/ioctl.h), so the PTP
+     * and PPS requests would be other requests there.
+     */
+    public static final Set<String> GENERIC_ABI =
+            Set.of("x86_64", "aarch64", "riscv64", "loongarch64", "s390x");
 
     /** Null where the bindings can run, else one line saying why not. */
     public static final String UNSUPPORTED_REASON = reasonHere();
 
-    /** This machine's processor family; null where {@link #UNSUPPORTED_REASON} is set. */
-    public static final Arch ARCH = UNSUPPORTED_REASON == null ? arch(System.getProperty("os.arch")) : null;
+    /**
+     * This machine's processor by the kernel's name (uname -m: "x86_64", "aarch64", "riscv64", ...); null
+     * where {@link #UNSUPPORTED_REASON} is set.
+     */
+    public static final String ARCH = UNSUPPORTED_REASON == null ? machine(System.getProperty("os.arch")) : null;
 
     private Platform() {}
 
@@ -34,8 +48,9 @@ public final class Platform {
         if (!"linux".equals(osName.toLowerCase(Locale.ROOT))) {
             return "timekeeping4j reads Linux clocks and needs Linux; this JVM runs on " + osName + " (" + osArch + ")";
         }
-        if (arch(osArch) == null) {
-            return "timekeeping4j supports Linux on x86_64 and aarch64; this JVM runs on Linux " + osArch;
+        if (!GENERIC_ABI.contains(machine(osArch))) {
+            return "timekeeping4j supports 64-bit Linux with the generic ABI ("
+                    + String.join(", ", new TreeSet<>(GENERIC_ABI)) + "); this JVM runs on Linux " + osArch;
         }
         return null;
     }
@@ -62,11 +77,19 @@ public final class Platform {
         }
     }
 
-    private static Arch arch(String osArch) {
-        return switch (osArch.toLowerCase(Locale.ROOT)) {
-            case "amd64", "x86_64" -> Arch.X86_64;
-            case "aarch64", "arm64" -> Arch.AARCH64;
-            default -> null;
+    /**
+     * The kernel's name (uname -m) for a JVM's {@code os.arch}: the JDK says amd64 where the kernel says x86_64,
+     * and some JDKs say arm64 for aarch64; the other names agree.
+     *
+     * @param osArch the {@code os.arch} system property
+     * @return the machine name, lower case
+     */
+    public static String machine(String osArch) {
+        String a = osArch.toLowerCase(Locale.ROOT);
+        return switch (a) {
+            case "amd64" -> "x86_64";
+            case "arm64" -> "aarch64";
+            default -> a;
         };
     }
 

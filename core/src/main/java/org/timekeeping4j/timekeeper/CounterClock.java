@@ -13,15 +13,15 @@ import org.timekeeping4j.ClockId;
  * {@link #values()} and the record index from {@link #record()}.
  */
 public enum CounterClock {
-    /** CLOCK_REALTIME: the adjusted line plus offs_real (and an armed leap second). */
+    /** CLOCK_REALTIME: MONOTONIC plus the wall-clock offset (and the leap-second step). */
     REALTIME(ClockId.REALTIME, false),
     /** CLOCK_MONOTONIC: the adjusted line itself. */
     MONOTONIC(ClockId.MONOTONIC, false),
-    /** CLOCK_MONOTONIC_RAW: the raw line, never steered. */
+    /** CLOCK_MONOTONIC_RAW: the raw line, at the counter's nominal rate. */
     MONOTONIC_RAW(ClockId.MONOTONIC_RAW, true),
-    /** CLOCK_BOOTTIME: the adjusted line plus offs_boot (time suspended). */
+    /** CLOCK_BOOTTIME: MONOTONIC plus the time suspended. */
     BOOTTIME(ClockId.BOOTTIME, false),
-    /** CLOCK_TAI: the adjusted line plus offs_tai. */
+    /** CLOCK_TAI: REALTIME plus the TAI offset, continuous across leap seconds. */
     TAI(ClockId.TAI, false);
 
     private static final CounterClock[] BY_ID;

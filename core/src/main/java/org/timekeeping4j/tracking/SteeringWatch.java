@@ -1,7 +1,5 @@
 package org.timekeeping4j.tracking;
 
-import org.timekeeping4j.linux.ErrnoException;
-import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.TimexReading;
 
 /**
@@ -32,17 +30,15 @@ final class SteeringWatch {
     private boolean unavailable;
 
     /**
-     * Reads adjtimex and returns how much the kernel's steered rate changed since the last call, in ppb (0 on
-     * the first call, when nothing changed, or where adjtimex is refused).
+     * Reads adjtimex from {@code kernel} and returns how much the kernel's steered rate changed since the last call,
+     * in ppb (0 on the first call, when nothing changed, or where adjtimex is refused).
      */
-    long poll(long nowNanos) {
+    long poll(long nowNanos, TrackingPolicy.Environment kernel) {
         if (unavailable) {
             return 0;
         }
-        TimexReading t;
-        try {
-            t = LinuxTime.clockAdjtimeRead(0);
-        } catch (ErrnoException | UnsupportedOperationException e) {
+        TimexReading t = kernel.adjtimex();
+        if (t == null) {
             unavailable = true; // seccomp, ProtectClock=: the tracker measures the rate from its samples alone
             return 0;
         }

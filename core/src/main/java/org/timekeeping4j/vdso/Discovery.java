@@ -5,7 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.util.List;
 import java.util.Locale;
-import org.timekeeping4j.clocksource.VdsoCode;
+import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.clocksource.VdsoStub;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.Platform;
@@ -40,16 +40,15 @@ public final class Discovery {
      * @param layout    the recognised layout, or null
      * @param mapping   [vvar], or null
      * @param page      page 0 of [vvar] (read-only kernel memory), or null
-     * @param flavour   the ordered counter read of the machine code, or null
      * @param read      the ordered read's handle, or null
      * @param rejected  the layouts tried and why each did not fit
      */
     public record Result(String reason, VdsoLayout layout, VvarMapping mapping, MemorySegment page,
-                         VdsoCode.Flavour flavour, MethodHandle read,
+                         MethodHandle read,
                          List<String> rejected) {
 
         static Result refused(String reason) {
-            return new Result(reason, null, null, null, null, null, List.of());
+            return new Result(reason, null, null, null, null, List.of());
         }
 
         /** Address of base {@code base}'s struct; 0 when not enabled. */
@@ -64,14 +63,19 @@ public final class Discovery {
     }
 
     static Result run() {
+        return run(Platform.ARCH);
+    }
+
+    /** Discovery as on a {@code machine} processor (Platform.ARCH; tests name another). */
+    static Result run(String machine) {
         try {
-            return discover();
+            return discover(machine);
         } catch (RuntimeException | IOException e) {
             return Result.refused("discovery failed: " + e);
         }
     }
 
-    private static Result discover() throws IOException {
+    private static Result discover(String machine) throws IOException {
         IllegalArgumentException config = KernelVdso.configError() != null ? KernelVdso.configError()
                 : org.timekeeping4j.clocksource.CounterSelector.configError();
         if (config != null) {
@@ -86,6 +90,10 @@ public final class Discovery {
         }
         if (Platform.UNSUPPORTED_REASON != null) {
             return Result.refused(Platform.UNSUPPORTED_REASON);
+        }
+        CounterArch arch = CounterArch.of(machine);
+        if (arch == null) {
+            return Result.refused(CounterArch.noDescriptor(machine));
         }
         String ns = VvarMapping.timeNamespace();
         if (ns.startsWith("other")) {
@@ -118,36 +126,32 @@ public final class Discovery {
                     LinuxTime.clockGettimeNanos(0) / 1_000_000_000L,
                     LinuxTime.clockGettimeNanos(1) / 1_000_000_000L,
                     LinuxTime.clockGettimeNanos(4) / 1_000_000_000L);
-            rec = VdsoLayout.recognise(page, Platform.ARCH, expected);
+            rec = VdsoLayout.recognise(page, arch, expected);
             layout = rec.layout();
         }
         if (layout == null) {
             return new Result(rec.fitting().isEmpty() ? "no known vDSO data layout fits [vvar]: "
                     + String.join("; ", rec.rejected()) : "several layouts fit [vvar]: " + rec.fitting(),
-                    null, mapping, null, null, null, rec.rejected());
+                    null, mapping, null, null, rec.rejected());
         }
         int mode = page.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED,
                 layout.baseOffset(0) + VdsoLayout.CLOCK_MODE);
-        if (mode != VdsoLayout.CLOCKMODE_COUNTER && !(layout.arch() == Platform.Arch.AARCH64
-                && mode == VdsoLayout.CLOCKMODE_COUNTER_NOCOMPAT)) {
+        if (!arch.vdsoCountsWith(mode)) {
             return new Result("the kernel's vDSO does not read the counter itself (clock_mode " + modeName(mode)
-                    + "): clock_gettime serves", layout, mapping, null, null, null, rec.rejected());
+                    + "): clock_gettime serves", layout, mapping, null, null, rec.rejected());
         }
-        if (layout.arch() == Platform.Arch.AARCH64 && !arm64KernelKeepsModeMeaning()) {
-            // 5.3-5.6 arm64 stored "use the syscall" in clock_mode (0 = the counter): the opposite meaning.
-            return new Result("arm64 kernels before 5.7 give clock_mode the opposite meaning; exact mode refuses "
-                    + LinuxTime.uname().release(), layout, mapping, null, null, null, rec.rejected());
+        String refusal = arch.vdsoRefusal(LinuxTime.uname().release());
+        if (refusal != null) {
+            return new Result(refusal, layout, mapping, null, null, rec.rejected());
         }
-        boolean x86 = layout.arch() == Platform.Arch.X86_64;
-        VdsoCode.Flavour flavour = x86 ? VdsoStub.orderedFlavour() : null;
-        VdsoStub.Mapping ordered = x86 ? VdsoStub.map(layout.x86Algorithm(), flavour) : VdsoStub.mapArm64(true);
+        VdsoStub.Mapping ordered = arch.mapVdsoRead(layout.x86Algorithm(), true);
         if (!ordered.ok()) {
             return new Result("the read's machine code cannot run: " + ordered.failure(), layout, mapping, null,
-                    null, null, rec.rejected());
+                    null, rec.rejected());
         }
-        Result r = new Result(null, layout, mapping, page, flavour, ordered.handle(), rec.rejected());
+        Result r = new Result(null, layout, mapping, page, ordered.handle(), rec.rejected());
         String bad = validate(r);
-        return bad == null ? r : new Result(bad, layout, mapping, null, null, null, rec.rejected());
+        return bad == null ? r : new Result(bad, layout, mapping, null, null, rec.rejected());
     }
 
     /**
@@ -196,18 +200,6 @@ public final class Discovery {
             }
         }
         return null;
-    }
-
-    /** arm64: the release is 5.7 or later (a vendor string that cannot be parsed counts as too old). */
-    private static boolean arm64KernelKeepsModeMeaning() {
-        String[] v = LinuxTime.uname().release().split("[.-]");
-        try {
-            int major = Integer.parseInt(v[0]);
-            int minor = Integer.parseInt(v[1]);
-            return major > 5 || major == 5 && minor >= 7;
-        } catch (RuntimeException e) {
-            return false;
-        }
     }
 
     /**

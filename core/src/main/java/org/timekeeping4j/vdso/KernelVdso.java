@@ -5,7 +5,6 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.clocksource.VdsoCode;
 import org.timekeeping4j.clocksource.VdsoStub;
 import org.timekeeping4j.timekeeper.CounterClock;
 
@@ -55,6 +54,16 @@ public final class KernelVdso {
     private static final long TS_RAW = STATE.timestamp(CounterClock.MONOTONIC_RAW);
     private static final long TS_BOOTTIME = STATE.timestamp(CounterClock.BOOTTIME);
     private static final long TS_TAI = STATE.timestamp(CounterClock.TAI);
+    /** Per {@link CounterClock#record()}: the address of the clock's base and of its basetime slot. */
+    private static final long[] BASE = new long[CounterClock.values().length];
+    private static final long[] TIMESTAMP = new long[CounterClock.values().length];
+
+    static {
+        for (CounterClock c : CounterClock.values()) {
+            BASE[c.record()] = STATE.base(VdsoLayout.base(c));
+            TIMESTAMP[c.record()] = STATE.timestamp(c);
+        }
+    }
 
     // AUX clocks (6.17+): bit i of AUX_MASK for CLOCK_AUX+i, each base AUX_STRIDE bytes after AUX_BASE, the
     // clock in its basetime[0]. Static finals: a read of a constant index folds to two constant addresses.
@@ -103,18 +112,8 @@ public final class KernelVdso {
      * fall back (then ask clock_gettime). Only where {@link #ENABLED}; {@code clock} one of {@link CounterClock}.
      */
     public static long read(CounterClock clock) {
-        return invoke(READ, clock.raw() ? RAW : HRES, timestamp(clock));
-    }
-
-    /** The address of {@code clock}'s basetime slot. */
-    private static long timestamp(CounterClock clock) {
-        return switch (clock) {
-            case REALTIME -> TS_REALTIME;
-            case MONOTONIC -> TS_MONOTONIC;
-            case MONOTONIC_RAW -> TS_RAW;
-            case BOOTTIME -> TS_BOOTTIME;
-            case TAI -> TS_TAI;
-        };
+        int r = clock.record();
+        return invoke(READ, BASE[r], TIMESTAMP[r]);
     }
 
     public static long realtime() {
@@ -146,14 +145,14 @@ public final class KernelVdso {
      * the store, by up to the time an unordered counter read can run ahead (tens of ns).
      */
     public static long readUnordered(CounterClock clock) {
-        return invoke(Unordered.READ, clock.raw() ? RAW : HRES, timestamp(clock));
+        int r = clock.record();
+        return invoke(Unordered.READ, BASE[r], TIMESTAMP[r]);
     }
 
     /** The unordered read's code, mapped on first use (most processes never call it). */
     private static final class Unordered {
-        static final MethodHandle READ = !ENABLED ? null : STATE.layout().x86Algorithm() == null
-                ? VdsoStub.mapArm64(false).handle()
-                : VdsoStub.map(STATE.layout().x86Algorithm(), VdsoCode.Flavour.RDTSC).handle();
+        static final MethodHandle READ = !ENABLED ? null
+                : STATE.layout().arch().mapVdsoRead(STATE.layout().x86Algorithm(), false).handle();
     }
 
     private static long invoke(MethodHandle handle, long vc, long ts) {
@@ -254,7 +253,7 @@ public final class KernelVdso {
         if (!ENABLED) {
             return "none";
         }
-        return STATE.flavour() == null ? "isb;mrs cntvct_el0" : STATE.flavour().instructions();
+        return STATE.layout().arch().vdsoOrderedRead();
     }
 
 

@@ -87,8 +87,7 @@ final class VdsoFormula {
             if ((int) SEQ.get(page, baseOffset) != seq) {
                 continue;
             }
-            if (mode != VdsoLayout.CLOCKMODE_COUNTER && !(l.arch() == org.timekeeping4j.linux.Platform.Arch.AARCH64
-                    && mode == VdsoLayout.CLOCKMODE_COUNTER_NOCOMPAT)) {
+            if (!l.arch().vdsoCountsWith(mode)) {
                 return false;
             }
             long c = l.x86Algorithm() == VdsoCode.Algorithm.OVERFLOW ? counter & S64_MAX : counter & mask;

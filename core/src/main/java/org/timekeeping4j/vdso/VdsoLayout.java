@@ -5,7 +5,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import org.timekeeping4j.clocksource.VdsoCode;
-import org.timekeeping4j.linux.Platform;
+import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.timekeeper.CounterClock;
 
 /**
@@ -19,32 +19,32 @@ import org.timekeeping4j.timekeeper.CounterClock;
  */
 public enum VdsoLayout {
     /** x86_64 5.3-6.9: struct vdso_data at +128, 240 bytes, no max_cycles. */
-    X86_VDSO_DATA_5_3("x86_64 vdso_data (5.3-6.9)", Platform.Arch.X86_64, 128, 240, -1, 16, 24, 28, 32,
+    X86_VDSO_DATA_5_3("x86_64 vdso_data (5.3-6.9)", CounterArch.X86_64, 128, 240, -1, 16, 24, 28, 32,
             VdsoCode.Algorithm.LEGACY),
     /** x86_64 6.10-6.12: max_cycles inserted (CONFIG_GENERIC_VDSO_OVERFLOW_PROTECT), still at +128. */
-    X86_VDSO_DATA_6_10("x86_64 vdso_data with max_cycles (6.10-6.12)", Platform.Arch.X86_64, 128, 248, 16, 24, 32, 36,
+    X86_VDSO_DATA_6_10("x86_64 vdso_data with max_cycles (6.10-6.12)", CounterArch.X86_64, 128, 248, 16, 24, 32, 36,
             40, VdsoCode.Algorithm.OVERFLOW),
     /** x86_64 6.13-6.14: the same struct, now at +0 (vdso_time_data in 6.14). */
-    X86_VDSO_DATA_6_13("x86_64 vdso_data with max_cycles at +0 (6.13-6.14)", Platform.Arch.X86_64, 0, 248, 16, 24,
+    X86_VDSO_DATA_6_13("x86_64 vdso_data with max_cycles at +0 (6.13-6.14)", CounterArch.X86_64, 0, 248, 16, 24,
             32, 36, 40, VdsoCode.Algorithm.OVERFLOW),
     /** x86_64 6.15+: struct vdso_clock (232 bytes) in struct vdso_time_data at +0. */
-    X86_VDSO_CLOCK_6_15("x86_64 vdso_clock (6.15+)", Platform.Arch.X86_64, 0, 232, 16, 24, 32, 36, 40,
+    X86_VDSO_CLOCK_6_15("x86_64 vdso_clock (6.15+)", CounterArch.X86_64, 0, 232, 16, 24, 32, 36, 40,
             VdsoCode.Algorithm.OVERFLOW),
     /** arm64 5.3-6.14: struct vdso_data at +0, 240 bytes, 56-bit mask. */
-    ARM64_VDSO_DATA_5_3("arm64 vdso_data (5.3-6.14)", Platform.Arch.AARCH64, 0, 240, -1, 16, 24, 28, 32, null),
+    ARM64_VDSO_DATA_5_3("arm64 vdso_data (5.3-6.14)", CounterArch.AARCH64, 0, 240, -1, 16, 24, 28, 32, null),
     /** arm64 6.15+: struct vdso_clock (224 bytes) at +0. */
-    ARM64_VDSO_CLOCK_6_15("arm64 vdso_clock (6.15+)", Platform.Arch.AARCH64, 0, 224, -1, 16, 24, 28, 32, null);
+    ARM64_VDSO_CLOCK_6_15("arm64 vdso_clock (6.15+)", CounterArch.AARCH64, 0, 224, -1, 16, 24, 28, 32, null);
 
     /** VDSO_CLOCKMODE_TIMENS: page 0 of a task in a time namespace carries it with seq 1. */
     public static final int CLOCKMODE_TIMENS = Integer.MAX_VALUE;
-    /** x86 VDSO_CLOCKMODE_TSC; arm64 VDSO_CLOCKMODE_ARCHTIMER. */
+    /** x86 VDSO_CLOCKMODE_TSC; arm64 VDSO_CLOCKMODE_ARCHTIMER (which modes mean the counter: CounterArch). */
     public static final int CLOCKMODE_COUNTER = 1;
     /** arm64 VDSO_CLOCKMODE_ARCHTIMER_NOCOMPAT: the counter, for 64-bit tasks. */
     public static final int CLOCKMODE_COUNTER_NOCOMPAT = 2;
     /** Bytes of one basetime slot: {u64 sec; u64 nsec}. */
     public static final int TIMESTAMP_BYTES = 16;
     /** The arm64 counter mask (VDSO_PRECISION_MASK, 56 bits). */
-    public static final long ARM64_MASK = (1L << 56) - 1;
+    public static final long ARM64_MASK = CounterArch.AARCH64.vdsoMask();
 
     /** Base 0 of the kernel's array of bases: the steered clocks (VDSO_HRES) and COARSE. */
     public static final int CS_HRES_COARSE = 0;
@@ -55,7 +55,7 @@ public enum VdsoLayout {
     public static final int CYCLE_LAST = 8;
 
     private final String description;
-    private final Platform.Arch arch;
+    private final CounterArch arch;
     private final int dataOffset;
     private final int stride;
     private final int maxCycles;
@@ -65,7 +65,7 @@ public enum VdsoLayout {
     private final int basetime;
     private final VdsoCode.Algorithm x86Algorithm;
 
-    VdsoLayout(String description, Platform.Arch arch, int dataOffset, int stride, int maxCycles, int mask, int mult,
+    VdsoLayout(String description, CounterArch arch, int dataOffset, int stride, int maxCycles, int mask, int mult,
             int shift, int basetime, VdsoCode.Algorithm x86Algorithm) {
         this.description = description;
         this.arch = arch;
@@ -84,7 +84,7 @@ public enum VdsoLayout {
         return description;
     }
 
-    public Platform.Arch arch() {
+    public CounterArch arch() {
         return arch;
     }
 
@@ -120,7 +120,6 @@ public enum VdsoLayout {
         return basetime;
     }
 
-    /** The x86 machine code's algorithm for this layout; null on arm64. */
     /**
      * Offset in page 0 of aux_clock_data[0] (struct vdso_time_data, 6.17+: 8 AUX bases after the two clock
      * bases), or -1 where the layout has none. On 6.15 and 6.16 the same offset holds the timezone instead: a
@@ -143,6 +142,7 @@ public enum VdsoLayout {
         return auxOffset() + (long) index * stride;
     }
 
+    /** The x86 machine code's algorithm for this layout (CounterArch.mapVdsoRead); null elsewhere. */
     public VdsoCode.Algorithm x86Algorithm() {
         return x86Algorithm;
     }
@@ -169,7 +169,7 @@ public enum VdsoLayout {
      * The layouts of {@code arch}, newest first, that fit {@code page} (page 0 of [vvar], at least one page
      * long), with why each other one does not. Reads only page 0.
      */
-    public static Recognition recognise(MemorySegment page, Platform.Arch arch, Expected expected) {
+    public static Recognition recognise(MemorySegment page, CounterArch arch, Expected expected) {
         List<VdsoLayout> fit = new ArrayList<>();
         List<String> rejected = new ArrayList<>();
         VdsoLayout[] all = values();
@@ -225,7 +225,7 @@ public enum VdsoLayout {
         for (int base = 0; base < 2; base++) {
             long b = baseOffset(base);
             long m = page.get(ValueLayout.JAVA_LONG_UNALIGNED, b + mask);
-            long expectedMask = arch == Platform.Arch.AARCH64 ? ARM64_MASK : -1L;
+            long expectedMask = arch.vdsoMask();
             if (m != expectedMask) {
                 return "base " + base + " mask 0x" + Long.toHexString(m) + " (expected 0x"
                         + Long.toHexString(expectedMask) + ")";

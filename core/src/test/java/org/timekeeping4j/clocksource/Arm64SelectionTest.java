@@ -35,7 +35,7 @@ class Arm64SelectionTest {
 
     private static CounterSelectorTest.Fake arm64Kernel() {
         CounterSelectorTest.Fake env = new CounterSelectorTest.Fake();
-        env.arch = Platform.Arch.AARCH64;
+        env.machine = "aarch64";
         env.clocksource = "arch_sys_counter";
         env.flags = java.util.Set.of("fp", "asimd", "evtstrm");
         env.hwcap2 = 0;
@@ -141,14 +141,14 @@ class Arm64SelectionTest {
         assertThat(Arm64Facts.auxv(auxv, Arm64Facts.AT_HWCAP)).isEqualTo(0xffL);
         assertThat(Arm64Facts.auxv(dir.resolve("absent"), Arm64Facts.AT_HWCAP2)).isZero();
         // This process's own vector has AT_HWCAP2 on arm64 (emulated too); on x86 it may be absent or 0.
-        if (Platform.ARCH == Platform.Arch.AARCH64) {
+        if (CounterArch.HERE == CounterArch.AARCH64) {
             assertThat(Arm64Facts.auxv(Path.of("/proc/self/auxv"), Arm64Facts.AT_HWCAP)).isNotZero();
         }
     }
 
     @Test
     void theRealArm64StubsShouldPassTheSelfTestUnderAnArchTimerKernel() {
-        assumeTrue(Platform.ARCH == Platform.Arch.AARCH64, "reads the arm64 counter stubs: aarch64 only");
+        assumeTrue(CounterArch.HERE == CounterArch.AARCH64, "reads the arm64 counter stubs: aarch64 only");
         CounterSelectorTest.Fake env = arm64Kernel();
         env.fakeCounters = null; // the real stubs and the real cntfrq_el0
         env.hwcap2 = env.real.hwcap2();

@@ -174,7 +174,7 @@ class Arm64VdsoCodeTest {
     // ---- behaviour (aarch64) ---------------------------------------------------------------------------
 
     private static MethodHandle map(String name, byte[] code) {
-        Stubs.Mapped m = Stubs.map(name, code, READ, Platform.Arch.AARCH64);
+        Stubs.Mapped m = Stubs.map(name, code, READ, CounterArch.AARCH64);
         assumeTrue(m.ok(), "arm64 machine code runs on aarch64 only (scripts/arm64.sh runs it emulated): " + m.failure());
         return m.handle();
     }
@@ -361,7 +361,7 @@ class Arm64VdsoCodeTest {
 
     @Test
     void ecvVariantShouldReadTheSelfSynchronisedCounterWhereTheCpuHasIt() throws Throwable {
-        assumeTrue(Platform.ARCH == Platform.Arch.AARCH64, "arm64 machine code runs on aarch64 only");
+        assumeTrue(CounterArch.HERE == CounterArch.AARCH64, "arm64 machine code runs on aarch64 only");
         long hwcap2 = auxv(26); // AT_HWCAP2
         assumeTrue((hwcap2 & (1L << 19)) != 0, "the CPU reports no FEAT_ECV (HWCAP2_ECV clear): cntvctss_el0 undefined");
         MethodHandle h = map("arm64 vdso read (ecv)", Arm64VdsoCode.ECV);

@@ -19,7 +19,7 @@ class CounterSelectorTest {
     /** This machine, with one fact replaced per test: the injected failure. */
     static class Fake implements CounterSelector.Environment {
         final CounterSelector.Environment real = CounterSelector.RealEnvironment.INSTANCE;
-        Platform.Arch arch = real.arch();
+        String machine = real.machine();
         String clocksource = real.currentClocksource();
         Set<String> flags = real.cpuFlags();
         long hwcap2 = real.hwcap2();
@@ -33,8 +33,8 @@ class CounterSelectorTest {
         Optional<Frequency> stated = real.statedFrequency();
 
         @Override
-        public Platform.Arch arch() {
-            return arch;
+        public String machine() {
+            return machine;
         }
 
         @Override
@@ -103,16 +103,16 @@ class CounterSelectorTest {
     private static String noHardwareReason() {
         CounterSelector.Environment env = CounterSelector.RealEnvironment.INSTANCE;
         String cs = KernelInfo.currentClocksource();
-        if (env.arch() == Platform.Arch.X86_64) {
+        if (CounterArch.of(env.machine()) == CounterArch.X86_64) {
             return cs.equals("tsc") && env.cpuFlags().containsAll(List.of("constant_tsc", "nonstop_tsc")) ? null
                     : "x86_64 whose kernel clocksource is " + cs + " (not an invariant tsc): the kernel is the counter";
         }
-        if (env.arch() == Platform.Arch.AARCH64) {
+        if (CounterArch.of(env.machine()) == CounterArch.AARCH64) {
             return cs.equals("arch_sys_counter") && env.counterErrata().isEmpty() ? null
                     : "aarch64 whose kernel clocksource is " + cs + (env.counterErrata().isEmpty() ? "" : " with "
                     + env.counterErrata()) + ": needs a real arm64 kernel on arch_sys_counter (emulation shows the host's)";
         }
-        return "unsupported platform";
+        return CounterArch.noDescriptor(env.machine());
     }
 
     private static boolean hardwareExpected() {
@@ -129,7 +129,7 @@ class CounterSelectorTest {
         }
         assertThat(s.isHardware()).as(s.rejected().toString()).isTrue();
         assertThat(s.clocksource().isOrdered()).isTrue();
-        assertThat(s.readFlavour()).isIn(Platform.ARCH == Platform.Arch.X86_64 ? List.of("lfence;rdtsc", "rdtscp")
+        assertThat(s.readFlavour()).isIn(CounterArch.HERE == CounterArch.X86_64 ? List.of("lfence;rdtsc", "rdtscp")
                 : List.of("isb;mrs cntvct_el0", "mrs cntvctss_el0"));
         assertThat(s.ticks().isOrdered()).isFalse();
         // Reported, and small next to the self-test's 100 ppm (brackets widen under load: 1.2 ppm seen at load 6).
@@ -177,7 +177,7 @@ class CounterSelectorTest {
     @Test
     void aTscWithoutInvariantFlagsShouldBeRefused() {
         Fake env = new Fake();
-        env.arch = Platform.Arch.X86_64; // the check comes before any counter is read: runs on every architecture
+        env.machine = "x86_64"; // the check comes before any counter is read: runs on every architecture
         env.clocksource = "tsc";
         env.flags = Set.of("rdtscp");
         CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
@@ -188,7 +188,7 @@ class CounterSelectorTest {
     @Test
     void refusedExecutableMemoryShouldFallBackWithTheReason() {
         Fake env = new Fake();
-        env.clocksource = env.arch() == Platform.Arch.X86_64 ? "tsc" : "arch_sys_counter";
+        env.clocksource = CounterArch.HERE.kernelClocksource();
         env.flags = Set.of("constant_tsc", "nonstop_tsc", "rdtscp");
         env.refuseMapping = "executable memory refused: mprotect(PROT_READ|PROT_EXEC) failed: EACCES (Permission denied)";
         CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
@@ -199,7 +199,7 @@ class CounterSelectorTest {
     @Test
     void aCounterThatGoesBackwardsShouldFailTheSelfTest() {
         Fake env = new Fake();
-        env.clocksource = env.arch() == Platform.Arch.X86_64 ? "tsc" : "arch_sys_counter";
+        env.clocksource = CounterArch.HERE.kernelClocksource();
         env.flags = Set.of("constant_tsc", "nonstop_tsc", "rdtscp");
         AtomicLong n = new AtomicLong();
         env.counterOverride = () -> {
@@ -231,7 +231,51 @@ class CounterSelectorTest {
         assumeTrue(hardwareExpected(), noHardwareReason());
         CounterSelection s = CounterSelector.select(CounterSelector.Mode.UNORDERED, new Fake());
         assertThat(s.clocksource().isOrdered()).isFalse();
-        assertThat(s.readFlavour()).isEqualTo(Platform.ARCH == Platform.Arch.X86_64 ? "rdtsc" : "mrs cntvct_el0");
+        assertThat(s.readFlavour()).isEqualTo(CounterArch.HERE == CounterArch.X86_64 ? "rdtsc" : "mrs cntvct_el0");
+    }
+
+    @Test
+    void anUnknownArchitectureShouldGetTheKernelWithItsReasonAndNoOtherArchitecturesConstants() {
+        for (CounterSelector.Mode mode : List.of(CounterSelector.Mode.AUTO, CounterSelector.Mode.UNORDERED)) {
+            for (String clocksource : List.of("riscv_clocksource", "tsc", "arch_sys_counter")) {
+                Fake env = new Fake();
+                env.machine = "riscv64";
+                env.clocksource = clocksource; // even a kernel clocksource named like another architecture's
+                env.flags = Set.of("constant_tsc", "nonstop_tsc", "rdtscp");
+                env.errata = List.of();
+                env.fakeCounters = f -> () -> 0; // would be read if any flavour were tried
+                CounterSelection s = CounterSelector.select(mode, env);
+                assertThat(s.isHardware()).isFalse();
+                assertThat(s.clocksource()).isInstanceOf(KernelCounter.class);
+                assertThat(s.rejected()).singleElement().satisfies(r -> {
+                    assertThat(r.candidate()).isEqualTo("hardware counter");
+                    assertThat(r.reason()).isEqualTo(CounterArch.noDescriptor("riscv64"))
+                            .contains("riscv64").doesNotContain("tsc").doesNotContain("arch_sys_counter");
+                });
+                assertThat(env.asked).as("no flavour of x86_64 or aarch64 asked for").isEmpty();
+                assertThat(env.created).isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void eachArchitectureShouldBeCheckedAgainstItsOwnKernelClocksource() {
+        for (CounterArch arch : CounterArch.values()) {
+            for (CounterArch other : CounterArch.values()) {
+                if (other == arch) {
+                    continue;
+                }
+                Fake env = new Fake();
+                env.machine = arch.machine();
+                env.clocksource = other.kernelClocksource();
+                env.fakeCounters = f -> () -> 0;
+                CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
+                assertThat(s.isHardware()).isFalse();
+                assertThat(s.rejected().getFirst().reason())
+                        .contains("is " + other.kernelClocksource() + ", not " + arch.kernelClocksource());
+                assertThat(env.asked).isEmpty();
+            }
+        }
     }
 
     @Test

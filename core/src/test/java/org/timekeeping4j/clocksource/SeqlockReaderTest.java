@@ -45,7 +45,7 @@ class SeqlockReaderTest {
      */
     @Test
     void bothBuildsShouldReadTheSamePageAlike() throws InterruptedException {
-        assumeTrue(Platform.ARCH == Platform.Arch.X86_64 && SeqlockReader.rdtscp() != null
+        assumeTrue(CounterArch.HERE == CounterArch.X86_64 && SeqlockReader.rdtscp() != null
                 && SeqlockReader.lfenceRdtsc() != null, "x86_64 with executable memory only");
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment page = arena.allocate(64 + 128, 64);

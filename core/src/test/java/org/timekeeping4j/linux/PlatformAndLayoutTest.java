@@ -1,6 +1,7 @@
 package org.timekeeping4j.linux;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 
@@ -12,8 +13,37 @@ class PlatformAndLayoutTest {
         assertThat(Platform.unsupportedReason("Linux", "aarch64")).isNull();
         assertThat(Platform.unsupportedReason("Mac OS X", "aarch64")).contains("needs Linux").contains("Mac OS X");
         assertThat(Platform.unsupportedReason("Windows 11", "amd64")).contains("needs Linux");
-        assertThat(Platform.unsupportedReason("Linux", "riscv64")).contains("x86_64 and aarch64").contains("riscv64");
-        assertThat(Platform.unsupportedReason("Linux", "riscv64")).doesNotContain("\n");
+        // 32-bit, and 64-bit ABIs whose errno/fcntl/mman values are not the generic ones: refused, naming them.
+        for (String osArch : new String[] {"arm", "x86", "sparcv9", "mips64el", "ppc64le", "ppc64"}) {
+            assertThat(Platform.unsupportedReason("Linux", osArch)).contains("generic ABI").contains(osArch)
+                    .contains("x86_64").doesNotContain("\n");
+        }
+    }
+
+    @Test
+    void otherGenericAbiArchitecturesShouldRunTheBindingsWithoutACounter() {
+        // The libc bindings hold there; which counter to read is clocksource.CounterArch's (none: the kernel's).
+        for (String osArch : new String[] {"riscv64", "s390x", "loongarch64"}) {
+            assertThat(Platform.unsupportedReason("Linux", osArch)).as(osArch).isNull();
+            assertThat(Platform.machine(osArch)).isEqualTo(osArch);
+        }
+        assertThat(Platform.machine("amd64")).isEqualTo("x86_64");
+        assertThat(Platform.machine("AMD64")).isEqualTo("x86_64");
+        assertThat(Platform.machine("arm64")).isEqualTo("aarch64");
+        assertThat(Platform.machine("aarch64")).isEqualTo("aarch64");
+    }
+
+    @Test
+    void theRawSyscallShouldBeRefusedWhereItsNumberIsNotKnown() {
+        assertThat(LinuxTime.syscallClockGettimeErrno(-1, 1)).isEqualTo(Errno.ENOSYS);
+        assertThatThrownBy(() -> LinuxTime.syscallClockGettimeNanos(-1, 1))
+                .isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("syscall(SYS_clock_gettime) is not made on " + Platform.ARCH)
+                .hasMessageContaining("clock_gettime(3)");
+        // Here the number is the descriptor's, and the syscall reads CLOCK_MONOTONIC.
+        assertThat(LibC.SYS_CLOCK_GETTIME).isPositive();
+        long before = LinuxTime.clockGettimeNanos(1);
+        assertThat(LinuxTime.syscallClockGettimeNanos(1)).isGreaterThanOrEqualTo(before);
     }
 
     @Test

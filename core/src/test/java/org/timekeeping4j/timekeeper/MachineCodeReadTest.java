@@ -241,26 +241,33 @@ class MachineCodeReadTest {
     void aLeapSecondInsideTheWindowShouldApplyFromItsThresholdOn() {
         SplittableRandom rnd = new SplittableRandom(5);
         int shift = 24;
-        VvarPage page = VvarPage.allocate();
-        TimekeeperState st = randomState(rnd, shift, counter.read());
-        long now = counter.read();
-        st.mono.cycleLast = now;
-        st.raw.cycleLast = now;
-        long pointCycles = now + (long) (counter.frequencyHz() / 50); // 20 ms ahead: room for a pause
-        st.leapMono = reference(st, 1, shift, pointCycles);
-        st.leapStepNs = 1_000_000_000L; // a deleted second: REALTIME jumps ahead, the reference stays monotonic
-        page.publish(st, shift);
-        assertThat(VvarPage.anyLimit(st.mono, st.leapMono, shift))
-                .isBetween(pointCycles - now - 4, pointCycles - now); // ns per cycle < 1: a few deltas share a ns
+        // Every read is checked against the reference (checkBracketed); the attempt only has to see reads on both
+        // sides of the leap. A descheduling longer than the 20 ms lead (a loaded machine) can swallow one side:
+        // then the attempt is taken again with a new point, up to five times.
         int before = 0;
         int after = 0;
-        long end = pointCycles + (long) (counter.frequencyHz() / 50);
-        while (counter.read() < end) {
-            long v = checkBracketed(page, st, shift, 0, ANY);
-            if (v >= st.leapMono + st.offsReal + st.leapStepNs) {
-                after++;
-            } else {
-                before++;
+        for (int attempt = 0; attempt < 5 && (before == 0 || after == 0); attempt++) {
+            VvarPage page = VvarPage.allocate();
+            TimekeeperState st = randomState(rnd, shift, counter.read());
+            long now = counter.read();
+            st.mono.cycleLast = now;
+            st.raw.cycleLast = now;
+            long pointCycles = now + (long) (counter.frequencyHz() / 50); // 20 ms ahead: room for a pause
+            st.leapMono = reference(st, 1, shift, pointCycles);
+            st.leapStepNs = 1_000_000_000L; // a deleted second: REALTIME jumps ahead, the reference stays monotonic
+            page.publish(st, shift);
+            assertThat(VvarPage.anyLimit(st.mono, st.leapMono, shift))
+                    .isBetween(pointCycles - now - 4, pointCycles - now); // ns per cycle < 1: a few deltas share a ns
+            before = 0;
+            after = 0;
+            long end = pointCycles + (long) (counter.frequencyHz() / 50);
+            while (counter.read() < end) {
+                long v = checkBracketed(page, st, shift, 0, ANY);
+                if (v >= st.leapMono + st.offsReal + st.leapStepNs) {
+                    after++;
+                } else {
+                    before++;
+                }
             }
         }
         assertThat(before).as("reads before the leap").isPositive();

@@ -45,21 +45,6 @@ class KernelTrackerTest {
         return s.clocksource();
     }
 
-    /**
-     * The fast path of a machine-code read serves at least 2^32 cycles past an update: on a counter fast
-     * enough that 2^32 cycles is under 2.5 s, the longest interval is 80% of it, so that no read between
-     * two on-time updates needs the slow path.
-     */
-    @Test
-    void theLongestIntervalShouldStayInsideTheFastPathsWindow() {
-        assertThat(KernelTracker.maxInterval(1e9)).isEqualTo(KernelTracker.MAX_INTERVAL_NANOS);
-        assertThat(KernelTracker.maxInterval(2.445e9)).isBetween(1_400_000_000L, 1_410_000_000L);
-        for (double hz : new double[] {1e9, 2.445e9, 3e9, 5e9}) {
-            double windowNanos = 4_294_967_296.0 / hz * 1e9;
-            assertThat((double) KernelTracker.maxInterval(hz)).isLessThanOrEqualTo(0.8 * windowNanos);
-        }
-    }
-
     @Test
     void closeShouldEndTheUpdaterAndLeaveTheKernelServingWithoutGoingBack() {
         KernelTracker t = KernelTracker.start(hardware());
@@ -201,7 +186,7 @@ class KernelTrackerTest {
         KernelTracker t = KernelTracker.start(hw);
         try {
             assertThat(t.awaitTracking(20, TimeUnit.SECONDS)).isTrue();
-            Thread.sleep(KernelTracker.FAST_PHASE_NANOS / 1_000_000 + 500); // past the fast phase
+            Thread.sleep(TrackingPolicy.FAST_PHASE_NANOS / 1_000_000 + 500); // past the fast phase
             // A window with a re-anchoring measures its warm-up, not updates: take the next window then (a
             // rebuild needs a jump of 100 us against the kernel, so three in a row would be a bug of its own).
             KernelTracker.Status s0;
@@ -220,11 +205,11 @@ class KernelTrackerTest {
             assertThat(s1.rebuilds()).as("a window without re-anchoring in three").isEqualTo(s0.rebuilds());
             assertThat(steps).as("updates in %d ms", wall / 1_000_000).isPositive();
             assertThat(cpu / steps).as("updater CPU per update, ns (%d ns over %d updates)", cpu, steps)
-                    .isLessThan(KernelTracker.maxInterval(hw.frequencyHz()) / 1_000);
+                    .isLessThan(TrackingPolicy.maxInterval(hw.frequencyHz()) / 1_000);
             // The first update of the window may come at once (the last one before it was up to an interval
             // earlier): one more than the window holds.
             assertThat(steps).as("updates in %d ms", wall / 1_000_000)
-                    .isLessThanOrEqualTo(wall / KernelTracker.INTERVAL_NANOS + 1);
+                    .isLessThanOrEqualTo(wall / TrackingPolicy.INTERVAL_NANOS + 1);
         } finally {
             t.close();
         }

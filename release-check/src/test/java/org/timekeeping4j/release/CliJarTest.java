@@ -67,7 +67,7 @@ class CliJarTest {
         Map<String, String> qualified = new TreeMap<>();
         core.exports().stream().filter(ModuleDescriptor.Exports::isQualified).forEach(
                 e -> qualified.put(e.source(), String.join(",", e.targets())));
-        assertThat(qualified).containsOnlyKeys("org.timekeeping4j.linux", "org.timekeeping4j.verify")
+        assertThat(qualified).containsOnlyKeys("org.timekeeping4j.linux", "org.timekeeping4j.simulation")
                 .allSatisfy((pkg, targets) -> assertThat(targets).isEqualTo(CLI_MODULE));
 
         ModuleDescriptor cli = descriptor(thinCliJar(), CLI_MODULE);
@@ -79,8 +79,8 @@ class CliJarTest {
     void shouldRunTheCliOnTheModulePathWhereCoresExportsAreEnforced() throws Exception {
         String modulePath = String.join(File.pathSeparator, Reactor.module("timekeeping4j-core").jar("").toString(),
                 thinCliJar().toString(), classPathJar("picocli-"), classPathJar("HdrHistogram-"));
-        // info reads the raw bindings (org.timekeeping4j.linux); verify skew drives the simulated timekeepers
-        // of org.timekeeping4j.verify through core's ServiceLoader: both qualified exports are exercised.
+        // info reads the raw bindings (org.timekeeping4j.linux); verify skew drives the simulated timekeeper
+        // of org.timekeeping4j.simulation: both qualified exports are exercised.
         for (List<String> args : List.of(List.of("info"),
                 List.of("verify", "skew", "--duration", "1", "--threads", "1", "--clock", "MONOTONIC"))) {
             List<String> command = new ArrayList<>(List.of(java(), "--enable-native-access=" + CORE_MODULE,

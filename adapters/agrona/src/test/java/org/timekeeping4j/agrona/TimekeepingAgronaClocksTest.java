@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.EpochNanoClock;
@@ -29,23 +30,13 @@ class TimekeepingAgronaClocksTest {
     @Test
     void shouldReadEpochNanosWithinKernelRealtimeBrackets() {
         EpochNanoClock clock = TimekeepingEpochNanoClock.getInstance();
-
-        long before = Clocks.kernelNanos(ClockId.REALTIME);
-        long read = clock.nanoTime();
-        long after = Clocks.kernelNanos(ClockId.REALTIME);
-
-        assertThat(read).isBetween(before - AGREEMENT_BOUND_NANOS, after + AGREEMENT_BOUND_NANOS);
+        assertWithinKernelBrackets(ClockId.REALTIME, clock::nanoTime);
     }
 
     @Test
     void shouldReadNanosWithinKernelMonotonicBrackets() {
         NanoClock clock = TimekeepingNanoClock.getInstance();
-
-        long before = Clocks.kernelNanos(ClockId.MONOTONIC);
-        long read = clock.nanoTime();
-        long after = Clocks.kernelNanos(ClockId.MONOTONIC);
-
-        assertThat(read).isBetween(before - AGREEMENT_BOUND_NANOS, after + AGREEMENT_BOUND_NANOS);
+        assertWithinKernelBrackets(ClockId.MONOTONIC, clock::nanoTime);
     }
 
     @Test
@@ -69,5 +60,13 @@ class TimekeepingAgronaClocksTest {
         assertThat(realtimeReads.get()).as("REALTIME reads by DistinctErrorLog").isPositive();
         assertThat(firstObservations.get(0)).isBetween(
                 (before - AGREEMENT_BOUND_NANOS) / 1_000_000, (after + AGREEMENT_BOUND_NANOS) / 1_000_000);
+    }
+
+    /** {@code read} lies between kernel reads of {@code clock} taken just before and just after it. */
+    private static void assertWithinKernelBrackets(ClockId clock, LongSupplier read) {
+        long before = Clocks.kernelNanos(clock);
+        long value = read.getAsLong();
+        long after = Clocks.kernelNanos(clock);
+        assertThat(value).isBetween(before - AGREEMENT_BOUND_NANOS, after + AGREEMENT_BOUND_NANOS);
     }
 }

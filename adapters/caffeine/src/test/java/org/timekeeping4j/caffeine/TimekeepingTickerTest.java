@@ -7,6 +7,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Ticker;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.ClockReader;
@@ -23,24 +24,14 @@ class TimekeepingTickerTest {
     @Test
     void shouldReadMonotonicWithinKernelBrackets() {
         Ticker ticker = TimekeepingTicker.monotonic();
-
-        long before = Clocks.kernelNanos(ClockId.MONOTONIC);
-        long read = ticker.read();
-        long after = Clocks.kernelNanos(ClockId.MONOTONIC);
-
-        assertThat(read).isBetween(before - AGREEMENT_BOUND_NANOS, after + AGREEMENT_BOUND_NANOS);
+        assertWithinKernelBrackets(ClockId.MONOTONIC, ticker::read);
         assertThat(TimekeepingTicker.monotonic().clock()).isEqualTo(ClockId.MONOTONIC);
     }
 
     @Test
     void shouldReadBoottimeWithinKernelBrackets() {
         Ticker ticker = TimekeepingTicker.boottime();
-
-        long before = Clocks.kernelNanos(ClockId.BOOTTIME);
-        long read = ticker.read();
-        long after = Clocks.kernelNanos(ClockId.BOOTTIME);
-
-        assertThat(read).isBetween(before - AGREEMENT_BOUND_NANOS, after + AGREEMENT_BOUND_NANOS);
+        assertWithinKernelBrackets(ClockId.BOOTTIME, ticker::read);
         assertThat(TimekeepingTicker.boottime().clock()).isEqualTo(ClockId.BOOTTIME);
     }
 
@@ -86,5 +77,13 @@ class TimekeepingTickerTest {
             Thread.sleep(5);
         }
         assertThat(cache.getIfPresent("key")).isNull();
+    }
+
+    /** {@code read} lies between kernel reads of {@code clock} taken just before and just after it. */
+    private static void assertWithinKernelBrackets(ClockId clock, LongSupplier read) {
+        long before = Clocks.kernelNanos(clock);
+        long value = read.getAsLong();
+        long after = Clocks.kernelNanos(clock);
+        assertThat(value).isBetween(before - AGREEMENT_BOUND_NANOS, after + AGREEMENT_BOUND_NANOS);
     }
 }

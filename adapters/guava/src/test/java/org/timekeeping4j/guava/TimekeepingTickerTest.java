@@ -9,6 +9,7 @@ import com.google.common.cache.CacheBuilder;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.ClockReader;
@@ -25,23 +26,13 @@ class TimekeepingTickerTest {
     @Test
     void shouldReadMonotonicWithinKernelBrackets() {
         Ticker ticker = TimekeepingTicker.monotonic();
-
-        long before = Clocks.kernelNanos(ClockId.MONOTONIC);
-        long read = ticker.read();
-        long after = Clocks.kernelNanos(ClockId.MONOTONIC);
-
-        assertThat(read).isBetween(before - AGREEMENT_BOUND_NANOS, after + AGREEMENT_BOUND_NANOS);
+        assertWithinKernelBrackets(ClockId.MONOTONIC, ticker::read);
     }
 
     @Test
     void shouldReadBoottimeWithinKernelBrackets() {
         Ticker ticker = TimekeepingTicker.boottime();
-
-        long before = Clocks.kernelNanos(ClockId.BOOTTIME);
-        long read = ticker.read();
-        long after = Clocks.kernelNanos(ClockId.BOOTTIME);
-
-        assertThat(read).isBetween(before - AGREEMENT_BOUND_NANOS, after + AGREEMENT_BOUND_NANOS);
+        assertWithinKernelBrackets(ClockId.BOOTTIME, ticker::read);
     }
 
     @Test
@@ -95,5 +86,13 @@ class TimekeepingTickerTest {
         advanced.addAndGet(Duration.ofMinutes(2).toNanos());
         assertThat(cache.getIfPresent("key")).as("after 11 of 10 minutes").isNull();
         assertThat(reads.get()).as("reads of the timekeeping4j clock by the cache").isPositive();
+    }
+
+    /** {@code read} lies between kernel reads of {@code clock} taken just before and just after it. */
+    private static void assertWithinKernelBrackets(ClockId clock, LongSupplier read) {
+        long before = Clocks.kernelNanos(clock);
+        long value = read.getAsLong();
+        long after = Clocks.kernelNanos(clock);
+        assertThat(value).isBetween(before - AGREEMENT_BOUND_NANOS, after + AGREEMENT_BOUND_NANOS);
     }
 }

@@ -6,7 +6,7 @@ import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-import org.timekeeping4j.cli.path.ClockReader;
+import org.timekeeping4j.cli.path.PathReader;
 
 /**
  * The timed loop of {@code tk4j bench}, one copy per cell.
@@ -19,7 +19,7 @@ import org.timekeeping4j.cli.path.ClockReader;
  */
 final class BatchLoop {
 
-    private static final MethodType TIME_BATCH = MethodType.methodType(long.class, ClockReader.class, int.class);
+    private static final MethodType TIME_BATCH = MethodType.methodType(long.class, PathReader.class, int.class);
     private static final byte[] BYTES = load();
 
     // Every read is folded in here so that none can be proven useless.
@@ -28,7 +28,7 @@ final class BatchLoop {
     private BatchLoop() {}
 
     /** Calls {@code reader} {@code batch} times back to back; returns the elapsed ns. */
-    static long timeBatch(ClockReader reader, int batch) {
+    static long timeBatch(PathReader reader, int batch) {
         long acc = 0;
         long start = System.nanoTime();
         for (int i = 0; i < batch; i++) {
@@ -39,7 +39,7 @@ final class BatchLoop {
         return elapsed;
     }
 
-    /** A fresh copy of {@link #timeBatch} with a call-site profile of its own: (ClockReader, int) -> long. */
+    /** A fresh copy of {@link #timeBatch} with a call-site profile of its own: (PathReader, int) -> long. */
     static MethodHandle forCell() {
         try {
             MethodHandles.Lookup copy = MethodHandles.lookup().defineHiddenClass(BYTES, true);

@@ -9,7 +9,7 @@ import org.HdrHistogram.Histogram;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.cli.path.ClockPath;
 import org.timekeeping4j.cli.path.ClockPaths;
-import org.timekeeping4j.cli.path.ClockReader;
+import org.timekeeping4j.cli.path.PathReader;
 import org.timekeeping4j.cli.verify.Cell;
 import org.timekeeping4j.cli.verify.Progress;
 
@@ -86,7 +86,7 @@ public final class ReadBenchmark {
                 all.add(base);
             }
         }
-        ClockReader[] readers = all.stream().map(c -> c.path().reader(c.clock())).toArray(ClockReader[]::new);
+        PathReader[] readers = all.stream().map(c -> c.path().reader(c.clock())).toArray(PathReader[]::new);
         MethodHandle[] loops = new MethodHandle[readers.length];
         progress.doing("warming up every reader");
         for (int i = 0; i < readers.length; i++) {
@@ -121,7 +121,7 @@ public final class ReadBenchmark {
     }
 
     /** Times batches of {@code batch} calls for {@code nanos}; records ps per call into {@code into} unless null. */
-    private static void measure(MethodHandle loop, ClockReader reader, long nanos, int batch, Histogram into) {
+    private static void measure(MethodHandle loop, PathReader reader, long nanos, int batch, Histogram into) {
         long end = System.nanoTime() + nanos;
         try {
             do {

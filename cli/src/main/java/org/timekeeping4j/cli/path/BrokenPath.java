@@ -38,7 +38,7 @@ final class BrokenPath implements ClockPath {
     }
 
     @Override
-    public ClockReader reader(ClockId clock) {
+    public PathReader reader(ClockId clock) {
         ClockPaths.requireServed(this, clock);
         return () -> {
             long t = Clocks.kernelNanos(ClockId.MONOTONIC);

@@ -7,7 +7,7 @@ import org.timekeeping4j.ClockId;
 
 /**
  * One way of reading the clocks: the kernel through libc (the vDSO), the forced system call, the JDK's own
- * clocks, and later the user-space fast clocks. verify and bench treat every path alike through this interface;
+ * clocks, and the user-space fast clocks. verify and bench treat every path alike through this interface;
  * {@link ClockPaths} lists them.
  *
  * <h2>Assumptions and Guarantees</h2>
@@ -44,7 +44,7 @@ public interface ClockPath {
      *
      * @throws UnsupportedOperationException if this path does not serve the clock, saying why
      */
-    ClockReader reader(ClockId clock);
+    PathReader reader(ClockId clock);
 
     /**
      * How far (ns) a read may fall outside the bracket of the kernel reads taken just before and just after it:

@@ -1,10 +1,11 @@
 package org.timekeeping4j.cli.path;
 
 import java.util.List;
-import org.timekeeping4j.Clocks;
-import org.timekeeping4j.Snapshot;
 import java.util.Optional;
 import org.timekeeping4j.ClockId;
+import org.timekeeping4j.Clocks;
+import org.timekeeping4j.Snapshot;
+import org.timekeeping4j.linux.LinuxTime;
 
 /**
  * Every clock path verify and bench know, in display order.
@@ -22,8 +23,13 @@ public final class ClockPaths {
 
     private ClockPaths() {}
 
-    /** The kernel reference that agreement brackets every path with. */
-    public static final ClockPath KERNEL = new KernelPath();
+    /**
+     * The kernel reference that agreement brackets every path with: {@link Clocks#kernelNanos} (libc
+     * clock_gettime, served by the vDSO where the kernel can); bound 0, the reference itself.
+     */
+    public static final ClockPath KERNEL = new SimplePath("kernel", "Clocks.kernelNanos: libc clock_gettime (vDSO)",
+            Clocks::isSupported, c -> () -> Clocks.kernelNanos(c), c -> 0, c -> "Clocks.kernelNanos")
+            .withKernelResolution();
 
     /** The JDK's clocks: the baseline bench compares against. */
     public static final ClockPath JDK = new JdkPath(false);
@@ -42,7 +48,23 @@ public final class ClockPaths {
         return Clocks.isCounterBacked(c) && !EXACT ? FAST_BOUND_NANOS : 0;
     }
 
-    static ClockReader snapshotReader(ClockId c) {
+    /**
+     * How early an unordered counter read ({@code ticks}, {@code fast-unordered}) may be against a kernel read made
+     * just before it: an unordered read may execute before the kernel read that precedes it in program order.
+     */
+    static final long UNORDERED_BOUND_NANOS = 100;
+
+    /**
+     * The ticks path needs counter cycles: on the kernel path ticks are MONOTONIC_RAW ns, converted to other
+     * clocks through an offset measured at each conversion, which keeps neither the 100 ns bound nor the order of
+     * one thread's reads.
+     */
+    static Optional<String> ticksUnavailable() {
+        return Clocks.ticksAreCounterCycles() ? Optional.empty()
+                : Optional.of("ticks: no trusted counter here, so ticks are MONOTONIC_RAW ns (see Clocks.ticksToNanos)");
+    }
+
+    static PathReader snapshotReader(ClockId c) {
         // One Snapshot per thread: readers are shared by verify's threads.
         ThreadLocal<Snapshot> snapshots = ThreadLocal.withInitial(Snapshot::new);
         return () -> {
@@ -55,7 +77,12 @@ public final class ClockPaths {
     /** Registration: one line per path. */
     private static final List<ClockPath> ALL = List.of(
             KERNEL,
-            new SyscallPath(),
+            // syscall(SYS_clock_gettime), never the vDSO: the kernel's own timekeeper, read under its seqcount, on
+            // the same time line as the vDSO (bound 0); clock_getres is the kernel's answer for the clock, whichever
+            // way it is read afterwards.
+            new SimplePath("syscall", "Clocks.syscallNanos: the clock_gettime system call, bypassing the vDSO",
+                    c -> LinuxTime.syscallClockGettimeErrno(c.id()) == 0, c -> () -> Clocks.syscallNanos(c), c -> 0,
+                    c -> "Clocks.syscallNanos").withKernelResolution(),
             JDK,
             new JdkPath(true),
             // The user-space fast clocks. Counter-served clocks are held to the fast path's 50 ns; a clock that
@@ -63,8 +90,15 @@ public final class ClockPaths {
             new SimplePath("fast", "Clocks.nanos: the counter in user space, exact from the kernel's vDSO data "
                     + "(else the tracker's timekeeper; the kernel where neither serves)",
                     Clocks::isSupported, c -> () -> Clocks.nanos(c), ClockPaths::fastBound, c -> "Clocks.nanos"),
-            TicksPath.ticks(),
-            TicksPath.unordered(),
+            // Unordered counter reads: ordered within a thread, not across threads (causality measured, not
+            // promised), and up to UNORDERED_BOUND_NANOS early against the kernel.
+            new SimplePath("ticks", "Clocks.ticks (unordered counter read) converted by Clocks.ticksToNanos",
+                    ClockPaths::counterServed, c -> () -> Clocks.ticksToNanos(Clocks.ticks(), c),
+                    c -> UNORDERED_BOUND_NANOS, c -> "Clocks.ticks+ticksToNanos")
+                    .unorderedAcrossThreads().unavailableWhen(ClockPaths::ticksUnavailable),
+            new SimplePath("fast-unordered", "Clocks.nanosUnordered: exact mode over an unordered counter read",
+                    ClockPaths::counterServed, c -> () -> Clocks.nanosUnordered(c), c -> UNORDERED_BOUND_NANOS,
+                    c -> "Clocks.nanosUnordered").unorderedAcrossThreads(),
             new SimplePath("snapshot", "Clocks.snapshot: one counter read, converted", ClockPaths::counterServed,
                     ClockPaths::snapshotReader, ClockPaths::fastBound, c -> "Clocks.snapshot"),
             // Test fixture: goes backwards on purpose; accepted by --path, never listed.

@@ -36,7 +36,7 @@ final class JdkPath implements ClockPath {
     }
 
     @Override
-    public ClockReader reader(ClockId clock) {
+    public PathReader reader(ClockId clock) {
         ClockPaths.requireServed(this, clock);
         if (millis) {
             return () -> System.currentTimeMillis() * 1_000_000L;

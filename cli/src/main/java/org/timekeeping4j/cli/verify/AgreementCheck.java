@@ -8,7 +8,7 @@ import java.util.Map;
 import org.HdrHistogram.Histogram;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.cli.path.ClockPath;
-import org.timekeeping4j.cli.path.ClockReader;
+import org.timekeeping4j.cli.path.PathReader;
 import org.timekeeping4j.linux.LinuxTime;
 
 /**
@@ -40,7 +40,7 @@ public final class AgreementCheck {
     /** Runs the bracket loop on {@code cell} for {@code nanos} with {@code threads} threads. */
     public static CheckResult run(String mode, Cell cell, long nanos, int threads) {
         ClockId clock = cell.clock();
-        ClockReader path = cell.path().reader(clock);
+        PathReader path = cell.path().reader(clock);
         long bound = cell.path().agreementBoundNanos(clock);
         TimedRun.warm(path);
         long warmup = Math.min(nanos / 2,
@@ -97,7 +97,7 @@ public final class AgreementCheck {
      * converted after the second kernel read, so nothing but the calls themselves lies inside the bracket.
      * Returns the exact worst excursion.
      */
-    private static long bracket(int clockId, ClockReader path, TimedRun run, Histogram ex, Histogram width) {
+    private static long bracket(int clockId, PathReader path, TimedRun run, Histogram ex, Histogram width) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment t0 = arena.allocate(16, 8);
             MemorySegment t1 = arena.allocate(16, 8);

@@ -6,7 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.cli.path.ClockReader;
+import org.timekeeping4j.cli.path.PathReader;
 
 /**
  * {@code verify causality}: time must not run backwards across threads. Thread 0 reads the clock and publishes
@@ -37,7 +37,7 @@ public final class CausalityCheck {
     }
 
     /** Runs one publisher and {@code threads - 1} (at least one) checking readers for {@code nanos}. */
-    public static CheckResult run(String mode, String subject, ClockReader reader, long nanos, int threads) {
+    public static CheckResult run(String mode, String subject, PathReader reader, long nanos, int threads) {
         int n = Math.max(2, threads);
         Slot slot = new Slot();
         slot.stamp = Long.MIN_VALUE;

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.timekeeping4j.cli.path.ClockReader;
+import org.timekeeping4j.cli.path.PathReader;
 
 /**
  * {@code verify consistency}: the kernel selftest inconsistency-check, per path. Each thread fills 64 timestamps
@@ -19,7 +19,7 @@ public final class ConsistencyCheck {
     private ConsistencyCheck() {}
 
     /** Runs the check on one clock reader for {@code nanos} with {@code threads} threads. */
-    public static CheckResult run(String mode, String subject, ClockReader reader, long nanos,
+    public static CheckResult run(String mode, String subject, PathReader reader, long nanos,
                                   int threads) {
         ThreadResult[] results = new ThreadResult[threads];
         TimedRun.warm(reader);
@@ -54,7 +54,7 @@ public final class ConsistencyCheck {
         return new CheckResult(mode, subject, violations == 0 ? Status.OK : Status.FAILED, summary, metrics, details);
     }
 
-    private static ThreadResult fill(ClockReader reader, TimedRun run) {
+    private static ThreadResult fill(PathReader reader, TimedRun run) {
         ThreadResult r = new ThreadResult();
         long[] stamps = new long[CALLS_PER_LOOP];
         while (run.running()) {

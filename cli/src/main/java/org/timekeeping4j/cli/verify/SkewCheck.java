@@ -4,29 +4,37 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.function.Supplier;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.verify.SimulatedTimekeeper;
-import org.timekeeping4j.verify.SimulatedTimekeepers;
+import org.timekeeping4j.simulation.SimulatedTimekeeper;
+import org.timekeeping4j.simulation.SteeredTimekeeper;
 
 /**
  * {@code verify skew}: the kernel's skew_consistency in user space. A writer thread flips the simulated
  * timekeeper's frequency between +ppm and -ppm every flip period while the consistency check runs on each of its
  * clocks: a frequency change that is not made continuous shows up as a clock going backwards (the 2025 COARSE bug).
- *
- * <p>Needs a {@link SimulatedTimekeeper} implementation ({@link SimulatedTimekeepers}); without one the check is
- * SKIPPED, which is not success.
+ * The timekeeper checked is {@link SteeredTimekeeper}, timekeeping4j's own over a simulated counter.
  */
 public final class SkewCheck {
 
-    /** What {@code verify skew} prints when no timekeeper is registered. */
-    public static final String NOT_AVAILABLE = "skew: no simulated timekeeper registered (SimulatedTimekeepers)";
+    // The timekeeper under check: written only by tests (substitute), read when a check starts.
+    private static volatile Supplier<? extends SimulatedTimekeeper> subject = SteeredTimekeeper::new;
 
     private SkewCheck() {}
 
-    /** Whether a timekeeper implementation is registered. */
-    public static boolean available() {
-        return SimulatedTimekeepers.provider().isPresent();
+    /**
+     * Makes {@code verify skew} check the timekeepers {@code standIn} creates until the returned handle is closed
+     * (the tests' own timekeepers, continuous and not). One substitution at a time.
+     */
+    public static Substitution substitute(Supplier<? extends SimulatedTimekeeper> standIn) {
+        subject = standIn;
+        return () -> subject = SteeredTimekeeper::new;
+    }
+
+    /** Ends a {@link #substitute substitution}: {@link SteeredTimekeeper} is checked again. */
+    public interface Substitution extends AutoCloseable {
+        @Override
+        void close();
     }
 
     /**
@@ -35,11 +43,10 @@ public final class SkewCheck {
      * @throws IllegalArgumentException naming the clocks it serves
      */
     public static void checkServed(List<ClockId> clocks) {
-        Optional<SimulatedTimekeeper.Provider> provider = SimulatedTimekeepers.provider();
-        if (provider.isEmpty() || clocks.isEmpty()) {
+        if (clocks.isEmpty()) {
             return;
         }
-        try (SimulatedTimekeeper tk = provider.get().create()) {
+        try (SimulatedTimekeeper tk = subject.get()) {
             for (ClockId c : clocks) {
                 if (!tk.clocks().contains(c)) {
                     throw new IllegalArgumentException("the simulated timekeeper '" + tk.name() + "' does not serve "
@@ -55,13 +62,8 @@ public final class SkewCheck {
      */
     public static List<CheckResult> run(List<ClockId> clocks, long nanos, int threads, long flipNanos, long ppb,
                                         Progress progress) {
-        Optional<SimulatedTimekeeper.Provider> provider = SimulatedTimekeepers.provider();
-        if (provider.isEmpty()) {
-            return List.of(new CheckResult("skew", "simulated timekeeper", Status.SKIPPED, NOT_AVAILABLE,
-                    new LinkedHashMap<>(), List.of()));
-        }
         List<CheckResult> results = new ArrayList<>();
-        try (SimulatedTimekeeper tk = provider.get().create()) {
+        try (SimulatedTimekeeper tk = subject.get()) {
             List<ClockId> targets = clocks.isEmpty() ? tk.clocks()
                     : clocks.stream().filter(tk.clocks()::contains).toList();
             if (targets.isEmpty()) {

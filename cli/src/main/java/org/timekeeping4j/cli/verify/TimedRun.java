@@ -2,7 +2,7 @@ package org.timekeeping4j.cli.verify;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.timekeeping4j.cli.path.ClockReader;
+import org.timekeeping4j.cli.path.PathReader;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -27,7 +27,7 @@ final class TimedRun {
      * not first-use costs: the first read of a path links its FFM downcall and initialises its classes, which took
      * most of a 0.2 s run on a loaded machine (128 reads in 0.2 s instead of millions).
      */
-    static void warm(ClockReader reader) {
+    static void warm(PathReader reader) {
         long sink = 0;
         for (int i = 0; i < WARM_READS; i++) {
             sink += reader.readNanos();

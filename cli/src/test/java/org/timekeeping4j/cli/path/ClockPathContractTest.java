@@ -37,7 +37,7 @@ class ClockPathContractTest {
     @MethodSource("paths")
     void shouldNeverGoBackwardsWithinAThread(ClockPath path) {
         for (ClockId c : path.clocks()) {
-            ClockReader r = path.reader(c);
+            PathReader r = path.reader(c);
             long last = r.readNanos();
             for (int i = 0; i < 1_000; i++) {
                 long now = r.readNanos();
@@ -66,7 +66,7 @@ class ClockPathContractTest {
             if (path.callName(c).equals("Instant.now")) {
                 continue; // the JDK's Instant is allocated unless C2's escape analysis removes it
             }
-            ClockReader r = path.reader(c);
+            PathReader r = path.reader(c);
             long sink = 0;
             for (int i = 0; i < 20_000; i++) { // warm up: thread-local buffers, call sites linked
                 sink += r.readNanos();

@@ -9,9 +9,12 @@ package org.timekeeping4j.cli.path;
  * JDK's {@code Instant.now} reader is the one documented exception: escape analysis usually removes it).
  *
  * <p>Thread-safety: readers may be shared between threads unless their path says otherwise.
+ *
+ * <p>Not core's {@code org.timekeeping4j.ClockReader} (the API's handle on one clock): this is the CLI's seam
+ * through which verify and bench read any path alike.
  */
 @FunctionalInterface
-public interface ClockReader {
+public interface PathReader {
 
     /** The clock's current value in nanoseconds. */
     long readNanos();

@@ -1,13 +1,13 @@
-package org.timekeeping4j.verify;
+package org.timekeeping4j.simulation;
 
 import java.util.List;
 import org.timekeeping4j.ClockId;
 
 /**
  * A user-space timekeeper driven by a simulated counter whose frequency a test can change: what
- * {@code tk4j verify skew} (the kernel's skew_consistency selftest, in user space) needs. The timekeeper under
- * test implements it; {@code tk4j verify skew} flips its frequency by +/-500 ppm while reader threads check that
- * none of its clocks ever goes backwards.
+ * {@code tk4j verify skew} (the kernel's skew_consistency selftest, in user space) needs. {@link SteeredTimekeeper}
+ * is the one this project checks; {@code tk4j verify skew} flips its frequency by +/-500 ppm while reader threads
+ * check that none of its clocks ever goes backwards (the CLI's tests substitute stand-ins that do and do not).
  *
  * <h2>Assumptions and Guarantees</h2>
  * <ul>
@@ -34,15 +34,4 @@ public interface SimulatedTimekeeper extends AutoCloseable {
 
     @Override
     default void close() {}
-
-    /**
-     * Creates fresh timekeepers: registered through {@link java.util.ServiceLoader} (a
-     * {@code META-INF/services/org.timekeeping4j.verify.SimulatedTimekeeper$Provider} file) or
-     * {@link SimulatedTimekeepers#register}.
-     */
-    interface Provider {
-
-        /** A new timekeeper, at frequency adjustment 0. */
-        SimulatedTimekeeper create();
-    }
 }

@@ -1,0 +1,405 @@
+package org.timekeeping4j.clocksource;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.timekeeping4j.linux.Platform;
+
+/**
+ * The architectures whose counter timekeeping4j reads, one constant each, holding every fact that differs
+ * between them: the kernel's name for the counter, the CPU feature checks, the read flavours and their order,
+ * the frequency source, the raw syscall numbers and the vDSO's view of the counter. Code elsewhere asks the
+ * descriptor instead of "x86 or arm64?", so that no architecture can fall into another's branch.
+ *
+ * <p>An architecture without a constant (riscv64, s390x, loongarch64, ...) has no descriptor: {@link #of} returns
+ * null, the counter selection and exact mode fall back to the kernel's clocks with {@link #noDescriptor}'s
+ * one-line reason, and the raw clock_gettime syscall refuses (its number is one of these facts).
+ *
+ * <h2>What a new architecture provides</h2>
+ * <ol>
+ *   <li>A constant here: its machine name (uname -m), the kernel's clocksource
+ *       for its counter, the counter's width, its clock_gettime syscall number; and the bodies of the abstract
+ *       methods: the CPU feature check ({@link #unfit}), the flavour order ({@link #flavours}), the stated
+ *       frequency, the vDSO facts ({@link #vdsoCountsWith}, {@link #vdsoMask}, {@link #vdsoRefusal}, the
+ *       kernel-data read's machine code in {@link #mapVdsoRead}) and the counter reads exact mode uses.</li>
+ *   <li>Its stub bytes: each {@link CounterFlavour} (an ordered and an unordered read), its machine code in
+ *       {@link MachineCode}, a holder in {@link Stubs} and a {@link HardwareCounter} subclass (the static final
+ *       handle in each is what lets the JIT inline the downcall; a table lookup would not).</li>
+ *   <li>Its vDSO data layouts (vdso.VdsoLayout) where exact mode should serve; without them exact mode
+ *       refuses ("no known vDSO data layout") and the counter selection still works.</li>
+ * </ol>
+ * {@code linux.Platform} must also accept the architecture's libc ABI (LP64, the generic Linux constants).
+ */
+public enum CounterArch {
+
+    /** x86_64: the TSC, read with rdtsc, lfence;rdtsc or rdtscp. */
+    X86_64("x86_64", "tsc", 64, 228) { // 228: arch/x86/entry/syscalls/syscall_64.tbl
+
+        @Override
+        String unfit(CounterSelector.Environment env) {
+            Set<String> flags = env.cpuFlags();
+            List<String> missing = Stream.of("constant_tsc", "nonstop_tsc").filter(f -> !flags.contains(f)).toList();
+            return missing.isEmpty() ? null : "the CPU lacks " + String.join(" and ", missing)
+                    + ": the TSC rate may change with P-states or stop in C-states";
+        }
+
+        @Override
+        List<CounterFlavour> flavours(boolean ordered, Set<String> flags, long hwcap2) {
+            if (!ordered) {
+                return List.of(CounterFlavour.X86_RDTSC);
+            }
+            // The kernel's rdtsc_ordered() uses lfence;rdtsc only where LFENCE is known to serialise RDTSC
+            // (X86_FEATURE_LFENCE_RDTSC: Intel, and AMD with the MSR bit set), else rdtscp. That feature is
+            // not always visible from user space, and where it is missing lfence;rdtsc is not ordered:
+            // measured on this project's AMD EPYC VM (no lfence_rdtsc flag), fast reads through
+            // lfence;rdtsc fell 100 to 130 ns below a kernel read made just before them, through rdtscp
+            // never. So rdtscp first wherever the CPU has it, lfence;rdtsc only where the kernel says
+            // it is safe or nothing else exists.
+            if (flags.contains("lfence_rdtsc")) {
+                return flags.contains("rdtscp")
+                        ? List.of(CounterFlavour.X86_LFENCE_RDTSC, CounterFlavour.X86_RDTSCP)
+                        : List.of(CounterFlavour.X86_LFENCE_RDTSC);
+            }
+            return flags.contains("rdtscp")
+                    ? List.of(CounterFlavour.X86_RDTSCP, CounterFlavour.X86_LFENCE_RDTSC)
+                    : List.of(CounterFlavour.X86_LFENCE_RDTSC);
+        }
+
+        @Override
+        Optional<Frequency> statedFrequency() {
+            return x86Frequency();
+        }
+
+        @Override
+        List<String> counterErrata() {
+            return List.of(); // the invariant-TSC flags are x86's check (unfit)
+        }
+
+        @Override
+        public boolean vdsoCountsWith(int clockMode) {
+            return clockMode == 1; // VDSO_CLOCKMODE_TSC (2, 3: pvclock, hvclock: another clock)
+        }
+
+        @Override
+        public long vdsoMask() {
+            return -1L; // U64_MAX: the TSC is not masked
+        }
+
+        @Override
+        public String vdsoRefusal(String kernelRelease) {
+            return null;
+        }
+
+        @Override
+        public VdsoStub.Mapping mapVdsoRead(VdsoCode.Algorithm algorithm, boolean ordered) {
+            return VdsoStub.map(algorithm, ordered ? VdsoStub.orderedFlavour() : VdsoCode.Flavour.RDTSC);
+        }
+
+        @Override
+        public String vdsoOrderedRead() {
+            return VdsoStub.orderedFlavour().instructions();
+        }
+
+        @Override
+        long readOrdered() {
+            try { // ORDERED_LFENCE is a static final: the JIT keeps one branch
+                return VdsoStub.ORDERED_LFENCE ? (long) Stubs.LfenceRdtsc.HANDLE.invokeExact()
+                        : (long) Stubs.RdtscpNoAux.HANDLE.invokeExact();
+            } catch (Throwable t) {
+                throw Stubs.rethrow(t);
+            }
+        }
+
+        @Override
+        long readUnordered() {
+            try {
+                return (long) Stubs.Rdtsc.HANDLE.invokeExact();
+            } catch (Throwable t) {
+                throw Stubs.rethrow(t);
+            }
+        }
+    },
+
+    /** aarch64: the generic timer's virtual counter, read with mrs cntvct_el0 (after an isb) or cntvctss_el0. */
+    AARCH64("aarch64", "arch_sys_counter", 56, 113) { // 113: include/uapi/asm-generic/unistd.h
+
+        @Override
+        String unfit(CounterSelector.Environment env) {
+            List<String> errata = env.counterErrata();
+            return errata.isEmpty() ? null : String.join("; ", errata)
+                    + ": the kernel reads the counter through a workaround and keeps its vDSO off it";
+        }
+
+        @Override
+        List<CounterFlavour> flavours(boolean ordered, Set<String> flags, long hwcap2) {
+            if (!ordered) {
+                return List.of(CounterFlavour.A64_CNTVCT);
+            }
+            // cntvctss_el0 (FEAT_ECV) is ordered without the isb; it is undefined where HWCAP2_ECV is clear.
+            return (hwcap2 & Arm64Facts.HWCAP2_ECV) != 0
+                    ? List.of(CounterFlavour.A64_CNTVCTSS, CounterFlavour.A64_ISB_CNTVCT)
+                    : List.of(CounterFlavour.A64_ISB_CNTVCT);
+        }
+
+        @Override
+        Optional<Frequency> statedFrequency() {
+            return armFrequency();
+        }
+
+        @Override
+        List<String> counterErrata() {
+            return Arm64Facts.find(Path.of("/"));
+        }
+
+        @Override
+        public boolean vdsoCountsWith(int clockMode) {
+            // VDSO_CLOCKMODE_ARCHTIMER, and ARCHTIMER_NOCOMPAT (the counter for 64-bit tasks, erratum 1418040)
+            return clockMode == 1 || clockMode == 2;
+        }
+
+        @Override
+        public long vdsoMask() {
+            return (1L << 56) - 1; // VDSO_PRECISION_MASK
+        }
+
+        @Override
+        public String vdsoRefusal(String kernelRelease) {
+            // 5.3-5.6 arm64 stored "use the syscall" in clock_mode (0 = the counter): the opposite meaning.
+            return keepsModeMeaning(kernelRelease) ? null
+                    : "arm64 kernels before 5.7 give clock_mode the opposite meaning; exact mode refuses " + kernelRelease;
+        }
+
+        @Override
+        public VdsoStub.Mapping mapVdsoRead(VdsoCode.Algorithm algorithm, boolean ordered) {
+            return VdsoStub.mapArm64(ordered); // one algorithm: the generic vdso_calc_ns with the 56-bit mask
+        }
+
+        @Override
+        public String vdsoOrderedRead() {
+            return CounterFlavour.A64_ISB_CNTVCT.instructions();
+        }
+
+        @Override
+        long readOrdered() {
+            try {
+                return (long) Stubs.IsbCntvct.HANDLE.invokeExact();
+            } catch (Throwable t) {
+                throw Stubs.rethrow(t);
+            }
+        }
+
+        @Override
+        long readUnordered() {
+            try {
+                return (long) Stubs.Cntvct.HANDLE.invokeExact();
+            } catch (Throwable t) {
+                throw Stubs.rethrow(t);
+            }
+        }
+    };
+
+    /** This machine's descriptor, or null: another architecture, or a platform the bindings refuse. */
+    static final CounterArch HERE = of(Platform.ARCH);
+
+    private final String machine;
+    private final String kernelClocksource;
+    private final int counterBits;
+    private final long sysClockGettime;
+
+    CounterArch(String machine, String kernelClocksource, int counterBits, long sysClockGettime) {
+        this.machine = machine;
+        this.kernelClocksource = kernelClocksource;
+        this.counterBits = counterBits;
+        this.sysClockGettime = sysClockGettime;
+    }
+
+    /**
+     * The descriptor of an architecture.
+     *
+     * @param machine the kernel's machine name (uname -m, as {@code linux.Platform} names the JVM's os.arch:
+     *                "x86_64", not "amd64")
+     * @return its descriptor, or null where timekeeping4j has none (the kernel's clocks serve there)
+     */
+    public static CounterArch of(String machine) {
+        for (CounterArch a : values()) {
+            if (a.machine.equals(machine)) {
+                return a;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * This machine's descriptor.
+     *
+     * @return the descriptor, or empty: another architecture, or a platform the bindings refuse
+     */
+    public static Optional<CounterArch> here() {
+        return Optional.ofNullable(HERE);
+    }
+
+    /**
+     * Why the counter is not read on {@code machine}: one line naming it and the architectures that have a
+     * descriptor.
+     *
+     * @param machine the machine name, or null where the platform is refused altogether
+     * @return the reason
+     */
+    public static String noDescriptor(String machine) {
+        if (machine == null) {
+            return "unsupported platform";
+        }
+        return "no counter descriptor for " + machine + " (timekeeping4j reads the counter on "
+                + Arrays.stream(values()).map(CounterArch::machine).collect(Collectors.joining(" and "))
+                + "): the kernel's clocks serve";
+    }
+
+    /** {@return the kernel's machine name (uname -m): "x86_64", "aarch64"} */
+    public String machine() {
+        return machine;
+    }
+
+    /** {@return the kernel clocksource that reads this counter ("tsc", "arch_sys_counter")} */
+    public String kernelClocksource() {
+        return kernelClocksource;
+    }
+
+    /** {@return the counter's width in bits as the kernel treats it (the TSC 64, the arm64 generic timer 56)} */
+    public int counterBits() {
+        return counterBits;
+    }
+
+    /** {@return the clock_gettime system call's number, for syscall(2)} */
+    public long sysClockGettime() {
+        return sysClockGettime;
+    }
+
+    /**
+     * Null where the CPU lets the counter follow the kernel's clocks (x86: an invariant TSC; arm64: no erratum
+     * for which the kernel keeps its vDSO off the counter), else the rejection's reason (one line).
+     */
+    abstract String unfit(CounterSelector.Environment env);
+
+    /** The flavours to try, best first: the ordered reads, or the one unordered read. */
+    abstract List<CounterFlavour> flavours(boolean ordered, Set<String> flags, long hwcap2);
+
+    /** The frequency the platform states without privilege, if any. */
+    abstract Optional<Frequency> statedFrequency();
+
+    /** This machine's arch-timer errata (arm64, see {@link Arm64Facts}); empty elsewhere. */
+    abstract List<String> counterErrata();
+
+    /**
+     * Whether the vDSO data's clock_mode says the kernel's vDSO reads this counter itself.
+     *
+     * @param clockMode the clock_mode field of the vDSO data
+     * @return true for the modes that mean this counter
+     */
+    public abstract boolean vdsoCountsWith(int clockMode);
+
+    /**
+     * The mask the kernel stores in the vDSO data for this counter.
+     *
+     * @return the mask: all ones for a 64-bit counter
+     */
+    public abstract long vdsoMask();
+
+    /**
+     * Null where exact mode may read this kernel's vDSO data, else why not (one line).
+     *
+     * @param kernelRelease uname's release, e.g. "6.8.0-45-generic"
+     * @return null, or the refusal
+     */
+    public abstract String vdsoRefusal(String kernelRelease);
+
+    /**
+     * Maps the machine code that reads the vDSO data with this counter (see {@link VdsoStub}).
+     *
+     * @param algorithm the layout's algorithm (x86_64; ignored where the architecture has one)
+     * @param ordered   true for the ordered counter read, false for the unordered one
+     * @return the mapped code, or why it could not be mapped
+     */
+    public abstract VdsoStub.Mapping mapVdsoRead(VdsoCode.Algorithm algorithm, boolean ordered);
+
+    /** {@return the ordered counter read of the vDSO-data code, e.g. "rdtscp"} */
+    public abstract String vdsoOrderedRead();
+
+    /** The counter read ordered as the vDSO-data code reads it; only where its stub mapped. */
+    abstract long readOrdered();
+
+    /** The counter read unordered; only where its stub mapped. */
+    abstract long readUnordered();
+
+    /** arm64: the release is 5.7 or later (a vendor string that cannot be parsed counts as too old). */
+    static boolean keepsModeMeaning(String release) {
+        String[] v = release.split("[.-]");
+        try {
+            int major = Integer.parseInt(v[0]);
+            int minor = Integer.parseInt(v[1]);
+            return major > 5 || major == 5 && minor >= 7;
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** cntfrq_el0: the frequency firmware programmed, which the kernel uses as is. */
+    static Optional<Frequency> armFrequency() {
+        if (!Stubs.Cntfrq.MAPPED.ok()) {
+            return Optional.empty();
+        }
+        try {
+            long hz = (long) Stubs.Cntfrq.HANDLE.invokeExact();
+            return hz > 0 ? Optional.of(new Frequency(hz, 0, "cntfrq_el0")) : Optional.empty();
+        } catch (Throwable t) {
+            throw Stubs.rethrow(t);
+        }
+    }
+
+    /** CPUID leaf 0x15 (TSC/crystal ratio), else the hypervisor timing leaf 0x40000010 (TSC kHz). */
+    static Optional<Frequency> x86Frequency() {
+        if (!Stubs.Cpuid.MAPPED.ok()) {
+            return Optional.empty();
+        }
+        int[] basic = cpuid(0);
+        if (Integer.compareUnsigned(basic[0], 0x15) >= 0) {
+            int[] r = cpuid(0x15);
+            long denominator = Integer.toUnsignedLong(r[0]);
+            long numerator = Integer.toUnsignedLong(r[1]);
+            long crystalHz = Integer.toUnsignedLong(r[2]);
+            if (denominator != 0 && numerator != 0 && crystalHz != 0) {
+                double hz = (double) crystalHz * numerator / denominator;
+                return Optional.of(new Frequency(hz, 1e9 / hz, "CPUID 0x15 (crystal " + crystalHz + " Hz x "
+                        + numerator + "/" + denominator + ")"));
+            }
+        }
+        boolean hypervisor = (cpuid(1)[2] & (1 << 31)) != 0;
+        if (hypervisor && Integer.compareUnsigned(cpuid(0x4000_0000)[0], 0x4000_0010) >= 0) {
+            long khz = Integer.toUnsignedLong(cpuid(0x4000_0010)[0]);
+            if (khz != 0) {
+                double hz = khz * 1000.0;
+                // Stated in whole kHz: half a kHz of rounding.
+                return Optional.of(new Frequency(hz, 500.0 / hz * 1e9, "CPUID 0x40000010 (hypervisor, "
+                        + khz + " kHz)"));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** eax, ebx, ecx, edx of a CPUID leaf (subleaf 0). */
+    static int[] cpuid(int leaf) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(16, 4);
+            Stubs.Cpuid.HANDLE.invokeExact(leaf, 0, out);
+            return out.toArray(ValueLayout.JAVA_INT);
+        } catch (Throwable t) {
+            throw Stubs.rethrow(t);
+        }
+    }
+}

@@ -1,0 +1,142 @@
+package org.timekeeping4j.clocksource;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.timekeeping4j.linux.Platform;
+
+/** The per-architecture facts, read from the descriptor as the kernel and the CPU manuals state them. */
+class CounterArchTest {
+
+    private static final Set<String> NO_FLAGS = Set.of();
+
+    @Test
+    void x86ShouldDescribeTheTsc() {
+        CounterArch a = CounterArch.X86_64;
+        assertThat(a.machine()).isEqualTo("x86_64");
+        assertThat(a.kernelClocksource()).isEqualTo("tsc");
+        assertThat(a.counterBits()).isEqualTo(64);
+        assertThat(a.sysClockGettime()).isEqualTo(228); // arch/x86/entry/syscalls/syscall_64.tbl
+        // VDSO_CLOCKMODE_TSC only: PVCLOCK (2) and HVCLOCK (3) are other clocks, NONE (0) the syscall.
+        assertThat(a.vdsoCountsWith(1)).isTrue();
+        assertThat(a.vdsoCountsWith(0)).isFalse();
+        assertThat(a.vdsoCountsWith(2)).isFalse();
+        assertThat(a.vdsoCountsWith(3)).isFalse();
+        assertThat(a.vdsoMask()).isEqualTo(-1L);
+        assertThat(a.vdsoRefusal("5.4.0")).isNull();
+        assertThat(a.flavours(false, Set.of("rdtscp", "lfence_rdtsc"), 0)).containsExactly(CounterFlavour.X86_RDTSC);
+        // lfence;rdtsc first only where the kernel says LFENCE orders RDTSC; rdtscp first wherever it exists.
+        assertThat(a.flavours(true, Set.of("rdtscp", "lfence_rdtsc"), 0))
+                .containsExactly(CounterFlavour.X86_LFENCE_RDTSC, CounterFlavour.X86_RDTSCP);
+        assertThat(a.flavours(true, Set.of("lfence_rdtsc"), 0)).containsExactly(CounterFlavour.X86_LFENCE_RDTSC);
+        assertThat(a.flavours(true, Set.of("rdtscp"), 0))
+                .containsExactly(CounterFlavour.X86_RDTSCP, CounterFlavour.X86_LFENCE_RDTSC);
+        assertThat(a.flavours(true, NO_FLAGS, 0)).containsExactly(CounterFlavour.X86_LFENCE_RDTSC);
+    }
+
+    @Test
+    void x86ShouldRequireAnInvariantTsc() {
+        CounterSelectorTest.Fake env = new CounterSelectorTest.Fake();
+        env.flags = Set.of("constant_tsc", "nonstop_tsc");
+        assertThat(CounterArch.X86_64.unfit(env)).isNull();
+        env.flags = Set.of("constant_tsc");
+        assertThat(CounterArch.X86_64.unfit(env)).contains("lacks nonstop_tsc").doesNotContain("constant_tsc and");
+        env.errata = List.of("an arm64 erratum"); // not x86's check
+        env.flags = Set.of("constant_tsc", "nonstop_tsc");
+        assertThat(CounterArch.X86_64.unfit(env)).isNull();
+    }
+
+    @Test
+    void aarch64ShouldDescribeTheGenericTimer() {
+        CounterArch a = CounterArch.AARCH64;
+        assertThat(a.machine()).isEqualTo("aarch64");
+        assertThat(a.kernelClocksource()).isEqualTo("arch_sys_counter");
+        assertThat(a.counterBits()).isEqualTo(56);
+        assertThat(a.sysClockGettime()).isEqualTo(113); // include/uapi/asm-generic/unistd.h
+        // ARCHTIMER (1) and ARCHTIMER_NOCOMPAT (2: the counter for 64-bit tasks); NONE (0) is the syscall.
+        assertThat(a.vdsoCountsWith(1)).isTrue();
+        assertThat(a.vdsoCountsWith(2)).isTrue();
+        assertThat(a.vdsoCountsWith(0)).isFalse();
+        assertThat(a.vdsoCountsWith(3)).isFalse();
+        assertThat(a.vdsoMask()).isEqualTo(0x00ff_ffff_ffff_ffffL);
+        // 5.3-5.6 gave clock_mode the opposite meaning; an unparsable release counts as too old.
+        assertThat(a.vdsoRefusal("5.6.19")).contains("before 5.7").contains("5.6.19");
+        assertThat(a.vdsoRefusal("vendor-kernel")).contains("vendor-kernel");
+        assertThat(a.vdsoRefusal("5.7.0")).isNull();
+        assertThat(a.vdsoRefusal("6.8.0-45-generic")).isNull();
+        assertThat(a.flavours(false, NO_FLAGS, Arm64Facts.HWCAP2_ECV)).containsExactly(CounterFlavour.A64_CNTVCT);
+        assertThat(a.flavours(true, NO_FLAGS, 0)).containsExactly(CounterFlavour.A64_ISB_CNTVCT);
+        assertThat(a.flavours(true, NO_FLAGS, Arm64Facts.HWCAP2_ECV))
+                .containsExactly(CounterFlavour.A64_CNTVCTSS, CounterFlavour.A64_ISB_CNTVCT);
+        assertThat(a.vdsoOrderedRead()).isEqualTo("isb;mrs cntvct_el0");
+    }
+
+    @Test
+    void aarch64ShouldRefuseACounterWithAnErratum() {
+        CounterSelectorTest.Fake env = new CounterSelectorTest.Fake();
+        env.errata = List.of();
+        env.flags = NO_FLAGS; // no invariant-TSC flags: not arm64's check
+        assertThat(CounterArch.AARCH64.unfit(env)).isNull();
+        env.errata = List.of("Cortex-A73 (cpu0) has arch-timer erratum 858921");
+        assertThat(CounterArch.AARCH64.unfit(env)).startsWith("Cortex-A73 (cpu0) has arch-timer erratum 858921")
+                .contains("keeps its vDSO off it");
+    }
+
+    @Test
+    void everyFlavourShouldBelongToTheArchitectureThatOffersIt() {
+        Set<CounterFlavour> offered = EnumSet.noneOf(CounterFlavour.class);
+        for (CounterArch a : CounterArch.values()) {
+            for (boolean ordered : new boolean[] {true, false}) {
+                for (Set<String> flags : List.of(NO_FLAGS, Set.of("rdtscp"), Set.of("lfence_rdtsc", "rdtscp"))) {
+                    for (long hwcap2 : new long[] {0, Arm64Facts.HWCAP2_ECV}) {
+                        List<CounterFlavour> fs = a.flavours(ordered, flags, hwcap2);
+                        assertThat(fs).isNotEmpty().allMatch(f -> f.arch() == a && f.isOrdered() == ordered);
+                        offered.addAll(fs);
+                    }
+                }
+            }
+        }
+        assertThat(offered).containsExactlyInAnyOrder(CounterFlavour.values()); // none unreachable
+    }
+
+    @Test
+    void anUnknownArchitectureShouldHaveNoDescriptor() {
+        for (String machine : new String[] {"riscv64", "ppc64le", "s390x", "loongarch64", "amd64", "", "X86_64"}) {
+            assertThat(CounterArch.of(machine)).as(machine).isNull(); // Platform.machine names amd64 x86_64
+        }
+        assertThat(CounterArch.of(null)).isNull();
+        assertThat(CounterArch.of("x86_64")).isEqualTo(CounterArch.X86_64);
+        assertThat(CounterArch.of("aarch64")).isEqualTo(CounterArch.AARCH64);
+        String why = CounterArch.noDescriptor("riscv64");
+        assertThat(why).contains("riscv64").contains("x86_64 and aarch64").contains("kernel's clocks serve")
+                .doesNotContain("\n");
+        assertThat(CounterArch.noDescriptor(null)).isEqualTo("unsupported platform");
+    }
+
+    @Test
+    void thisMachineShouldHaveItsPlatformsDescriptor() {
+        assertThat(CounterArch.here().orElse(null)).isSameAs(CounterArch.HERE);
+        if (Platform.ARCH != null) {
+            assertThat(CounterArch.HERE).isEqualTo(CounterArch.of(Platform.ARCH));
+        }
+    }
+
+    @Test
+    void anotherArchitecturesStubShouldNotMapNamingBoth() {
+        List<CounterArch> others = Arrays.stream(CounterArch.values()).filter(a -> a != CounterArch.HERE).toList();
+        assertThat(others).isNotEmpty();
+        for (CounterArch other : others) {
+            Stubs.Mapped m = Stubs.map("a stub", new byte[] {(byte) 0xc3}, FunctionDescriptor.of(JAVA_LONG), other);
+            assertThat(m.ok()).isFalse();
+            if (Platform.UNSUPPORTED_REASON == null) {
+                assertThat(m.failure()).isEqualTo("a stub is " + other.machine() + " code and this is " + Platform.ARCH);
+            }
+        }
+    }
+}
