@@ -1,6 +1,6 @@
 package org.timekeeping4j;
 
-import org.timekeeping4j.timekeeper.Timekeeper;
+import org.timekeeping4j.timekeeper.Conversion;
 
 /**
  * Two clocks at one instant, with the uncertainty: what {@link Clocks#crossTimestamp} fills. For users who
@@ -9,9 +9,9 @@ import org.timekeeping4j.timekeeper.Timekeeper;
  */
 public final class CrossTimestamp {
 
-    final Timekeeper.Conversion first = new Timekeeper.Conversion();
-    final Timekeeper.Conversion second = new Timekeeper.Conversion();
-    final Timekeeper.Conversion scratch = new Timekeeper.Conversion();
+    final Conversion first = new Conversion();
+    final Conversion second = new Conversion();
+    final Conversion scratch = new Conversion();
     final org.timekeeping4j.vdso.KernelVdso.Conversion exactA = new org.timekeeping4j.vdso.KernelVdso.Conversion();
     final org.timekeeping4j.vdso.KernelVdso.Conversion exactB = new org.timekeeping4j.vdso.KernelVdso.Conversion();
 

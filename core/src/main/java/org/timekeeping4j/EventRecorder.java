@@ -2,7 +2,7 @@ package org.timekeeping4j;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import org.timekeeping4j.timekeeper.Timekeeper;
+import org.timekeeping4j.timekeeper.Conversion;
 import org.timekeeping4j.tracking.KernelTracker;
 import org.timekeeping4j.vdso.KernelVdso;
 
@@ -66,7 +66,7 @@ public final class EventRecorder {
     private final long[] ticks;
     private final long[] payloads;
     private final int mask;
-    private final Timekeeper.Conversion conversion = new Timekeeper.Conversion();
+    private final Conversion conversion = new Conversion();
     private final KernelVdso.Conversion exactConversion = new KernelVdso.Conversion();
     /** Twice the number of events recorded, plus one while the writer stores an event. */
     @SuppressWarnings("unused") // through SEQ

@@ -1,6 +1,6 @@
 package org.timekeeping4j;
 
-import org.timekeeping4j.timekeeper.Timekeeper;
+import org.timekeeping4j.timekeeper.Conversion;
 
 /**
  * One instant seen by two clocks, from one counter read: what {@link Clocks#snapshot} fills, in the manner
@@ -13,8 +13,8 @@ public final class Snapshot {
     public Snapshot() {}
 
     // Conversion scratch, owned by this snapshot so that filling it allocates nothing.
-    final Timekeeper.Conversion clockConversion = new Timekeeper.Conversion();
-    final Timekeeper.Conversion rawConversion = new Timekeeper.Conversion();
+    final Conversion clockConversion = new Conversion();
+    final Conversion rawConversion = new Conversion();
     final org.timekeeping4j.vdso.KernelVdso.Conversion exactClock = new org.timekeeping4j.vdso.KernelVdso.Conversion();
     final org.timekeeping4j.vdso.KernelVdso.Conversion exactRaw = new org.timekeeping4j.vdso.KernelVdso.Conversion();
 

@@ -35,6 +35,22 @@ final class TimekeeperState {
         raw = new TkReadBase(mask, shift);
     }
 
+    /**
+     * {@return a ring of {@code historySize} states rounded up to a power of two, so that generation g's slot is
+     * {@code g & (length - 1)}}
+     */
+    static TimekeeperState[] ring(int historySize, long mask, int shift) {
+        int size = Integer.highestOneBit(historySize);
+        if (size < historySize) {
+            size <<= 1;
+        }
+        TimekeeperState[] ring = new TimekeeperState[size];
+        for (int i = 0; i < size; i++) {
+            ring[i] = new TimekeeperState(mask, shift);
+        }
+        return ring;
+    }
+
     void copyFrom(TimekeeperState o) {
         mono.copyFrom(o.mono);
         raw.copyFrom(o.raw);

@@ -130,11 +130,14 @@ public final class VvarPage {
     /** Fills the records from {@code st} (plain stores), then publishes them with a release store of seq. */
     void publish(TimekeeperState st, int shift) {
         page.set(JAVA_LONG, SHIFT, shift);
-        record(0, st, st.mono, st.offsReal, st.leapMono, st.leapStepNs, shift);
-        record(1, st, st.mono, 0, Long.MAX_VALUE, 0, shift);
-        record(2, st, st.raw, 0, Long.MAX_VALUE, 0, shift);
-        record(3, st, st.mono, st.offsBoot, Long.MAX_VALUE, 0, shift);
-        record(4, st, st.mono, st.offsTai, Long.MAX_VALUE, 0, shift);
+        for (CounterClock c : CLOCKS) {
+            // The clock's projection, as the Java reader applies it: line, offset, and the leap step (with its
+            // sign) from the threshold on for the clocks a leap second moves.
+            Projection p = Projection.of(c);
+            boolean leap = p.leap() != 0;
+            record(c.record(), st, p.line(st), p.offset(st), leap ? st.leapMono : Long.MAX_VALUE,
+                    p.leap() * st.leapStepNs, shift);
+        }
         // Release: the record stores above are visible before the even seq. Pairs with the stub's first seq
         // load, which x86 keeps ahead of its record loads (TSO; see MachineCode.x86SeqlockRead).
         seq = (seq | 1) + 1; // the next even value, after beginWrite's odd one (or directly, for a first state)

@@ -9,6 +9,7 @@ import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.linux.ErrnoException;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.TimerFd;
+import org.timekeeping4j.timekeeper.Conversion;
 import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.timekeeper.Timekeeper;
 
@@ -122,7 +123,7 @@ public final class KernelTracker implements AutoCloseable {
     }
 
     /** Converts with the full result (history flag, clock-was-set sequence); allocation-free. */
-    public boolean convert(long counterValue, ClockId clock, Timekeeper.Conversion into) {
+    public boolean convert(long counterValue, ClockId clock, Conversion into) {
         return publication.convert(counterValue, clock, into);
     }
 
@@ -138,8 +139,8 @@ public final class KernelTracker implements AutoCloseable {
      * @return false (nothing written) when not tracking, or when the counter value is past the state's
      *         validity (the updater is starved and fast reads use the kernel)
      */
-    public boolean snapshot(long counterValue, ClockId clock, Timekeeper.Conversion clockOut,
-                            Timekeeper.Conversion rawOut) {
+    public boolean snapshot(long counterValue, ClockId clock, Conversion clockOut,
+                            Conversion rawOut) {
         return publication.snapshot(counterValue, clock, clockOut, rawOut);
     }
 

@@ -183,6 +183,27 @@ class TimekeeperAdjustmentTest {
     }
 
     @Test
+    void shouldConvertAUserClocksEarlierCounterValuesAsDocumented() {
+        Timekeeper tk = timekeeper(MIDNIGHT);
+        UserClock aux = tk.createUserClock(ClockId.AUX_0, 1_000 * NS);
+        aux.setFrequencyPpb(100_000);
+        tk.update();
+        counter.advanceNanos(NS);
+        long c = counter.read();
+        long then = tk.nanos(ClockId.AUX_0);
+        counter.advanceNanos(NS);
+        aux.step(-500 * NS); // a later step does not change what the earlier read returned
+        assertThat(tk.convert(c, ClockId.AUX_0)).isEqualTo(then).isEqualTo(aux.convert(c));
+        Conversion into = new Conversion();
+        assertThat(tk.convert(c, ClockId.AUX_0, into)).isTrue();
+        assertThat(into.nanos()).isEqualTo(then);
+        assertThatThrownBy(() -> tk.convert(c, ClockId.AUX_1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("createUserClock");
+        assertThatThrownBy(() -> tk.convert(c, ClockId.THREAD_CPUTIME_ID, into))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void shouldConvertEarlierCounterValuesToWhatReadsReturnedThen() {
         Timekeeper tk = Timekeeper.builder(counter).adjustment(ntp).realtimeNanos(MIDNIGHT).historySize(16).build();
         record Reading(long counter, long mono, long real, long raw) {
@@ -203,7 +224,7 @@ class TimekeeperAdjustmentTest {
             }
             tk.update();
         }
-        Timekeeper.Conversion conv = new Timekeeper.Conversion();
+        Conversion conv = new Conversion();
         for (int i = readings.size() - 12; i < readings.size(); i++) { // 16 states: 12 updates and their steps
             Reading r = readings.get(i);
             assertThat(tk.convert(r.counter(), ClockId.MONOTONIC)).isEqualTo(r.mono());

@@ -13,6 +13,7 @@ import org.timekeeping4j.ClockId;
 import org.timekeeping4j.adjust.NtpAdjuster;
 import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.CounterSelector;
+import org.timekeeping4j.timekeeper.Conversion;
 import org.timekeeping4j.timekeeper.Timekeeper;
 
 /**
@@ -51,8 +52,8 @@ public class SeqlockMachineCodeTest {
         TK.update();
     }
 
-    private final Timekeeper.Conversion lo = new Timekeeper.Conversion();
-    private final Timekeeper.Conversion hi = new Timekeeper.Conversion();
+    private final Conversion lo = new Conversion();
+    private final Conversion hi = new Conversion();
 
     @Actor
     public void reader(II_Result r) {
