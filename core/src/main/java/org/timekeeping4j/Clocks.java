@@ -6,11 +6,8 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.Optional;
-import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.HardwareCounter;
-import org.timekeeping4j.clocksource.KernelCounter;
 import org.timekeeping4j.timekeeper.Timekeeper;
-import org.timekeeping4j.tracking.KernelTracker;
 import org.timekeeping4j.linux.Errno;
 import org.timekeeping4j.linux.ErrnoException;
 import org.timekeeping4j.linux.LinuxTime;
@@ -232,65 +229,13 @@ public final class Clocks {
      * @return the clock's nanoseconds at that counter value
      */
     public static long ticksToNanos(long ticks, ClockId clock) {
-        if (KernelVdso.ENABLED) {
-            CounterClock c = CounterClock.of(clock);
-            KernelVdso.Conversion conv = CONVERSION.get();
-            if (c != null && KernelVdso.convert(ticks, c, conv)) {
-                return conv.nanos();
-            }
-            // Another clock (COARSE, CPU time...), or the data cannot serve now: MONOTONIC_RAW at the tick, then
-            // the other clock's current offset from it.
-            if (KernelVdso.convert(ticks, CounterClock.MONOTONIC_RAW, conv)) {
-                return kernelPathTicksToNanos(conv.nanos(), clock);
-            }
-            throw new IllegalStateException("the kernel's vDSO data cannot convert ticks now (clock_mode is no "
-                    + "longer the counter): " + Clocks.servingPaths().get(ClockId.MONOTONIC).reason());
-        }
-        KernelTracker t = FastPath.tracker();
-        Clocksource cs = FastPath.Ticks.SOURCE;
-        if (t != null && cs instanceof HardwareCounter && cs.frequencyHz() == t.counter().frequencyHz()) {
-            try {
-                return t.convert(ticks, clock); // ticks and the tracker read the same counter
-            } catch (IllegalStateException notTracking) {
-                // fall through to the approximate conversion
-            }
-        }
-        if (cs instanceof KernelCounter) {
-            return kernelPathTicksToNanos(ticks, clock);
-        }
-        // Hardware ticks without a tracker: scale by the calibrated frequency from now.
-        long now = cs.read();
-        long k = kernelNanos(clock);
-        return k - Math.round((now - ticks) * 1e9 / cs.frequencyHz());
+        TicksConversion c = TICKS_CONVERSION.get();
+        c.convert(ticks, clock);
+        return c.nanos();
     }
 
-    /** Per-thread conversion result for {@link #ticksToNanos} in exact mode (allocated once per thread). */
-    private static final ThreadLocal<KernelVdso.Conversion> CONVERSION = ThreadLocal.withInitial(KernelVdso.Conversion::new);
-
-    /**
-     * MONOTONIC_RAW nanoseconds to {@code clock}, by the clocks' current offset: the other clock read between
-     * two MONOTONIC_RAW reads and referred to their midpoint, so that the cost of a call (a system call
-     * where clock_gettime is not in the vDSO) does not bias the offset.
-     */
-    private static long kernelPathTicksToNanos(long rawNanos, ClockId clock) {
-        if (clock == ClockId.MONOTONIC_RAW) {
-            return rawNanos;
-        }
-        // The narrowest of three brackets: one stretched by preemption (or by an emulator: clock_gettime takes
-        // microseconds under qemu-user) would move the midpoint by half its width.
-        long offset = 0;
-        long width = Long.MAX_VALUE;
-        for (int i = 0; i < 3; i++) {
-            long r0 = kernelNanos(ClockId.MONOTONIC_RAW);
-            long k = kernelNanos(clock);
-            long r1 = kernelNanos(ClockId.MONOTONIC_RAW);
-            if (r1 - r0 < width) {
-                width = r1 - r0;
-                offset = k - (r0 + (r1 - r0) / 2);
-            }
-        }
-        return rawNanos + offset;
-    }
+    /** Per-thread conversion state for {@link #ticksToNanos} (allocated once per thread). */
+    private static final ThreadLocal<TicksConversion> TICKS_CONVERSION = ThreadLocal.withInitial(TicksConversion::new);
 
     /**
      * Whether {@link #ticks()} returns counter cycles, so that {@link #ticksToNanos} converts them with the same
@@ -303,15 +248,6 @@ public final class Clocks {
      */
     public static boolean ticksAreCounterCycles() {
         return KernelVdso.ENABLED || FastPath.Ticks.SOURCE instanceof HardwareCounter;
-    }
-
-    /**
-     * Exact mode's deferred conversion of a {@link #ticks()} value, with its exactness, for
-     * {@link EventRecorder}: false when exact mode does not serve {@code clock}.
-     */
-    static boolean convertTicks(long ticks, ClockId clock, KernelVdso.Conversion into) {
-        CounterClock c = KernelVdso.ENABLED ? CounterClock.of(clock) : null;
-        return c != null && KernelVdso.convert(ticks, c, into);
     }
 
     /**

@@ -2,9 +2,6 @@ package org.timekeeping4j;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import org.timekeeping4j.timekeeper.Conversion;
-import org.timekeeping4j.tracking.KernelTracker;
-import org.timekeeping4j.vdso.KernelVdso;
 
 /**
  * Event capture: the cheapest possible timestamp in the hot path ({@link Clocks#ticks()}, one unordered
@@ -66,8 +63,8 @@ public final class EventRecorder {
     private final long[] ticks;
     private final long[] payloads;
     private final int mask;
-    private final Conversion conversion = new Conversion();
-    private final KernelVdso.Conversion exactConversion = new KernelVdso.Conversion();
+    /** Export's conversion (export is synchronized: one at a time). */
+    private final TicksConversion conversion = new TicksConversion();
     /** Twice the number of events recorded, plus one while the writer stores an event. */
     @SuppressWarnings("unused") // through SEQ
     private long seq;
@@ -145,7 +142,6 @@ public final class EventRecorder {
     public synchronized int export(ClockId clock, EventConsumer consumer) {
         // Pairs with setRelease in record(); an odd seq's event is still being written: not included.
         long end = (long) SEQ.getAcquire(this) >>> 1;
-        KernelTracker t = KernelVdso.ENABLED ? null : FastPath.tracker(); // exact mode runs no tracker
         int exported = 0;
         for (long n = Math.max(0, end - ticks.length); n < end; n++) {
             int i = (int) n & mask;
@@ -154,27 +150,8 @@ public final class EventRecorder {
             if (lapped(n)) {
                 continue;
             }
-            long nanos;
-            boolean exact;
-            if (Clocks.convertTicks(tv, clock, exactConversion)) {
-                // Exact mode: the kernel's current parameters; exact for ticks in the kernel's current update
-                // window, extrapolated back along the current line (and flagged) for older ones.
-                nanos = exactConversion.nanos();
-                exact = exactConversion.exact();
-            } else if (t != null && t.isTracking() && FastPath.Ticks.SOURCE.frequencyHz() == t.counter().frequencyHz()) {
-                try {
-                    exact = t.convert(tv, clock, conversion);
-                    nanos = conversion.nanos();
-                } catch (IllegalStateException notTracking) {
-                    nanos = Clocks.ticksToNanos(tv, clock);
-                    exact = false;
-                }
-            } else {
-                nanos = Clocks.ticksToNanos(tv, clock);
-                exact = clock == ClockId.MONOTONIC_RAW && !(FastPath.Ticks.SOURCE
-                        instanceof org.timekeeping4j.clocksource.HardwareCounter);
-            }
-            consumer.accept(nanos, payload, exact);
+            conversion.convert(tv, clock);
+            consumer.accept(conversion.nanos(), payload, conversion.exact());
             exported++;
         }
         return exported;

@@ -1,0 +1,114 @@
+package org.timekeeping4j;
+
+import org.timekeeping4j.clocksource.Clocksource;
+import org.timekeeping4j.clocksource.HardwareCounter;
+import org.timekeeping4j.clocksource.KernelCounter;
+import org.timekeeping4j.timekeeper.Conversion;
+import org.timekeeping4j.timekeeper.CounterClock;
+import org.timekeeping4j.tracking.KernelTracker;
+import org.timekeeping4j.vdso.KernelVdso;
+
+/**
+ * The one conversion of {@link Clocks#ticks()} values to a clock, with its exactness: {@link Clocks#ticksToNanos}
+ * and {@link EventRecorder#export} both convert through it, so a recorded event and a tick converted by hand
+ * take the same path. Caller-owned and reusable: a conversion allocates nothing. Not thread-safe.
+ *
+ * <p>Which path converts, in order: exact mode (the kernel's current vDSO parameters; exact for ticks in the
+ * kernel's current update window, extrapolated back along the current line and flagged otherwise; a clock no
+ * counter read serves goes through MONOTONIC_RAW and its current offset); the tracker's parameter history
+ * (ticks and the tracker read the same counter); on the kernel path ticks are MONOTONIC_RAW ns, and another
+ * clock is reached through its current offset; hardware ticks without a tracker are scaled by the calibrated
+ * frequency back from now (never exact).
+ */
+final class TicksConversion {
+
+    private final KernelVdso.Conversion kernelData = new KernelVdso.Conversion();
+    private final Conversion tracker = new Conversion();
+    private long nanos;
+    private boolean exact;
+
+    /** {@return the clock's nanoseconds at the ticks of the last {@link #convert}} */
+    long nanos() {
+        return nanos;
+    }
+
+    /**
+     * {@return whether the last {@link #convert} gave the value a read at those ticks returned: the parameters
+     * in force then were still known (the kernel's current window, the tracker's history, MONOTONIC_RAW on the
+     * kernel path)}
+     */
+    boolean exact() {
+        return exact;
+    }
+
+    /**
+     * Converts {@code ticks} to {@code clock}; read the result with {@link #nanos()} and {@link #exact()}.
+     *
+     * @throws IllegalStateException in exact mode when the kernel's data no longer serves the counter
+     */
+    void convert(long ticks, ClockId clock) {
+        if (KernelVdso.ENABLED) {
+            CounterClock c = CounterClock.of(clock);
+            if (c != null && KernelVdso.convert(ticks, c, kernelData)) {
+                nanos = kernelData.nanos();
+                exact = kernelData.exact();
+                return;
+            }
+            // Another clock (COARSE, CPU time...), or the data cannot serve now: MONOTONIC_RAW at the tick, then
+            // the other clock's current offset from it.
+            if (KernelVdso.convert(ticks, CounterClock.MONOTONIC_RAW, kernelData)) {
+                nanos = fromRawByOffset(kernelData.nanos(), clock);
+                exact = false;
+                return;
+            }
+            throw new IllegalStateException("the kernel's vDSO data cannot convert ticks now (clock_mode is no "
+                    + "longer the counter): " + Clocks.servingPaths().get(ClockId.MONOTONIC).reason());
+        }
+        KernelTracker t = FastPath.tracker();
+        Clocksource cs = FastPath.Ticks.SOURCE;
+        if (t != null && cs instanceof HardwareCounter && cs.frequencyHz() == t.counter().frequencyHz()) {
+            try {
+                exact = t.convert(ticks, clock, tracker); // ticks and the tracker read the same counter
+                nanos = tracker.nanos();
+                return;
+            } catch (IllegalStateException notTracking) {
+                // fall through to the approximate conversion
+            }
+        }
+        if (cs instanceof KernelCounter) {
+            nanos = fromRawByOffset(ticks, clock);
+            exact = clock == ClockId.MONOTONIC_RAW;
+            return;
+        }
+        // Hardware ticks without a tracker: scale by the calibrated frequency from now.
+        long now = cs.read();
+        long k = Clocks.kernelNanos(clock);
+        nanos = k - Math.round((now - ticks) * 1e9 / cs.frequencyHz());
+        exact = false;
+    }
+
+    /**
+     * MONOTONIC_RAW nanoseconds to {@code clock}, by the clocks' current offset: the other clock read between
+     * two MONOTONIC_RAW reads and referred to their midpoint, so that the cost of a call (a system call
+     * where clock_gettime is not in the vDSO) does not bias the offset.
+     */
+    private static long fromRawByOffset(long rawNanos, ClockId clock) {
+        if (clock == ClockId.MONOTONIC_RAW) {
+            return rawNanos;
+        }
+        // The narrowest of three brackets: one stretched by preemption (or by an emulator: clock_gettime takes
+        // microseconds under qemu-user) would move the midpoint by half its width.
+        long offset = 0;
+        long width = Long.MAX_VALUE;
+        for (int i = 0; i < 3; i++) {
+            long r0 = Clocks.kernelNanos(ClockId.MONOTONIC_RAW);
+            long k = Clocks.kernelNanos(clock);
+            long r1 = Clocks.kernelNanos(ClockId.MONOTONIC_RAW);
+            if (r1 - r0 < width) {
+                width = r1 - r0;
+                offset = k - (r0 + (r1 - r0) / 2);
+            }
+        }
+        return rawNanos + offset;
+    }
+}
