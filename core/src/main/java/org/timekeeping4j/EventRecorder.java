@@ -65,6 +65,11 @@ public final class EventRecorder {
     private final int mask;
     /** Export's conversion (export is synchronized: one at a time). */
     private final TicksConversion conversion = new TicksConversion();
+    /** Export's step as a tick consumer, made once: an export allocates nothing. */
+    private final TickConsumer converting = this::convertAndHandOver;
+    /** The clock and consumer of the export in progress; guarded by this. */
+    private ClockId exportClock;
+    private EventConsumer exportConsumer;
     /** Twice the number of events recorded, plus one while the writer stores an event. */
     @SuppressWarnings("unused") // through SEQ
     private long seq;
@@ -140,21 +145,20 @@ public final class EventRecorder {
      * @return the number of events exported
      */
     public synchronized int export(ClockId clock, EventConsumer consumer) {
-        // Pairs with setRelease in record(); an odd seq's event is still being written: not included.
-        long end = (long) SEQ.getAcquire(this) >>> 1;
-        int exported = 0;
-        for (long n = Math.max(0, end - ticks.length); n < end; n++) {
-            int i = (int) n & mask;
-            long tv = ticks[i];
-            long payload = payloads[i];
-            if (lapped(n)) {
-                continue;
-            }
-            conversion.convert(tv, clock);
-            consumer.accept(conversion.nanos(), payload, conversion.exact());
-            exported++;
+        exportClock = clock;
+        exportConsumer = consumer;
+        try {
+            return exportTicks(converting); // the same walk over the ring, each event converted on its way out
+        } finally {
+            exportClock = null;
+            exportConsumer = null;
         }
-        return exported;
+    }
+
+    /** {@link #export}'s step: one event converted and handed over (under export's lock). */
+    private void convertAndHandOver(long tv, long payload) {
+        conversion.convert(tv, exportClock);
+        exportConsumer.accept(conversion.nanos(), payload, conversion.exact());
     }
 
     /**
