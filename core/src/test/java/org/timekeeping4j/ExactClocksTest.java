@@ -146,7 +146,7 @@ class ExactClocksTest {
                 got[0] = nanos; // the newest event comes last
                 got[1] = isExact ? 1 : 0;
             });
-            // An unordered tick may run a little ahead of the kernel read before it (TicksPath's 100 ns).
+            // An unordered tick may run a little ahead of the kernel read before it (the CLI's ticks path allows 100 ns).
             assertThat(got[0]).isBetween(k0 - 100, k1 + 100);
             exact += (int) got[1];
         }
