@@ -31,8 +31,10 @@ import org.timekeeping4j.clocksource.VdsoStub;
  *
  * <p><b>Errors.</b> A clock this kernel or configuration lacks (an AUX clock not enabled, an alarm clock
  * without an RTC) throws {@link UnsupportedOperationException} saying why and what would enable it;
- * {@link #isSupported} answers the same question without throwing. Outside Linux on x86_64/aarch64
- * every method throws {@link UnsupportedOperationException} on first use.
+ * {@link #isSupported} answers the same question without throwing. Outside 64-bit Linux with the generic
+ * ABI ({@code linux.Platform}: x86_64, aarch64, riscv64, loongarch64, s390x) every method throws
+ * {@link UnsupportedOperationException} on first use; where no counter descriptor exists (every one of
+ * those but x86_64 and aarch64) the kernel's clocks serve every read.
  */
 public final class Clocks {
 
