@@ -174,7 +174,7 @@ final class MachineCode {
      * branch check both "even" and "unchanged", and the reader retries after a pause. The counter may be read before the first seq load: a
      * reader that then sees the new state with a counter value before the writer's pivot c0 gets a negative
      * delta, which the slow path clamps to the value at c0, so every reader of the new state returns at
-     * least new(c0) = old(c0) (the Timekeeper's monotonicity argument, case 2). Case 1 needs the counter read
+     * least new(c0) = old(c0) (TimekeeperWriter's monotonicity argument, case 2). Case 1 needs the counter read
      * before the seq re-read, which the ISA does not state for rdtscp (later instructions may begin before
      * it reads the TSC); it holds because of how x86 cores keep loads ordered: a load that executed early is
      * re-executed if its line is invalidated before it retires, and the re-read retires after rdtscp,

@@ -104,7 +104,7 @@ public final class Timekeeper {
         this.page = r == null ? null : VvarPage.allocate();
         this.seqlockReader = r;
         this.pageAddress = r == null ? 0 : page.address;
-        this.writer = new TimekeeperWriter(this, b); // publishes the first state: the last store of the constructor
+        this.writer = new TimekeeperWriter(this, b); // publishes the first state: the last store readers depend on
     }
 
     /**
@@ -545,6 +545,7 @@ public final class Timekeeper {
      * set, suspend or resume}
      */
     public long generation() {
+        // Pairs with the writer's setRelease in TimekeeperWriter.endWrite() (and its constructor's).
         return (long) SEQ.getAcquire(this) >>> 1;
     }
 

@@ -135,7 +135,7 @@ final class TimekeeperWriter {
             page.attach(tk);
             page.publish(s, shift);
         }
-        // Pairs with the readers' getAcquire in TimekeeperReader.readBegin(); the constructor's stores come first.
+        // Pairs with the readers' getAcquire in TimekeeperReader.readBegin(); every store a reader depends on comes first.
         Timekeeper.SEQ.setRelease(tk, 0L);
     }
 

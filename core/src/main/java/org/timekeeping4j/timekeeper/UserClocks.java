@@ -23,12 +23,14 @@ final class UserClocks {
             throw new IllegalStateException(auxId.kernelName() + " exists already");
         }
         UserClock u = new UserClock(auxId, clocksource, initialNanos, historySize);
-        SLOTS.setRelease(slots, i, u); // pairs with getAcquire in get()/updateAll(): the clock is built before
+        // Pairs with getAcquire in get()/updateAll(): a reader that finds the clock sees it fully constructed.
+        SLOTS.setRelease(slots, i, u);
         return u;
     }
 
     /** Empties {@code auxId}'s slot (an AUX id, checked by the caller). */
     synchronized void remove(ClockId auxId) {
+        // Pairs with getAcquire in get()/updateAll(): once a reader sees null it no longer reads the clock.
         SLOTS.setRelease(slots, auxId.id() - ClockId.AUX_BASE, (UserClock) null);
     }
 
@@ -50,8 +52,10 @@ final class UserClocks {
     UserClock require(ClockId clock) {
         UserClock u = get(clock);
         if (u == null) {
-            throw new IllegalArgumentException(clock.kernelName() + " is not a clock of this timekeeper"
-                    + (clock.isAux() ? " (create it with createUserClock)" : ""));
+            throw new IllegalArgumentException(clock.kernelName() + " is not a clock of this timekeeper" + (clock.isAux()
+                    ? " (create it with createUserClock)"
+                    : ": it reads REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME, TAI, their ALARM twins, the COARSE "
+                            + "clocks and the AUX clocks created with createUserClock"));
         }
         return u;
     }

@@ -60,7 +60,7 @@ public final class VvarPage {
     private final MemorySegment page;
     /** The page's address, passed to the stub (a long: no segment checks on the read path). */
     final long address;
-    /** The writer's copy of the sequence; guarded by the owner's write lock, handed over under this. */
+    /** The writer's copy of the sequence; guarded by the owning TimekeeperWriter's monitor, handed over under this. */
     private long seq;
     private Object owner;
 
@@ -120,7 +120,7 @@ public final class VvarPage {
 
     /**
      * Opens the window: the odd seq is stored before any record store. The caller's full fence right after
-     * (Timekeeper.beginWrite) also orders it before the writer's counter read, as for the ring's seq.
+     * (TimekeeperWriter.beginWrite()) also orders it before the writer's counter read, as for the ring's seq.
      */
     void beginWrite() {
         seq |= 1;

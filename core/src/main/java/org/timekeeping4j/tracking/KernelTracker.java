@@ -102,6 +102,8 @@ public final class KernelTracker implements AutoCloseable {
     /**
      * The clock's value: from the user-space timekeeper when it is tracking and fresh, else from the kernel
      * (never below what a fast read could have returned). REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME, TAI.
+     *
+     * @throws IllegalArgumentException for any other clock (the tracker serves the counter clocks only)
      */
     public long nanos(ClockId clock) {
         CounterClock c = CounterClock.of(clock);
@@ -125,23 +127,6 @@ public final class KernelTracker implements AutoCloseable {
     /** Converts with the full result (history flag, clock-was-set sequence); allocation-free. */
     public boolean convert(long counterValue, ClockId clock, Conversion into) {
         return publication.convert(counterValue, clock, into);
-    }
-
-    /** Moves whenever the path serving the clocks changes (the kernel's cs_was_changed_seq analogue). */
-    public long sourceChangedSeq() {
-        return publication.sourceChangedSeq();
-    }
-
-    /**
-     * Fills a snapshot for a counter value the caller has just read: {@code clock} and MONOTONIC_RAW
-     * converted with the parameters in force at that value, exactly what {@link #nanos} returned there.
-     *
-     * @return false (nothing written) when not tracking, or when the counter value is past the state's
-     *         validity (the updater is starved and fast reads use the kernel)
-     */
-    public boolean snapshot(long counterValue, ClockId clock, Conversion clockOut,
-                            Conversion rawOut) {
-        return publication.snapshot(counterValue, clock, clockOut, rawOut);
     }
 
     /** The counter this tracker reads. */
@@ -215,11 +200,6 @@ public final class KernelTracker implements AutoCloseable {
     /** The last change of the kernel's steered rate the tracker saw through adjtimex, one line. */
     public String lastSteeringChange() {
         return policy.lastSteeringChange();
-    }
-
-    /** The absolute MONOTONIC phase errors of the last up to 4096 steps, in ns (a copy). */
-    public long[] recentResiduals() {
-        return policy.recentResiduals();
     }
 
     /** Waits until tracking (or stopped); true if tracking. */

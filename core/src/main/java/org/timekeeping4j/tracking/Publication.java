@@ -179,7 +179,7 @@ public final class Publication {
             adjustedTk.mirrorTo(adjustedMirror);
             rawTk.mirrorTo(rawMirror);
         }
-        raw = rawTk;
+        raw = rawTk; // volatile store, before adjusted's: a reader that sees adjusted sees raw (see the fields)
         sourceChangedSeq++;
         adjusted = adjustedTk; // volatile store: publishes the converged pair to readers
         return true;
@@ -193,7 +193,7 @@ public final class Publication {
             // First make every fresh read end at one point: an update with zero validity pivots both lines at a
             // counter value c0, after which readFresh serves nothing past c0 (the mirrored pages receive the
             // update too, so they read stale from then on). A reader that validated an older state read its
-            // counter before c0 (see Timekeeper's class comment), so no fast read can ever have returned more
+            // counter before c0 (see TimekeeperWriter's class comment), so no fast read can ever have returned more
             // than the lines' values at c0: those are the floors. Computing floors from "now" instead would race
             // with readers still on the fast path (measured: 4.5 us back).
             a.setValidityCycles(0);
@@ -207,7 +207,7 @@ public final class Publication {
         }
         reason = why;
         sourceChangedSeq++;
-        raw = null;
+        raw = null; // retired first, as the fields' comment says: a reader may briefly see adjusted without raw
         adjusted = null; // volatile store after the floors: readers that see null see them
         if (a != null) {
             a.stopMirroring();

@@ -1,6 +1,5 @@
 package org.timekeeping4j.tracking;
 
-import java.util.Arrays;
 import java.util.function.BooleanSupplier;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.clocksource.Clocksource;
@@ -405,13 +404,5 @@ final class TrackingPolicy {
             }
         }
         return max;
-    }
-
-    /** {@return the absolute MONOTONIC phase errors of the last up to 4096 steps, ns (a copy)} */
-    long[] recentResiduals() {
-        long n = Math.min(steps, RESIDUALS);
-        synchronized (residuals) {
-            return Arrays.copyOf(residuals, (int) n);
-        }
     }
 }
