@@ -230,6 +230,27 @@ class TrackingPolicyTest {
         assertThat(error(CounterClock.MONOTONIC)).isBetween(-3L, 3L);
     }
 
+    /**
+     * A suspend (BOOTTIME - MONOTONIC grows by the time asleep) found while following the offsets ends the step
+     * with a rebuild, whose new pair converges onto the kernel's BOOTTIME.
+     */
+    @Test
+    void aSuspendShouldRebuildAndTheNewPairFollowBoottime() {
+        converge(5);
+        kernel.boottimeOffset += 30_000_000_000L; // 30 s asleep
+        TrackingPolicy.Verdict v = TrackingPolicy.Verdict.UPDATED;
+        for (int i = 0; i < 8 && v == TrackingPolicy.Verdict.UPDATED; i++) { // the offsets are followed every 4th step
+            v = step();
+        }
+        assertThat(v).isEqualTo(TrackingPolicy.Verdict.REBUILD);
+        assertThat(policy.why()).contains("suspended").contains("30000000000 ns");
+        serving = false;
+        converge(1);
+        for (CounterClock clock : CounterClock.values()) {
+            assertThat(error(clock)).as(clock.name()).isBetween(-3L, 3L);
+        }
+    }
+
     /** Verdicts on kernel events: a jump of the counter against the kernel rebuilds, a new clocksource stops. */
     @Test
     void aJumpShouldRebuildAndANewClocksourceShouldStop() {
