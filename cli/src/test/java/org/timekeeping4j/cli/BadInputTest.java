@@ -52,6 +52,40 @@ class BadInputTest {
     }
 
     @Test
+    void anExplicitSkewFlipLongerThanATenthOfTheRunIsUsageNotClampedSilently() {
+        assertUsage("--flip-ms", "at most 300 ms", "verify", "skew", "--flip-ms", "5000", "-t", "3");
+    }
+
+    @Test
+    void verifyWithoutAModeTakesTheOptionsOfAll() {
+        Tk4jHarness r = Tk4jHarness.run("verify", "-t", "0.4", "--path", "kernel", "-c", "MONOTONIC");
+        assertThat(r.exit()).as(r.toString()).isNotEqualTo(Tk4j.EXIT_USAGE);
+        assertThat(r.out()).as(r.toString()).contains("verify all: ").contains("consistency kernel CLOCK_MONOTONIC");
+    }
+
+    @Test
+    void optionsBeforeTheModeAreRefusedNotDropped() {
+        assertUsage("--duration", "after it", "verify", "-t", "0.4", "consistency");
+    }
+
+    @Test
+    void anHtmlFileTheFileSystemRefusesIsUsageBeforeTheRun() {
+        assertUsage("--html", "cannot be created in /proc", "bench", "-c", "MONOTONIC", "--html", "/proc/x.html");
+    }
+
+    @ParameterizedTest
+    @CsvSource({"verfy,verify", "benc,bench"})
+    void aMistypedCommandGetsADidYouMean(String typed, String meant) {
+        assertUsage(typed, "did you mean '" + meant + "'?", typed);
+    }
+
+    @Test
+    void aMistypedOptionGetsADidYouMean() {
+        assertUsage("--pth", "did you mean '--path'", "bench", "--pth", "kernel");
+        assertUsage("consistncy", "did you mean 'consistency'", "verify", "consistncy");
+    }
+
+    @Test
     void skewRefusesPathAndClocksItsTimekeeperDoesNotServe() {
         assertUsage("--path", "skew", "verify", "skew", "-t", "0.1", "--path", "kernel");
         Tk4jHarness r = Tk4jHarness.run("verify", "skew", "-t", "0.1", "-c", "PROCESS_CPUTIME_ID");
