@@ -38,7 +38,8 @@ final class BenchCommand implements Callable<Integer> {
     List<ClockId> clocks = new ArrayList<>();
 
     @Option(names = "--path", paramLabel = "PATH",
-            description = "Path to measure (repeatable). Default: every path available here.")
+            description = "Path to measure (repeatable): kernel, syscall, jdk, jdk-millis, fast, ticks, "
+                    + "fast-unordered, snapshot. Default: every path available here.")
     List<String> paths = new ArrayList<>();
 
     @Option(names = "--warmup", paramLabel = "SECONDS", defaultValue = "0.1",

@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
  * tk4j: the timekeeping4j command line. One class per command; each returns its exit code.
  *
  * <p>Exit codes: 0 success, 1 a check or operation failed, 2 bad usage (checked before any work), 3 a check was
- * skipped because what it needs is missing (not success), 4 a device or segment named (or the default one) is
+ * skipped because what it needs is missing, or inconclusive for too few samples (not success), 4 a device or segment named (or the default one) is
  * missing or unusable. Errors print one line on stderr; {@code --verbose} adds the stack trace.
  */
 @Command(name = "tk4j",
@@ -23,8 +23,9 @@ import picocli.CommandLine.Option;
         description = "Linux timekeeping for the JVM: clocks, counters, checks and benchmarks.%n"
                 + "Without a command: which clock paths this machine can use, how fast each is against the JDK and "
                 + "whether all are correct (a short info, bench and verify, about 10 s).%n"
-                + "Exit codes: 0 success, 1 a check failed, 2 bad usage, 3 a check was skipped (verify skew, capture "
-                + "without a hardware counter), 4 a device is missing or unusable (phc, pps, bounds).",
+                + "Exit codes: 0 success, 1 a check failed, 2 bad usage, 3 not passed: a check was skipped (capture "
+                + "without a hardware counter) or inconclusive (verify: too few samples), 4 a device is missing or "
+                + "unusable (phc, pps, bounds).",
         subcommands = {InfoCommand.class, VerifyCommand.class, BenchCommand.class, CaptureCommand.class,
                 PhcCommand.class, PpsCommand.class,
                 BoundsCommand.class, CommandLine.HelpCommand.class})
@@ -34,7 +35,7 @@ public final class Tk4j implements Callable<Integer> {
     public static final int EXIT_FAILED = 1;
     /** The command line was wrong. */
     public static final int EXIT_USAGE = 2;
-    /** A check could not run here: what it needs is missing (not success). */
+    /** A check could not run here (what it needs is missing) or had too few samples to pass or fail: not success. */
     public static final int EXIT_SKIPPED = 3;
     /** A device or segment (PTP clock, PPS source, ClockBound segment) is missing or unusable. */
     public static final int EXIT_UNAVAILABLE = 4;

@@ -83,8 +83,8 @@ final class VerifyCommand implements Callable<Integer> {
         Integer threads;
 
         @Option(names = "--path", paramLabel = "PATH",
-                description = "Path to check (repeatable): kernel, syscall, jdk, jdk-millis, fast, ticks, snapshot. "
-                        + "Default: every path available here.")
+                description = "Path to check (repeatable): kernel, syscall, jdk, jdk-millis, fast, ticks, "
+                        + "fast-unordered, snapshot. Default: every path available here.")
         List<String> paths = new ArrayList<>();
 
         @Option(names = "--json", description = "Print one JSON object instead of the report.")
