@@ -178,12 +178,12 @@ final class VerifyCommand implements Callable<Integer> {
         }
     }
 
-    /** 1 on a failure, else 3 when a check was inconclusive or every check skipped, else 0. */
+    /** 1 on a failure, else 3 when nothing was checked, a check was inconclusive or every check skipped, else 0. */
     static int exitCode(List<CheckResult> results) {
         if (Verifier.anyFailed(results)) {
             return Tk4j.EXIT_FAILED;
         }
-        boolean allSkipped = !results.isEmpty() && results.stream().allMatch(r -> r.status() == Status.SKIPPED);
+        boolean allSkipped = results.stream().allMatch(r -> r.status() == Status.SKIPPED); // true for none
         return Verifier.anyInconclusive(results) || allSkipped ? EXIT_SKIPPED : 0;
     }
 
@@ -198,8 +198,9 @@ final class VerifyCommand implements Callable<Integer> {
         } else {
             Verifier.print(out, results);
             out.println("verify " + mode + ": " + Verifier.tally(results)
-                    + (exit == 0 ? "" : exit == EXIT_SKIPPED ? " (exit 3: " + (Verifier.anyInconclusive(results)
-                    ? "inconclusive" : "skipped") + ", not passed)" : " (exit " + exit + ")"));
+                    + (exit == 0 ? "" : exit == EXIT_SKIPPED ? " (exit 3: " + (results.isEmpty() ? "nothing checked"
+                    : Verifier.anyInconclusive(results) ? "inconclusive" : "skipped") + ", not passed)"
+                    : " (exit " + exit + ")"));
         }
         return exit;
     }
@@ -252,6 +253,16 @@ final class VerifyCommand implements Callable<Integer> {
     static final class Causality extends Mode {
         Causality() {
             super(Verifier::causality);
+        }
+
+        @Override
+        void validate() {
+            for (ClockId c : options.clocks) {
+                if (!CausalityCheck.accepts(c)) {
+                    throw Validate.usage(spec, "causality does not apply to " + c.kernelName()
+                            + ": each thread has its own (pick another clock with -c)");
+                }
+            }
         }
     }
 

@@ -56,6 +56,14 @@ class BadInputTest {
         assertUsage("--flip-ms", "at most 300 ms", "verify", "skew", "--flip-ms", "5000", "-t", "3");
     }
 
+    /** A run that would check nothing is no pass: causality on THREAD_CPUTIME_ID printed "0 OK, 0 FAILED", exit 0. */
+    @Test
+    void causalityOnAPerThreadClockIsUsageNotAnEmptyPass() {
+        assertUsage("CLOCK_THREAD_CPUTIME_ID", "each thread has its own", "verify", "causality", "-c",
+                "THREAD_CPUTIME_ID");
+        assertThat(VerifyCommand.exitCode(java.util.List.of())).isEqualTo(Tk4j.EXIT_SKIPPED);
+    }
+
     @Test
     void verifyWithoutAModeTakesTheOptionsOfAll() {
         Tk4jHarness r = Tk4jHarness.run("verify", "-t", "0.4", "--path", "kernel", "-c", "MONOTONIC");
