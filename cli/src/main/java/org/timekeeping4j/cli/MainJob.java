@@ -220,8 +220,8 @@ final class MainJob {
             }
         }
         byPath.forEach((what, sums) -> out.printf(Locale.ROOT, "%-13s%s on %d clock%s: not promised (unordered reads);"
-                + " %,d violations in %,d checks%n", "MEASURED:", what, sums[0], sums[0] == 1 ? "" : "s", sums[1],
-                sums[2]));
+                + " %,d violation%s in %,d checks%n", "MEASURED:", what, sums[0], sums[0] == 1 ? "" : "s", sums[1],
+                sums[1] == 1 ? "" : "s", sums[2]));
     }
 
     /** The modes that ran, in the order they ran: every mode with a result, skipped ones included. */
