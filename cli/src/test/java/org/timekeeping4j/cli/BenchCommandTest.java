@@ -21,7 +21,7 @@ class BenchCommandTest {
 
     /**
      * Every row names its baseline, and its ratio is the median of the rounds, printed between the lowest and
-     * the highest round's (issue 15 made it the p50s' ratio; one run's ratio swung 1.03x to 0.66x between runs
+     * the highest round's (one run's ratio swung from 1.03x to 0.66x between runs
      * with no spread shown).
      */
     @Test
