@@ -32,7 +32,7 @@ public final class Launcher {
     public static void main(String[] args) throws Throwable {
         int feature = feature(System.getProperty("java.specification.version"));
         if (feature < REQUIRED) {
-            System.err.println(message(feature, System.getProperty("java.home"), candidates()));
+            System.err.println(message(feature, System.getProperty("java.home"), candidates(), args));
             System.exit(EXIT_WRONG_JAVA);
         }
         // Loaded only now: Tk4j's class file (version 69) would not load on an older java.
@@ -54,19 +54,32 @@ public final class Launcher {
         return end == 0 ? 0 : Integer.parseInt(v.substring(0, end));
     }
 
-    /** The one line: what is needed, what ran, and where a suitable java was found or looked for. */
-    static String message(int feature, String javaHome, List<File> candidates) {
+    /**
+     * The one line: what is needed, what ran, and where a suitable java was found or looked for, with the command
+     * to run instead: the same arguments, quoted for a POSIX shell.
+     */
+    static String message(int feature, String javaHome, List<File> candidates, String[] args) {
         StringBuilder sb = new StringBuilder("tk4j: needs Java " + REQUIRED + " or later, this is Java " + feature
                 + " (" + javaHome + ")");
         for (File home : candidates) {
             if (feature(releaseVersion(home)) >= REQUIRED) {
                 return sb.append("; found Java ").append(feature(releaseVersion(home))).append(" at ").append(home)
                         .append(": run ").append(new File(new File(home, "bin"), "java")).append(" -jar ")
-                        .append(jar()).toString();
+                        .append(jar()).append(arguments(args)).toString();
             }
         }
         sb.append("; none found in JAVA_HOME, the java on PATH, /usr/lib/jvm, /opt/java, /usr/local, ~/.jdks, "
-                + "~/.sdkman/candidates/java: install one (e.g. Temurin 25) and run its bin/java -jar ").append(jar());
+                + "~/.sdkman/candidates/java: install one (e.g. Temurin 25) and run its bin/java -jar ").append(jar())
+                .append(arguments(args));
+        return sb.toString();
+    }
+
+    /** " verify -t 1 'a b'": each argument after a blank, quoted where a shell would split or expand it. */
+    static String arguments(String[] args) {
+        StringBuilder sb = new StringBuilder();
+        for (String a : args) {
+            sb.append(' ').append(a.matches("[A-Za-z0-9_@%+=:,./-]+") ? a : "'" + a.replace("'", "'\\''") + "'");
+        }
         return sb.toString();
     }
 

@@ -28,8 +28,9 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code tk4j bench}: ns per read for every clock through every path, against the JDK in the same run. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = "ns per call (mean, p50, p99 over batches) for every clock x every path, with the ratio to the "
-                + "JDK's call in the same run (vdsotest bench). Progress on stderr.")
+        description = "ns per call (mean, p50, p99 over batches) for every clock x every path, with the ratio of "
+                + "p50s to the JDK's call in the same run (vdsotest bench): the median over alternating rounds, "
+                + "with the lowest and highest round's. Progress on stderr.")
 final class BenchCommand implements Callable<Integer> {
 
     @Option(names = {"-c", "--clock"}, paramLabel = "CLOCK", converter = ClockConverter.class,
@@ -37,7 +38,8 @@ final class BenchCommand implements Callable<Integer> {
     List<ClockId> clocks = new ArrayList<>();
 
     @Option(names = "--path", paramLabel = "PATH",
-            description = "Path to measure (repeatable). Default: every path available here.")
+            description = "Path to measure (repeatable): kernel, syscall, jdk, jdk-millis, fast, ticks, "
+                    + "fast-unordered, snapshot. Default: every path available here.")
     List<String> paths = new ArrayList<>();
 
     @Option(names = "--warmup", paramLabel = "SECONDS", defaultValue = "0.1",
@@ -45,8 +47,14 @@ final class BenchCommand implements Callable<Integer> {
     double warmup;
 
     @Option(names = {"-t", "--duration"}, paramLabel = "SECONDS", defaultValue = "0.5",
-            description = "Recorded time per cell, seconds: more than 0, at most 60 (default ${DEFAULT-VALUE}).")
+            description = "Recorded time per cell, seconds, shared by its rounds: more than 0, at most 60 (default "
+                    + "${DEFAULT-VALUE}).")
     double duration;
+
+    @Option(names = "--rounds", paramLabel = "N", defaultValue = "" + ReadBenchmark.DEFAULT_ROUNDS,
+            description = "Rounds, each measuring every cell once in alternating order: 1..100 (default "
+                    + "${DEFAULT-VALUE}). The ratio shown is the rounds' median, with their lowest and highest.")
+    int rounds;
 
     /** The most calls one batch may time: more only hides the distribution. */
     static final int MAX_BATCH = 1_000_000;
@@ -72,6 +80,7 @@ final class BenchCommand implements Callable<Integer> {
         Validate.seconds(spec, "--warmup", warmup, 0, true, 60);
         Validate.seconds(spec, "--duration", duration, 0, false, 60);
         Validate.range(spec, "--batch", batch, 1, MAX_BATCH);
+        Validate.range(spec, "--rounds", rounds, 1, 100);
         if (html != null) {
             Validate.outputFile(spec, "--html", html);
         }
@@ -82,7 +91,8 @@ final class BenchCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw Validate.usage(spec, e.getMessage());
         }
-        List<ReadBenchmark.CellResult> results = measure(selected, clocks, warmup, duration, batch, err);
+        List<ReadBenchmark.CellResult> results = measure(selected, clocks.stream().distinct().toList(), warmup,
+                duration, batch, rounds, err);
         Map<String, Object> machine = machine(batch);
         if (html != null) {
             try {
@@ -98,6 +108,7 @@ final class BenchCommand implements Callable<Integer> {
             m.put("date", now());
             m.put("warmupS", warmup);
             m.put("durationS", duration);
+            m.put("rounds", rounds);
             m.put("cells", results.stream().map(ReadBenchmark.CellResult::toMap).toList());
             out.println(Json.write(m));
         } else {
@@ -121,11 +132,12 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     static List<ReadBenchmark.CellResult> measure(List<ClockPath> paths, List<ClockId> clocks, double warmup,
-                                                  double duration, int batch, PrintWriter err) {
+                                                  double duration, int batch, int rounds, PrintWriter err) {
         long cells = paths.stream().mapToLong(p -> clocks.isEmpty() ? p.clocks().size()
                 : clocks.stream().filter(p::serves).count()).sum();
         try (Progress progress = new Progress(err, "tk4j bench", cells * (warmup * 1.25 + duration) + 0.5)) {
-            return ReadBenchmark.run(paths, clocks, (long) (warmup * 1e9), (long) (duration * 1e9), batch, progress);
+            return ReadBenchmark.run(paths, clocks, (long) (warmup * 1e9), (long) (duration * 1e9), batch, rounds,
+                    progress);
         }
     }
 

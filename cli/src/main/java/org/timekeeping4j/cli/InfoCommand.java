@@ -55,6 +55,7 @@ final class InfoCommand implements Callable<Integer> {
         r.put("counterFlags", KernelInfo.counterFlags());
         r.put("exactMode", exactReport(Clocks.kernelData()));
         r.put("counter", counterReport(CounterSelector.selected()));
+        r.put("calibration", calibrationReport(Clocks.calibration()));
         List<Map<String, Object>> clocks = new ArrayList<>();
         for (ClockId c : ClockId.values()) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -89,6 +90,18 @@ final class InfoCommand implements Callable<Integer> {
             m.put("rawFrequencyHz", k.rawFrequencyHz());
             m.put("steeringPpb", k.steeringPpb());
         }
+        return m;
+    }
+
+    /** What converts counter values now ({@link Clocks#calibration()}): the kernel's mult/shift, or the tracker's. */
+    static Map<String, Object> calibrationReport(org.timekeeping4j.Calibration c) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("valid", c.valid());
+        m.put("frequencyHz", c.frequencyHz());
+        m.put("uncertaintyPpb", c.uncertaintyPpb());
+        m.put("mult", c.mult());
+        m.put("shift", c.shift());
+        m.put("source", c.source());
         return m;
     }
 
@@ -156,7 +169,18 @@ final class InfoCommand implements Callable<Integer> {
         out.printf("counter       %s read with %s (mode %s); ticks with %s%n", k.get("clocksource"), k.get("read"),
                 k.get("mode"), k.get("ticksRead"));
         out.printf("tracker reads %s%n", k.get("clockRead"));
-        out.printf("frequency     %.6f MHz +/- %.0f ppb, %s (mult %d, shift %d, %d bit)%n",
+        // What converts counter values (Clocks.calibration()), then the selector's own start-up measurement of the
+        // counter, which only decides whether the counter can be trusted.
+        Map<String, Object> cal = (Map<String, Object>) r.get("calibration");
+        if ((Boolean) cal.get("valid")) {
+            out.printf("calibration   %.6f MHz +/- %.0f ppb (mult %d, shift %d): %s%n",
+                    (Double) cal.get("frequencyHz") / 1e6, cal.get("uncertaintyPpb"), cal.get("mult"),
+                    cal.get("shift"), cal.get("source"));
+        } else {
+            out.printf("calibration   none in use: %s%n", cal.get("source"));
+        }
+        out.printf("counter check %.6f MHz +/- %.0f ppb, %s (mult %d, shift %d, %d bit; the selector's check that "
+                        + "the counter can be trusted, not what converts it)%n",
                 (Double) k.get("frequencyHz") / 1e6, k.get("uncertaintyPpb"), k.get("frequencySource"),
                 k.get("mult"), k.get("shift"), k.get("widthBits"));
         // With timekeeping4j.counter=kernel the hardware was not rejected: the kernel's clocks were chosen.

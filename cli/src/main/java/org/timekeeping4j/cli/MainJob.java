@@ -26,7 +26,7 @@ import org.timekeeping4j.linux.LinuxTime;
  * against the JDK, and whether all are correct. A short {@code info}, a short {@code bench} and a short
  * {@code verify all}, in about {@code budget} seconds (default 10, well under 20).
  *
- * <p>Exit 0 when every check passed, 1 when one failed.
+ * <p>Exit 0 when every check passed, 1 when one failed, 3 when one was inconclusive (too few samples).
  */
 final class MainJob {
 
@@ -48,7 +48,7 @@ final class MainJob {
         long cells = paths.stream().mapToLong(p -> p.clocks().size()).sum();
         double perCell = budget * 0.45 / Math.max(1, cells);
         List<ReadBenchmark.CellResult> bench = BenchCommand.measure(paths, List.of(), perCell * 0.25, perCell * 0.75,
-                ReadBenchmark.DEFAULT_BATCH, err);
+                ReadBenchmark.DEFAULT_BATCH, ReadBenchmark.DEFAULT_ROUNDS, err);
         List<CheckResult> checks;
         try (Progress progress = new Progress(err, "tk4j verify", budget * 0.4)) {
             checks = VerifyCommand.runAll(new Verifier.Settings(paths, List.of(), budget * 0.4, 0, progress));
@@ -77,34 +77,75 @@ final class MainJob {
         for (ReadBenchmark.CellResult r : bench) {
             byCell.put(r.cell().subject(), r);
         }
-        out.println();
-        out.println("ns per read (median of batches) and ratio to the JDK's call in the same run; verify: checks passed");
-        StringBuilder head = new StringBuilder(String.format("%-26s %6s", "clock", "res"));
-        for (ClockPath p : paths) {
-            head.append(String.format(" %-16s", p.name()));
-        }
-        out.println(head.append(" verify"));
         Map<ClockId, String> unsupported = new LinkedHashMap<>();
+        List<ClockId> rows = new ArrayList<>();
         for (ClockId c : ClockId.values()) {
             Optional<String> why = Clocks.whyUnsupported(c);
             if (why.isPresent()) {
                 unsupported.put(c, why.get());
-                continue;
+            } else {
+                rows.add(c);
             }
-            StringBuilder row = new StringBuilder(String.format("%-26s %6s", c.kernelName(),
-                    res(Clocks.resolutionNanos(c))));
+        }
+        // Every column as wide as its widest entry (a path's name or a cell's figures), two blanks apart.
+        List<List<String>> cells = new ArrayList<>();
+        for (ClockId c : rows) {
+            List<String> line = new ArrayList<>();
+            line.add(c.kernelName());
+            line.add(res(Clocks.resolutionNanos(c)));
+            String baseline = "-";
             for (ClockPath p : paths) {
                 ReadBenchmark.CellResult r = byCell.get(p.name() + " " + c.kernelName());
-                String cellText = r == null ? "-"
-                        : r.call().equals(r.baselineCall()) && p == ClockPaths.JDK
-                        ? BenchHtml.fmt(r.p50Ns()) + " " + shortCall(r.call())
-                        : String.format(Locale.ROOT, "%s %.2fx", BenchHtml.fmt(r.p50Ns()), r.p50Ratio());
-                row.append(String.format(" %-16s", cellText));
+                line.add(r == null ? "-" : r.isBaseline() ? BenchHtml.fmt(r.p50Ns()) + " (baseline)"
+                        : BenchHtml.fmt(r.p50Ns()) + " " + ratio(r));
+                if (r != null) {
+                    baseline = shortCall(r.baselineCall());
+                }
             }
-            row.append(' ').append(verdict(checks, c));
-            out.println(row);
+            line.add(baseline);
+            line.add(verdict(checks, c));
+            cells.add(line);
+        }
+        List<String> head = new ArrayList<>(List.of("clock", "res"));
+        paths.forEach(p -> head.add(p.name()));
+        head.add("baseline");
+        head.add("verify");
+        int[] width = new int[head.size()];
+        for (int i = 0; i < width.length; i++) {
+            width[i] = head.get(i).length();
+            for (List<String> line : cells) {
+                width[i] = Math.max(width[i], line.get(i).length());
+            }
+        }
+        out.println();
+        out.printf(Locale.ROOT, "ns per read (p50 of batches) and its ratio to the baseline JDK call's p50: the median "
+                + "of %d alternating rounds, +- half their range (~: too noisy to rank); verify: checks passed%n",
+                ReadBenchmark.DEFAULT_ROUNDS);
+        out.println(row(head, width));
+        for (List<String> line : cells) {
+            out.println(row(line, width));
         }
         printUnsupported(unsupported);
+    }
+
+    /** "0.86x+-0.04", "~0.98x+-0.21" when the rounds are too far apart to rank. */
+    static String ratio(ReadBenchmark.CellResult r) {
+        return String.format(Locale.ROOT, "%s%.2fx+-%.2f", r.noisy() ? "~" : "", r.p50Ratio(),
+                (r.ratioHigh() - r.ratioLow()) / 2);
+    }
+
+    private static String row(List<String> values, int[] width) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < values.size(); i++) {
+            String v = values.get(i);
+            boolean last = i == values.size() - 1;
+            sb.append(i == 1 ? String.format("%" + width[i] + "s", v) : last ? v
+                    : String.format("%-" + width[i] + "s", v));
+            if (!last) {
+                sb.append("  ");
+            }
+        }
+        return sb.toString();
     }
 
     /**
@@ -134,27 +175,53 @@ final class MainJob {
     private int footer(List<ClockPath> paths, List<CheckResult> checks) {
         out.println();
         out.println("paths here:");
+        String name = "  %-" + ClockPaths.all().stream().filter(p -> !p.hidden()).mapToInt(p -> p.name().length())
+                .max().orElse(1) + "s ";
         for (ClockPath p : paths) {
-            out.printf("  %-11s %s%n", p.name(), p.description());
+            out.printf(name + "%s%n", p.name(), p.description());
         }
         for (ClockPath p : ClockPaths.all()) {
             if (!p.hidden() && p.unavailableReason().isPresent()) {
-                out.printf("  %-11s unavailable here: %s%n", p.name(), p.unavailableReason().get());
+                out.printf(name + "unavailable here: %s%n", p.name(), p.unavailableReason().get());
             }
         }
         List<CheckResult> failed = checks.stream().filter(r -> r.status() == Status.FAILED).toList();
-        for (CheckResult r : checks) {
-            if (r.status() == Status.SKIPPED) {
-                out.println("SKIPPED:     " + r.summary());
+        boolean inconclusive = Verifier.anyInconclusive(checks);
+        measuredLines(checks);
+        for (Status shown : List.of(Status.SKIPPED, Status.INCONCLUSIVE, Status.FAILED)) {
+            List<CheckResult> these = checks.stream().filter(r -> r.status() == shown).toList();
+            for (CheckResult r : these.stream().limit(8).toList()) {
+                out.printf("%-13s%s %s: %s%n", shown + ":", r.mode(), r.subject(), r.summary());
+            }
+            if (these.size() > 8) {
+                out.printf("%-13s... and %d more (tk4j verify all shows every check)%n", shown + ":", these.size() - 8);
             }
         }
-        for (CheckResult r : failed.stream().limit(8).toList()) {
-            out.println("FAILED:      " + r.mode() + " " + r.subject() + ": " + r.summary());
-        }
         out.println("verify:      " + Verifier.tally(checks) + " (" + modes(checks) + ") -> "
-                + (failed.isEmpty() ? "all correct [OK]" : "[FAILED]"));
+                + (!failed.isEmpty() ? "[FAILED]" : inconclusive ? "[INCONCLUSIVE]: too few samples, not passed"
+                        : "every promised property holds [OK]"
+                        + (Verifier.count(checks, Status.MEASURED) > 0 ? "; MEASURED: not promised, no verdict" : "")));
         out.println("more:        tk4j info | tk4j bench --html bench.html | tk4j verify all -t 20 | tk4j --help");
-        return failed.isEmpty() ? 0 : Tk4j.EXIT_FAILED;
+        return !failed.isEmpty() ? Tk4j.EXIT_FAILED : inconclusive ? Tk4j.EXIT_SKIPPED : 0;
+    }
+
+    /**
+     * One line per (mode, path) of MEASURED checks, their violations summed: "MEASURED:    causality ticks on 5
+     * clocks: not promised (unordered reads); 0 violations in 1,762,579 checks".
+     */
+    private void measuredLines(List<CheckResult> checks) {
+        Map<String, long[]> byPath = new LinkedHashMap<>();
+        for (CheckResult r : checks) {
+            if (r.status() == Status.MEASURED) {
+                long[] sums = byPath.computeIfAbsent(r.mode() + " " + r.subject().split(" ")[0], k -> new long[3]);
+                sums[0]++;
+                sums[1] += ((Number) r.metrics().getOrDefault("violations", 0L)).longValue();
+                sums[2] += ((Number) r.metrics().getOrDefault("checks", 0L)).longValue();
+            }
+        }
+        byPath.forEach((what, sums) -> out.printf(Locale.ROOT, "%-13s%s on %d clock%s: not promised (unordered reads);"
+                + " %,d violation%s in %,d checks%n", "MEASURED:", what, sums[0], sums[0] == 1 ? "" : "s", sums[1],
+                sums[1] == 1 ? "" : "s", sums[2]));
     }
 
     /** The modes that ran, in the order they ran: every mode with a result, skipped ones included. */
@@ -167,8 +234,14 @@ final class MainJob {
         if (mine.isEmpty()) {
             return "-";
         }
-        long bad = mine.stream().filter(r -> r.status() == Status.FAILED).count();
-        return bad == 0 ? "OK (" + mine.size() + ")" : "FAILED (" + bad + " of " + mine.size() + ")";
+        long bad = Verifier.count(mine, Status.FAILED);
+        long unsure = Verifier.count(mine, Status.INCONCLUSIVE);
+        long measured = Verifier.count(mine, Status.MEASURED);
+        long judged = mine.size() - measured;
+        String more = measured > 0 ? ", " + measured + " measured" : "";
+        return bad > 0 ? "FAILED (" + bad + " of " + judged + more + ")"
+                : unsure > 0 ? "INCONCLUSIVE (" + unsure + " of " + judged + more + ")"
+                : "OK (" + judged + more + ")";
     }
 
     private static String shortCall(String call) {

@@ -3,6 +3,7 @@ package org.timekeeping4j.cli;
 import java.io.PrintWriter;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -13,7 +14,7 @@ import picocli.CommandLine.Option;
  * tk4j: the timekeeping4j command line. One class per command; each returns its exit code.
  *
  * <p>Exit codes: 0 success, 1 a check or operation failed, 2 bad usage (checked before any work), 3 a check was
- * skipped because what it needs is missing (not success), 4 a device or segment named (or the default one) is
+ * skipped because what it needs is missing, or inconclusive for too few samples (not success), 4 a device or segment named (or the default one) is
  * missing or unusable. Errors print one line on stderr; {@code --verbose} adds the stack trace.
  */
 @Command(name = "tk4j",
@@ -22,8 +23,9 @@ import picocli.CommandLine.Option;
         description = "Linux timekeeping for the JVM: clocks, counters, checks and benchmarks.%n"
                 + "Without a command: which clock paths this machine can use, how fast each is against the JDK and "
                 + "whether all are correct (a short info, bench and verify, about 10 s).%n"
-                + "Exit codes: 0 success, 1 a check failed, 2 bad usage, 3 a check was skipped (verify skew, capture "
-                + "without a hardware counter), 4 a device is missing or unusable (phc, pps, bounds).",
+                + "Exit codes: 0 success, 1 a check failed, 2 bad usage, 3 not passed: a check was skipped (capture "
+                + "without a hardware counter) or inconclusive (verify: too few samples), 4 a device is missing or "
+                + "unusable (phc, pps, bounds).",
         subcommands = {InfoCommand.class, VerifyCommand.class, BenchCommand.class, CaptureCommand.class,
                 PhcCommand.class, PpsCommand.class,
                 BoundsCommand.class, CommandLine.HelpCommand.class})
@@ -33,7 +35,7 @@ public final class Tk4j implements Callable<Integer> {
     public static final int EXIT_FAILED = 1;
     /** The command line was wrong. */
     public static final int EXIT_USAGE = 2;
-    /** A check could not run here: what it needs is missing (not success). */
+    /** A check could not run here (what it needs is missing) or had too few samples to pass or fail: not success. */
     public static final int EXIT_SKIPPED = 3;
     /** A device or segment (PTP clock, PPS source, ClockBound segment) is missing or unusable. */
     public static final int EXIT_UNAVAILABLE = 4;
@@ -76,7 +78,8 @@ public final class Tk4j implements Callable<Integer> {
         });
         cl.setParameterExceptionHandler((ex, a) -> {
             CommandLine c = ex.getCommandLine();
-            c.getErr().println("tk4j: " + ex.getMessage() + " (see '" + c.getCommandSpec().qualifiedName() + " --help')");
+            c.getErr().println("tk4j: " + ex.getMessage() + didYouMean(ex) + " (see '"
+                    + c.getCommandSpec().qualifiedName() + " --help')");
             c.getErr().flush();
             return EXIT_USAGE;
         });
@@ -84,6 +87,47 @@ public final class Tk4j implements Callable<Integer> {
         out.flush();
         err.flush();
         return code;
+    }
+
+    /**
+     * "; did you mean 'verify'?" for a mistyped command or option within two edits of a real one (and of less
+     * than half its length), else "".
+     */
+    static String didYouMean(CommandLine.ParameterException ex) {
+        if (!(ex instanceof CommandLine.UnmatchedArgumentException u) || u.getUnmatched().isEmpty()) {
+            return "";
+        }
+        String typed = u.getUnmatched().get(0);
+        String word = typed.contains("=") ? typed.substring(0, typed.indexOf('=')) : typed;
+        CommandLine.Model.CommandSpec spec = ex.getCommandLine().getCommandSpec();
+        List<String> names = word.startsWith("-")
+                ? spec.options().stream().flatMap(o -> java.util.Arrays.stream(o.names())).toList()
+                : List.copyOf(spec.subcommands().keySet());
+        List<String> close = names.stream().distinct()
+                .filter(n -> { int d = editDistance(word, n); return d <= 2 && d * 2 < n.length(); })
+                .sorted(java.util.Comparator.comparingInt(n -> editDistance(word, n))).limit(3).toList();
+        return close.isEmpty() ? ""
+                : "; did you mean " + String.join(" or ", close.stream().map(c -> "'" + c + "'").toList()) + "?";
+    }
+
+    /** Levenshtein distance. */
+    static int editDistance(String a, String b) {
+        int[] prev = new int[b.length() + 1];
+        int[] cur = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            prev[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int sub = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                cur[j] = Math.min(sub, Math.min(prev[j] + 1, cur[j - 1] + 1));
+            }
+            int[] t = prev;
+            prev = cur;
+            cur = t;
+        }
+        return prev[b.length()];
     }
 
     /** A device that cannot be opened or used (its open or an ioctl refused, a malformed segment). */

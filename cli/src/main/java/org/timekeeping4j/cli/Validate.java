@@ -74,12 +74,39 @@ final class Validate {
         } else if (!Files.exists(abs) && !Files.isWritable(dir)) {
             reason = "directory " + dir + " is not writable";
         }
+        if (reason == null) {
+            reason = probe(abs);
+        }
         if (reason != null) {
             throw usage(spec, option + " " + file + ": " + reason);
         }
     }
 
-    private static String fmt(double v) {
+    /**
+     * Opens the file for writing without changing it (appending nothing; a file made for the probe is removed):
+     * permission bits and a writable directory do not tell, for example, that /proc takes no new files.
+     */
+    private static String probe(Path abs) {
+        boolean existed = Files.exists(abs);
+        try (var channel = java.nio.channels.FileChannel.open(abs, java.nio.file.StandardOpenOption.WRITE,
+                java.nio.file.StandardOpenOption.APPEND, java.nio.file.StandardOpenOption.CREATE)) {
+            return null;
+        } catch (java.io.IOException e) {
+            return (existed ? "cannot be written: " : "cannot be created in " + abs.getParent() + ": ")
+                    + BenchCommand.reason(e);
+        } finally {
+            if (!existed) {
+                try {
+                    Files.deleteIfExists(abs);
+                } catch (java.io.IOException e) {
+                    // made but not removable: the run writes it anyway
+                }
+            }
+        }
+    }
+
+    /** 5 as "5", 0.5 as "0.5". */
+    static String fmt(double v) {
         return v == Math.rint(v) ? String.valueOf((long) v) : String.format(Locale.ROOT, "%s", v);
     }
 }

@@ -10,7 +10,10 @@ import java.util.function.Function;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.cli.path.ClockPath;
 import org.timekeeping4j.cli.path.ClockPaths;
+import org.timekeeping4j.cli.verify.AgreementCheck;
+import org.timekeeping4j.cli.verify.CausalityCheck;
 import org.timekeeping4j.cli.verify.CheckResult;
+import org.timekeeping4j.cli.verify.ConsistencyCheck;
 import org.timekeeping4j.cli.verify.Progress;
 import org.timekeeping4j.cli.verify.SkewCheck;
 import org.timekeeping4j.cli.verify.Status;
@@ -26,14 +29,19 @@ import picocli.CommandLine.Model.CommandSpec;
  * {@code tk4j verify MODE}: correctness checks of every clock path, modelled on the kernel's own tests.
  * Without a mode, runs {@code all}.
  *
- * <p>Exit codes: 0 every check passed; 1 a check failed; 2 bad usage (unknown or unavailable path, a clock the
- * path does not serve); 3 every check was SKIPPED (causality on a path that promises no cross-thread order).
- * {@code all} reports a skipped check but does not fail for it.
+ * <p>Exit codes: 0 every check passed (a MEASURED figure, of a property the path does not promise, neither
+ * passes nor fails); 1 a check failed; 2 bad usage (unknown or unavailable path, a clock the path does not serve);
+ * 3 not passed, not failed: a check was INCONCLUSIVE (fewer samples than its minimum, even after retrying) or every
+ * check was SKIPPED.
  */
 @Command(name = "verify", mixinStandardHelpOptions = true,
         description = "Check that every clock path is correct (modes after the kernel's timer selftests and "
                 + "vdsotest). Without a mode: all.%n"
-                + "Exit: 0 all passed, 1 a check failed, 2 bad usage, 3 skipped (not success).",
+                + "Each check needs a minimum of samples (consistency " + ConsistencyCheck.MIN_READS + " reads, "
+                + "causality " + CausalityCheck.MIN_CHECKS + " checks, agreement " + AgreementCheck.MIN_READS
+                + " reads); a starved cell runs again with more time, then is INCONCLUSIVE, never OK. A property a "
+                + "path does not promise (causality on an unordered path) is MEASURED: the figure, no verdict.%n"
+                + "Exit: 0 all passed, 1 a check failed, 2 bad usage, 3 inconclusive or skipped (not success).",
         subcommands = {VerifyCommand.Consistency.class, VerifyCommand.Causality.class, VerifyCommand.Agreement.class,
                 VerifyCommand.Abi.class, VerifyCommand.Skew.class, VerifyCommand.All.class})
 final class VerifyCommand implements Callable<Integer> {
@@ -44,9 +52,16 @@ final class VerifyCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    /** {@code tk4j verify -t 5}: the options of {@code all}, which runs without a mode. */
+    @Mixin
+    Options options;
+
     @Override
     public Integer call() {
-        return spec.commandLine().execute("all");
+        All all = new All();
+        all.options = options;
+        all.spec = spec;
+        return all.call();
     }
 
     /** Options every mode shares. */
@@ -68,8 +83,8 @@ final class VerifyCommand implements Callable<Integer> {
         Integer threads;
 
         @Option(names = "--path", paramLabel = "PATH",
-                description = "Path to check (repeatable): kernel, syscall, jdk, jdk-millis, fast, ticks, snapshot. "
-                        + "Default: every path available here.")
+                description = "Path to check (repeatable): kernel, syscall, jdk, jdk-millis, fast, ticks, "
+                        + "fast-unordered, snapshot. Default: every path available here.")
         List<String> paths = new ArrayList<>();
 
         @Option(names = "--json", description = "Print one JSON object instead of the report.")
@@ -95,6 +110,26 @@ final class VerifyCommand implements Callable<Integer> {
             return spec.name();
         }
 
+        /**
+         * {@code tk4j verify -t 5 consistency}: options given before the mode belong to {@code verify} (that is,
+         * to {@code all}) and would be dropped silently; say where they go instead.
+         */
+        private void refuseOptionsBeforeTheMode() {
+            CommandLine parent = spec.commandLine().getParent();
+            if (parent == null || !(parent.getCommandSpec().userObject() instanceof VerifyCommand)
+                    || parent.getParseResult() == null) {
+                return;
+            }
+            List<String> before = parent.getParseResult().matchedOptions().stream()
+                    .filter(o -> !o.inherited() && o.scopeType() != CommandLine.ScopeType.INHERIT)
+                    .map(o -> o.longestName()).distinct().toList();
+            if (!before.isEmpty()) {
+                throw Validate.usage(spec, String.join(", ", before) + " before the mode: put "
+                        + (before.size() == 1 ? "it" : "them") + " after it (tk4j verify " + mode() + " "
+                        + before.get(0) + " ...)");
+            }
+        }
+
         List<CheckResult> run(Verifier.Settings settings) {
             return run.apply(settings);
         }
@@ -118,6 +153,7 @@ final class VerifyCommand implements Callable<Integer> {
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
+            refuseOptionsBeforeTheMode();
             Validate.seconds(spec, "--duration", options.seconds, 0, false, Validate.MAX_RUN_SECONDS);
             if (options.threads != null) {
                 Validate.range(spec, "--threads", options.threads, 1, Validate.maxThreads());
@@ -138,12 +174,17 @@ final class VerifyCommand implements Callable<Integer> {
         }
 
         int exitCode(List<CheckResult> results) {
-            if (Verifier.anyFailed(results)) {
-                return Tk4j.EXIT_FAILED;
-            }
-            boolean allSkipped = !results.isEmpty() && results.stream().allMatch(r -> r.status() == Status.SKIPPED);
-            return allSkipped ? EXIT_SKIPPED : 0;
+            return VerifyCommand.exitCode(results);
         }
+    }
+
+    /** 1 on a failure, else 3 when nothing was checked, a check was inconclusive or every check skipped, else 0. */
+    static int exitCode(List<CheckResult> results) {
+        if (Verifier.anyFailed(results)) {
+            return Tk4j.EXIT_FAILED;
+        }
+        boolean allSkipped = results.stream().allMatch(r -> r.status() == Status.SKIPPED); // true for none
+        return Verifier.anyInconclusive(results) || allSkipped ? EXIT_SKIPPED : 0;
     }
 
     static int report(PrintWriter out, String mode, List<CheckResult> results, boolean json, int exit) {
@@ -157,7 +198,9 @@ final class VerifyCommand implements Callable<Integer> {
         } else {
             Verifier.print(out, results);
             out.println("verify " + mode + ": " + Verifier.tally(results)
-                    + (exit == 0 ? "" : exit == EXIT_SKIPPED ? " (exit 3: skipped, not passed)" : " (exit " + exit + ")"));
+                    + (exit == 0 ? "" : exit == EXIT_SKIPPED ? " (exit 3: " + (results.isEmpty() ? "nothing checked"
+                    : Verifier.anyInconclusive(results) ? "inconclusive" : "skipped") + ", not passed)"
+                    : " (exit " + exit + ")"));
         }
         return exit;
     }
@@ -211,6 +254,16 @@ final class VerifyCommand implements Callable<Integer> {
         Causality() {
             super(Verifier::causality);
         }
+
+        @Override
+        void validate() {
+            for (ClockId c : options.clocks) {
+                if (!CausalityCheck.accepts(c)) {
+                    throw Validate.usage(spec, "causality does not apply to " + c.kernelName()
+                            + ": each thread has its own (pick another clock with -c)");
+                }
+            }
+        }
     }
 
     @Command(name = "agreement", mixinStandardHelpOptions = true,
@@ -244,10 +297,13 @@ final class VerifyCommand implements Callable<Integer> {
         /** The kernel's limit on a frequency adjustment (adjtimex MAXFREQ): 500 ppm. */
         static final long MAX_PPM = 500;
 
-        @Option(names = "--flip-ms", paramLabel = "MS", defaultValue = "500",
-                description = "Frequency flip period, ms: more than 0, at most 60000 (default ${DEFAULT-VALUE}; "
-                        + "at most a tenth of the run).")
-        double flipMillis;
+        /** The flip period when none is given, shortened to a tenth of a shorter run. */
+        static final double DEFAULT_FLIP_MS = 500;
+
+        @Option(names = "--flip-ms", paramLabel = "MS",
+                description = "Frequency flip period, ms: more than 0, at most a tenth of the run (-t) and at most "
+                        + "60000. Default: 500, or a tenth of the run if that is shorter.")
+        Double flipMillis;
 
         @Option(names = "--ppm", paramLabel = "PPM", defaultValue = "500",
                 description = "Frequency offset each way, ppm: 1..500, the kernel's adjtimex limit "
@@ -256,11 +312,20 @@ final class VerifyCommand implements Callable<Integer> {
 
         @Override
         void validate() {
-            Validate.positive(spec, "--flip-ms", flipMillis, 60_000, "ms");
             Validate.range(spec, "--ppm", ppm, 1, MAX_PPM);
             if (!options.paths.isEmpty()) {
                 throw Validate.usage(spec, "--path does not apply to skew: it checks the simulated timekeeper's "
                         + "clocks (pick them with -c)");
+            }
+            if (flipMillis == null) {
+                return; // the default: shortened to a tenth of a short run
+            }
+            Validate.positive(spec, "--flip-ms", flipMillis, 60_000, "ms");
+            double most = options.seconds * 100; // a tenth of the run, in ms: at least ten flips per run
+            if (flipMillis > most) {
+                throw Validate.usage(spec, String.format(java.util.Locale.ROOT, "--flip-ms %s is more than a tenth of "
+                        + "the run (-t %s s: at most %s ms, so that the run sees ten flips); lengthen -t or shorten "
+                        + "--flip-ms", Validate.fmt(flipMillis), Validate.fmt(options.seconds), Validate.fmt(most)));
             }
         }
 
@@ -277,25 +342,28 @@ final class VerifyCommand implements Callable<Integer> {
 
         @Override
         List<CheckResult> run(Verifier.Settings s) {
-            return Verifier.skew(s, flipNanos(flipMillis, s.seconds()), ppm * 1000);
+            return Verifier.skew(s, flipNanos(flipMillis == null ? DEFAULT_FLIP_MS : flipMillis, s.seconds()),
+                    ppm * 1000);
         }
     }
 
+    /** The flip period: {@code flipMillis}, at most a tenth of the run (only a default is ever shortened). */
     static long flipNanos(double flipMillis, double seconds) {
         return (long) Math.min(flipMillis * 1e6, seconds * 1e8);
     }
 
     @Command(name = "all", mixinStandardHelpOptions = true,
-            description = "Every mode, one after the other, sharing --duration (default 2 s in all). A skipped check "
-                    + "(causality on a path that promises no cross-thread order) is reported, not failed.")
+            description = "Every mode, one after the other, sharing --duration (default 2 s in all). Causality on a "
+                    + "path that promises no cross-thread order is MEASURED: reported, neither passed nor failed.")
     static final class All extends Mode {
         All() {
             super(VerifyCommand::runAll);
         }
 
+        /** "all", also when it runs as {@code tk4j verify} without a mode. */
         @Override
-        int exitCode(List<CheckResult> results) {
-            return Verifier.anyFailed(results) ? Tk4j.EXIT_FAILED : 0;
+        String mode() {
+            return "all";
         }
     }
 
@@ -308,7 +376,7 @@ final class VerifyCommand implements Callable<Integer> {
         results.addAll(Verifier.causality(quarter));
         results.addAll(Verifier.agreement(quarter));
         results.addAll(Verifier.abi(quarter));
-        results.addAll(Verifier.skew(quarter, flipNanos(500, quarter.seconds()), 500_000));
+        results.addAll(Verifier.skew(quarter, flipNanos(Skew.DEFAULT_FLIP_MS, quarter.seconds()), 500_000));
         return results;
     }
 }

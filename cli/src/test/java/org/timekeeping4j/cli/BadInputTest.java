@@ -52,6 +52,48 @@ class BadInputTest {
     }
 
     @Test
+    void anExplicitSkewFlipLongerThanATenthOfTheRunIsUsageNotClampedSilently() {
+        assertUsage("--flip-ms", "at most 300 ms", "verify", "skew", "--flip-ms", "5000", "-t", "3");
+    }
+
+    /** A run that would check nothing is no pass: causality on THREAD_CPUTIME_ID printed "0 OK, 0 FAILED", exit 0. */
+    @Test
+    void causalityOnAPerThreadClockIsUsageNotAnEmptyPass() {
+        assertUsage("CLOCK_THREAD_CPUTIME_ID", "each thread has its own", "verify", "causality", "-c",
+                "THREAD_CPUTIME_ID");
+        assertThat(VerifyCommand.exitCode(java.util.List.of())).isEqualTo(Tk4j.EXIT_SKIPPED);
+    }
+
+    @Test
+    void verifyWithoutAModeTakesTheOptionsOfAll() {
+        Tk4jHarness r = Tk4jHarness.run("verify", "-t", "0.4", "--path", "kernel", "-c", "MONOTONIC");
+        assertThat(r.exit()).as(r.toString()).isNotEqualTo(Tk4j.EXIT_USAGE);
+        assertThat(r.out()).as(r.toString()).contains("verify all: ").contains("consistency kernel CLOCK_MONOTONIC");
+    }
+
+    @Test
+    void optionsBeforeTheModeAreRefusedNotDropped() {
+        assertUsage("--duration", "after it", "verify", "-t", "0.4", "consistency");
+    }
+
+    @Test
+    void anHtmlFileTheFileSystemRefusesIsUsageBeforeTheRun() {
+        assertUsage("--html", "cannot be created in /proc", "bench", "-c", "MONOTONIC", "--html", "/proc/x.html");
+    }
+
+    @ParameterizedTest
+    @CsvSource({"verfy,verify", "benc,bench"})
+    void aMistypedCommandGetsADidYouMean(String typed, String meant) {
+        assertUsage(typed, "did you mean '" + meant + "'?", typed);
+    }
+
+    @Test
+    void aMistypedOptionGetsADidYouMean() {
+        assertUsage("--pth", "did you mean '--path'", "bench", "--pth", "kernel");
+        assertUsage("consistncy", "did you mean 'consistency'", "verify", "consistncy");
+    }
+
+    @Test
     void skewRefusesPathAndClocksItsTimekeeperDoesNotServe() {
         assertUsage("--path", "skew", "verify", "skew", "-t", "0.1", "--path", "kernel");
         Tk4jHarness r = Tk4jHarness.run("verify", "skew", "-t", "0.1", "-c", "PROCESS_CPUTIME_ID");

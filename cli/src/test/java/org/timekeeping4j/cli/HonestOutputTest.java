@@ -19,6 +19,17 @@ class HonestOutputTest {
         assertThat(over).doesNotContain("of about").contains("5 s").contains("over the planned 4 s");
     }
 
+    /** Off a terminal a progress line stays in the log for good: a run shorter than a minute prints none. */
+    @Test
+    void offATerminalAShortRunPrintsNoProgressLine() throws InterruptedException {
+        java.io.StringWriter err = new java.io.StringWriter();
+        try (Progress p = new Progress(new java.io.PrintWriter(err, true), "tk4j verify", 5.5)) {
+            p.doing("x");
+            Thread.sleep(5_300); // past the 5 s at which it used to print "5 s, over the planned 4 s"-style lines
+        }
+        assertThat(err.toString()).isEmpty();
+    }
+
     @Test
     void theMainJobsSummaryNamesEveryModeThatRan() {
         List<CheckResult> checks = List.of(result("consistency"), result("causality"), result("agreement"),

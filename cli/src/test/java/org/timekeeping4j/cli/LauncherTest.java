@@ -52,13 +52,14 @@ class LauncherTest {
     void anOldJavaGetsOneLineNamingJava25() throws Exception {
         Optional<Path> old = oldJava();
         assumeTrue(old.isPresent(), "no JDK older than 25 in /usr/lib/jvm to run the launcher with");
-        Run r = run(old.get(), CLASSES.toString(), "--version");
+        Run r = run(old.get(), CLASSES.toString(), "bench", "-c", "MONOTONIC");
         assertThat(r.exit()).as(r.err()).isEqualTo(Launcher.EXIT_WRONG_JAVA);
         assertThat(r.out()).isEmpty();
         assertThat(r.err().lines()).as(r.err()).hasSize(1);
         assertThat(r.err()).startsWith("tk4j: needs Java 25 or later, this is Java ")
                 .doesNotContain("UnsupportedClassVersionError")
-                .containsPattern("found Java \\d+ at .*: run .*bin/java -jar |none found in JAVA_HOME");
+                .containsPattern("found Java \\d+ at .*: run .*bin/java -jar |none found in JAVA_HOME")
+                .endsWith(" bench -c MONOTONIC" + System.lineSeparator());
     }
 
     @Test
@@ -79,6 +80,12 @@ class LauncherTest {
         assertThat(Launcher.feature("1.8")).isEqualTo(8);
         assertThat(Launcher.feature("17")).isEqualTo(17);
         assertThat(Launcher.feature("25.0.1")).isEqualTo(25);
-        assertThat(Launcher.message(17, "/jdk17", List.of())).contains("none found in").hasLineCount(1);
+        assertThat(Launcher.message(17, "/jdk17", List.of(), new String[0])).contains("none found in").hasLineCount(1);
+    }
+
+    @Test
+    void theSuggestedCommandKeepsTheUsersArguments() {
+        String line = Launcher.message(17, "/jdk17", List.of(), new String[] {"verify", "-t", "1", "a b", "it's"});
+        assertThat(line).hasLineCount(1).endsWith(" -jar tk4j.jar verify -t 1 'a b' 'it'\\''s'");
     }
 }

@@ -10,11 +10,12 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import org.timekeeping4j.linux.LibC;
+import org.timekeeping4j.testing.HostSteering;
 
 /**
  * Steers the kernel's clock as a time daemon does (adjtimex: frequency, PLL offset, tick; clock_settime
- * steps), for tests that run as root, and puts back what it found ({@link #close}, from a finally block or
- * try-with-resources): frequency, tick, PLL time constant and status; the offset being slewed is set to 0
+ * steps), for tests that {@link HostSteering} lets steer (it refuses to start without the opt-in), and puts
+ * back what it found ({@link #close}, from a finally block or try-with-resources): frequency, tick, PLL time constant and status; the offset being slewed is set to 0
  * and a step is undone by the opposite step.
  */
 final class ClockSteering implements AutoCloseable {
@@ -44,12 +45,11 @@ final class ClockSteering implements AutoCloseable {
     private final int status;
     private long stepped;
 
-    /** Whether this process may steer the clock (CAP_SYS_TIME: root here). */
-    static boolean permitted() {
-        return "root".equals(System.getProperty("user.name"));
-    }
-
     ClockSteering() {
+        if (!"true".equalsIgnoreCase(String.valueOf(System.getProperty(HostSteering.PROPERTY)).trim())) {
+            throw new IllegalStateException("steering the kernel clock without -D" + HostSteering.PROPERTY
+                    + "=true: call HostSteering.assumeMaySteer() first");
+        }
         adjtimex(0, 0, 0, 0, 0);
         freq = timex.get(JAVA_LONG, LibC.Timex.FREQ);
         tick = timex.get(JAVA_LONG, LibC.Timex.TICK);

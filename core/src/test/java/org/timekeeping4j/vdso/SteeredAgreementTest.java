@@ -1,7 +1,6 @@
 package org.timekeeping4j.vdso;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -9,12 +8,14 @@ import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
 import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.testing.HostSteering;
 
 /**
  * Exact mode while the kernel clock is steered as a time daemon steers it: frequency flips of +-50 ppm every
  * 200 ms, a PLL offset slew, a tick change, and a step forward and back. A reader thread checks every
- * Clocks.nanos read against the clock_gettime reads around it: 0 ns outside, over the whole run. Root only
- * (adjtimex and clock_settime need CAP_SYS_TIME); the clock state is restored in a finally block.
+ * Clocks.nanos read against the clock_gettime reads around it: 0 ns outside, over the whole run. Runs only where
+ * {@link HostSteering} allows it (opted in, CAP_SYS_TIME, no other steering); the clock state is restored in a
+ * finally block.
  */
 class SteeredAgreementTest {
 
@@ -24,8 +25,7 @@ class SteeredAgreementTest {
     @Test
     void exactReadsShouldStayInsideTheKernelsBracketWhileTheClockIsSteered() throws Exception {
         KernelVdsoTest.assumeExactModePossible();
-        assumeTrue(ClockSteering.permitted(), "steering the kernel clock needs root (CAP_SYS_TIME); user is "
-                + System.getProperty("user.name"));
+        HostSteering.assumeMaySteer();
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong reads = new AtomicLong();
         AtomicLong outside = new AtomicLong();

@@ -9,8 +9,9 @@ import org.timekeeping4j.ClockId;
 
 /**
  * {@code tk4j bench --html}: one self-contained page (no scripts, fonts or images from anywhere: inline CSS and
- * SVG only). One bar chart per clock, a bar per path: the bar is the mean ns per call, the whisker spans p50 to
- * p99, the dashed line is the JDK baseline; the label says the ratio. The full table follows the charts.
+ * SVG only). One bar chart per clock, a bar per path: the bar is the p50 ns per call, the whisker spans p50 to
+ * p99, the dashed line is the JDK baseline's p50; the label says the ratio of p50s as the terminal table does
+ * (median over rounds, lowest-highest round). The full table follows the charts.
  */
 public final class BenchHtml {
 
@@ -37,7 +38,7 @@ public final class BenchHtml {
                 .append("h1{font-size:22px;margin:0 0 4px}h2{font-size:15px;margin:18px 0 2px}")
                 .append(".meta{color:#555;font-size:13px;margin-bottom:8px}")
                 .append(".grid{display:flex;flex-wrap:wrap;gap:8px 28px}")
-                .append(".chart{width:560px}.note{font-size:12px;color:#555;max-width:1150px}")
+                .append(".chart{width:630px}.note{font-size:12px;color:#555;max-width:1150px}")
                 .append("table{border-collapse:collapse;font-size:12px;margin-top:18px}")
                 .append("td,th{padding:2px 10px;text-align:right;border-bottom:1px solid #eee}")
                 .append("td:nth-child(-n+3),th:nth-child(-n+3){text-align:left}")
@@ -47,10 +48,12 @@ public final class BenchHtml {
                 .append(" ").append(esc(str(machine.get("machine")))).append(" &middot; clocksource ")
                 .append(esc(str(machine.get("clocksource")))).append(" &middot; Java ").append(esc(str(machine.get("java"))))
                 .append("</div>\n");
-        h.append("<div class=\"note\">Bar: mean ns per call (shorter is faster). Whisker: p50 to p99 of batches of ")
+        h.append("<div class=\"note\">Bar: p50 ns per call (shorter is faster). Whisker: p50 to p99 of batches of ")
                 .append(machine.get("batch")).append(" calls. Dashed line: the JDK call for that clock in the same run")
-                .append(" (System.nanoTime where the JDK has no such clock). Label: mean and ratio to that line. A broken bar runs off")
-                .append(" the axis (a system call, about ten times a vDSO read).</div>\n");
+                .append(" (System.nanoTime where the JDK has no such clock). Label: p50 and its ratio to the JDK's p50,")
+                .append(" the median over alternating rounds with the lowest and highest round's ratio; noisy: too far")
+                .append(" apart to rank. A broken bar runs off the axis (a system call, about ten times a vDSO read).")
+                .append("</div>\n");
         h.append("<div class=\"grid\">\n");
         for (Map.Entry<ClockId, List<ReadBenchmark.CellResult>> e : byClock.entrySet()) {
             h.append("<div class=\"chart\"><h2>").append(esc(e.getKey().kernelName())).append("</h2>\n");
@@ -58,14 +61,13 @@ public final class BenchHtml {
             h.append("</div>\n");
         }
         h.append("</div>\n<table><tr><th>clock</th><th>path</th><th>call</th><th>mean ns</th><th>p50 ns</th>")
-                .append("<th>p99 ns</th><th>calls</th><th>mean vs JDK</th><th>p50 vs JDK</th><th>JDK call</th></tr>\n");
+                .append("<th>p99 ns</th><th>calls</th><th>p50 vs JDK</th><th>JDK call</th></tr>\n");
         for (ReadBenchmark.CellResult r : results) {
             h.append("<tr><td>").append(esc(r.cell().clock().kernelName())).append("</td><td>")
                     .append(esc(r.cell().path().name())).append("</td><td>").append(esc(r.call())).append("</td><td>")
                     .append(fmt(r.meanNs())).append("</td><td>").append(fmt(r.p50Ns())).append("</td><td>")
                     .append(fmt(r.p99Ns())).append("</td><td>").append(String.format(Locale.ROOT, "%,d", r.calls()))
-                    .append("</td><td>").append(String.format(Locale.ROOT, "%.2fx", r.ratio())).append("</td><td>")
-                    .append(String.format(Locale.ROOT, "%.2fx", r.p50Ratio())).append("</td><td>")
+                    .append("</td><td>").append(esc(r.isBaseline() ? "(baseline)" : r.ratioText())).append("</td><td>")
                     .append(esc(r.baselineCall())).append("</td></tr>\n");
         }
         h.append("</table>\n<p class=\"note\">Made by <code>tk4j bench --html</code>; each cell runs in its own copy")
@@ -77,18 +79,18 @@ public final class BenchHtml {
     private static void chart(StringBuilder h, List<ReadBenchmark.CellResult> rows, List<String> pathOrder) {
         int labelW = 150;
         int barW = 290;
-        int valueW = 120;
+        int valueW = 190;
         int rowH = 26;
         int top = 6;
         int width = labelW + barW + valueW;
         int height = top + rows.size() * rowH + 18;
         double max = 0;
-        double fastMax = rows.get(0).baselineMeanNs();
+        double fastMax = rows.get(0).baselineP50Ns();
         boolean anySlow = false;
         boolean anyFast = false;
         for (ReadBenchmark.CellResult r : rows) {
-            max = Math.max(max, Math.max(r.p99Ns(), Math.max(r.meanNs(), r.baselineMeanNs())));
-            if (r.meanNs() > SLOW_RATIO * r.baselineMeanNs()) {
+            max = Math.max(max, Math.max(r.p99Ns(), Math.max(r.p50Ns(), r.baselineP50Ns())));
+            if (r.p50Ns() > SLOW_RATIO * r.baselineP50Ns()) {
                 anySlow = true;
             } else {
                 fastMax = Math.max(fastMax, r.p99Ns());
@@ -117,14 +119,14 @@ public final class BenchHtml {
         for (int i = 0; i < rows.size(); i++) {
             ReadBenchmark.CellResult r = rows.get(i);
             int y = top + i * rowH;
-            boolean jdk = r.call().equals(r.baselineCall()) && r.cell().path().name().equals("jdk");
+            boolean jdk = r.isBaseline();
             String colour = jdk ? JDK_COLOUR : PALETTE[pathOrder.indexOf(r.cell().path().name()) % PALETTE.length];
             h.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n",
                     labelW - 6, y + 12, esc(r.cell().path().name())));
             h.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#777\" "
                     + "font-size=\"10\">%s</text>\n", labelW - 6, y + 23, esc(r.call())));
-            boolean off = r.meanNs() > axisLimit;
-            double w = off ? barW + 4 : Math.max(1, r.meanNs() * scale);
+            boolean off = r.p50Ns() > axisLimit;
+            double w = off ? barW + 4 : Math.max(1, r.p50Ns() * scale);
             h.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"%s\" "
                     + "rx=\"2\"/>\n", labelW, y + 3, w, colour));
             if (off) { // a white zig-zag: the bar is broken, it goes on far past the axis
@@ -138,11 +140,12 @@ public final class BenchHtml {
                     + "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#111\"/>"
                     + "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#111\"/>\n",
                     x50, y + 11, x99, y + 11, x50, y + 7, x50, y + 15, x99, y + 7, x99, y + 15));
-            String label = fmt(r.meanNs()) + " ns" + (jdk ? "  (JDK)" : String.format(Locale.ROOT, "  %.2fx", r.ratio()));
+            String label = fmt(r.p50Ns()) + " ns" + (jdk ? "  (JDK)" : "  " + r.ratioText());
             h.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-weight=\"%s\">%s</text>\n",
-                    labelW + barW + 6, y + 15, r.ratio() < 0.95 && !jdk ? "bold" : "normal", esc(label)));
+                    labelW + barW + 6, y + 15, r.p50Ratio() < 0.95 && !jdk && !r.noisy() ? "bold" : "normal",
+                    esc(label)));
         }
-        double bx = labelW + rows.get(0).baselineMeanNs() * scale;
+        double bx = labelW + rows.get(0).baselineP50Ns() * scale;
         h.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" "
                 + "stroke-dasharray=\"4 3\" stroke-width=\"1.5\"/>\n", bx, top, bx, height - 16, JDK_COLOUR));
         h.append("</svg>\n");

@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandle;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
 import org.timekeeping4j.ClockId;
@@ -29,6 +30,15 @@ public final class ReadBenchmark {
 
     private ReadBenchmark() {}
 
+    /** Rounds a cell's recorded time is split into by default: each round measures every cell once. */
+    public static final int DEFAULT_ROUNDS = 5;
+
+    /**
+     * A ratio whose rounds spread wider than this share of its median is too noisy to rank against the
+     * baseline: the machine's load changed more between rounds than the paths differ.
+     */
+    public static final double NOISY_SPREAD = 0.25;
+
     /**
      * One cell's figures.
      *
@@ -41,18 +51,58 @@ public final class ReadBenchmark {
      * @param baselineCall   the JDK call compared with (System.nanoTime, Instant.now)
      * @param baselineMeanNs its mean ns per call in the same run
      * @param baselineP50Ns  its median ns per call in the same run
+     * @param roundRatios    per round, this cell's p50 over the baseline's p50 in the same round
      */
     public record CellResult(Cell cell, double meanNs, double p50Ns, double p99Ns, long calls, String call,
-                             String baselineCall, double baselineMeanNs, double baselineP50Ns) {
+                             String baselineCall, double baselineMeanNs, double baselineP50Ns,
+                             double[] roundRatios) {
 
         /** mean / the JDK baseline's mean: below 1 is faster than the JDK. */
         public double ratio() {
             return meanNs / baselineMeanNs;
         }
 
-        /** p50 / the JDK baseline's p50: the same comparison, robust to a few preempted batches (short runs). */
+        /**
+         * The ratio to the JDK baseline: the median over rounds of p50 / the baseline's p50 in the same round
+         * (robust to a few preempted batches and to load that changes between rounds).
+         */
         public double p50Ratio() {
-            return p50Ns / baselineP50Ns;
+            if (roundRatios.length == 0) {
+                return p50Ns / baselineP50Ns;
+            }
+            double[] sorted = roundRatios.clone();
+            java.util.Arrays.sort(sorted);
+            int n = sorted.length;
+            return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        }
+
+        /** The lowest round's ratio. */
+        public double ratioLow() {
+            return java.util.Arrays.stream(roundRatios).min().orElse(p50Ratio());
+        }
+
+        /** The highest round's ratio. */
+        public double ratioHigh() {
+            return java.util.Arrays.stream(roundRatios).max().orElse(p50Ratio());
+        }
+
+        /** Whether the rounds spread too wide to rank this cell against its baseline ({@link #NOISY_SPREAD}). */
+        public boolean noisy() {
+            return roundRatios.length > 1 && (ratioHigh() - ratioLow()) / p50Ratio() > NOISY_SPREAD;
+        }
+
+        /** Whether this cell is its own baseline (the JDK's call measured as the jdk path). */
+        public boolean isBaseline() {
+            return call.equals(baselineCall) && cell.path().name().equals("jdk");
+        }
+
+        /** "0.86x (0.80-0.93)", with " noisy" when the rounds are too far apart to rank. */
+        public String ratioText() {
+            if (roundRatios.length < 2) {
+                return String.format(Locale.ROOT, "%.2fx", p50Ratio());
+            }
+            return String.format(Locale.ROOT, "%.2fx (%.2f-%.2f)%s", p50Ratio(), ratioLow(), ratioHigh(),
+                    noisy() ? " noisy" : "");
         }
 
         public Map<String, Object> toMap() {
@@ -67,17 +117,24 @@ public final class ReadBenchmark {
             m.put("baseline", baselineCall);
             m.put("ratioToBaseline", round(ratio()));
             m.put("p50RatioToBaseline", round(p50Ratio()));
+            m.put("p50RatioLow", round(ratioLow()));
+            m.put("p50RatioHigh", round(ratioHigh()));
+            m.put("rounds", roundRatios.length);
+            m.put("noisy", noisy());
             return m;
         }
     }
 
     /**
      * Measures every cell: a first pass warms every reader up (so the shared loop is compiled once, seeing all
-     * of them), then each cell runs {@code warmupNanos} unrecorded and {@code durationNanos} recorded.
-     * The JDK baselines are measured even when the jdk path is not among {@code paths}.
+     * of them), then {@code rounds} rounds each run every cell (the JDK baselines included) for
+     * {@code warmupNanos / rounds} unrecorded and {@code durationNanos / rounds} recorded, in alternating order
+     * (forward, then backward), so that a cell and its baseline are measured close together and load that
+     * drifts during the run weighs on both. A cell's ratio is taken per round against its baseline in the same
+     * round. The JDK baselines are measured even when the jdk path is not among {@code paths}.
      */
     public static List<CellResult> run(List<ClockPath> paths, List<ClockId> clocks, long warmupNanos,
-                                       long durationNanos, int batch, Progress progress) {
+                                       long durationNanos, int batch, int rounds, Progress progress) {
         List<Cell> cells = Cell.of(paths, clocks, c -> true);
         List<Cell> all = new ArrayList<>(cells);
         for (Cell c : cells) {
@@ -93,24 +150,41 @@ public final class ReadBenchmark {
             loops[i] = BatchLoop.forCell();
             measure(loops[i], readers[i], Math.max(1_000_000L, warmupNanos / 4), batch, null);
         }
-        Map<Cell, Histogram> histograms = new LinkedHashMap<>();
+        Histogram[] totals = new Histogram[all.size()];
+        double[][] roundP50 = new double[all.size()][rounds];
         for (int i = 0; i < all.size(); i++) {
-            progress.doing(all.get(i).clock().kernelName() + " " + all.get(i).path().name());
-            measure(loops[i], readers[i], warmupNanos, batch, null);
-            Histogram h = new Histogram(3);
-            measure(loops[i], readers[i], durationNanos, batch, h);
-            histograms.put(all.get(i), h);
+            totals[i] = new Histogram(3);
+        }
+        long warmPerRound = warmupNanos / rounds;
+        long recordPerRound = Math.max(1, durationNanos / rounds);
+        for (int r = 0; r < rounds; r++) {
+            for (int k = 0; k < all.size(); k++) {
+                int i = r % 2 == 0 ? k : all.size() - 1 - k;
+                progress.doing(all.get(i).clock().kernelName() + " " + all.get(i).path().name()
+                        + (rounds > 1 ? " (round " + (r + 1) + " of " + rounds + ")" : ""));
+                measure(loops[i], readers[i], warmPerRound, batch, null);
+                Histogram h = new Histogram(3);
+                measure(loops[i], readers[i], recordPerRound, batch, h);
+                roundP50[i][r] = h.getValueAtPercentile(50);
+                totals[i].add(h);
+            }
         }
         List<CellResult> results = new ArrayList<>();
         List<Cell> byClock = new ArrayList<>(cells);
         byClock.sort(java.util.Comparator.comparing((Cell c) -> c.clock()).thenComparing(c -> paths.indexOf(c.path())));
         for (Cell c : byClock) {
-            Histogram h = histograms.get(c);
+            int i = all.indexOf(c);
             Cell base = baselineCell(c.clock());
+            int b = all.indexOf(base);
+            Histogram h = totals[i];
+            double[] ratios = new double[rounds];
+            for (int r = 0; r < rounds; r++) {
+                ratios[r] = roundP50[i][r] / roundP50[b][r];
+            }
             results.add(new CellResult(c, h.getMean() / 1000.0, h.getValueAtPercentile(50) / 1000.0,
                     h.getValueAtPercentile(99) / 1000.0, h.getTotalCount() * batch, c.path().callName(c.clock()),
-                    base.path().callName(base.clock()), histograms.get(base).getMean() / 1000.0,
-                    histograms.get(base).getValueAtPercentile(50) / 1000.0));
+                    base.path().callName(base.clock()), totals[b].getMean() / 1000.0,
+                    totals[b].getValueAtPercentile(50) / 1000.0, ratios));
         }
         return results;
     }

@@ -34,6 +34,8 @@ public final class AgreementCheck {
     static final double WARMUP_FRACTION = 0.2;
     static final long MIN_WARMUP_NANOS = 300_000_000L;
     static final long MAX_WARMUP_NANOS = 2_000_000_000L;
+    /** The fewest recorded bracketed reads a cell needs for OK. */
+    public static final long MIN_READS = 1_000;
 
     private AgreementCheck() {}
 
@@ -81,15 +83,18 @@ public final class AgreementCheck {
         metrics.put("bracketP50Ns", width.getValueAtPercentile(50));
         metrics.put("warmupNs", warmup);
         metrics.put("warmupExcursionMaxNs", warmupMax);
+        metrics.put("minReads", MIN_READS);
         boolean ok = max <= bound;
+        long reads = ex.getTotalCount();
         String summary = String.format("%,d bracketed reads, excursion p50 %d / p99 %d / max %d ns, bound %d ns"
                         + " (after %d ms of warm-up, whose max was %d ns)",
-                ex.getTotalCount(), ex.getValueAtPercentile(50), ex.getValueAtPercentile(99), max, bound,
-                warmup / 1_000_000, warmupMax);
+                reads, ex.getValueAtPercentile(50), ex.getValueAtPercentile(99), max, bound,
+                warmup / 1_000_000, warmupMax) + Status.shortfall(reads, MIN_READS, ok ? 0 : 1);
         List<String> details = ok ? List.of()
                 : List.of("a read fell " + max + " ns outside its kernel bracket; " + cell.path().name()
                         + " promises at most " + bound + " ns");
-        return new CheckResult(mode, cell.subject(), ok ? Status.OK : Status.FAILED, summary, metrics, details);
+        return new CheckResult(mode, cell.subject(), Status.of(reads, MIN_READS, ok ? 0 : 1), summary, metrics,
+                details);
     }
 
     /**

@@ -16,12 +16,12 @@ public record Cell(ClockPath path, ClockId clock) {
 
     /**
      * Every (path, clock) pair the path serves, for the requested clocks (all the path serves when {@code clocks}
-     * is empty) that the mode accepts.
+     * is empty; a clock named twice counts once) that the mode accepts.
      */
     public static List<Cell> of(List<ClockPath> paths, List<ClockId> clocks, Predicate<ClockId> modeAccepts) {
         List<Cell> cells = new ArrayList<>();
         for (ClockPath p : paths) {
-            for (ClockId c : clocks.isEmpty() ? p.clocks() : clocks) {
+            for (ClockId c : clocks.isEmpty() ? p.clocks() : clocks.stream().distinct().toList()) {
                 if (p.serves(c) && modeAccepts.test(c)) {
                     cells.add(new Cell(p, c));
                 }

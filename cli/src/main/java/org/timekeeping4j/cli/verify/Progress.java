@@ -3,22 +3,25 @@ package org.timekeeping4j.cli.verify;
 import java.io.PrintWriter;
 
 /**
- * A progress line on stderr for runs long enough to wonder about (planned 2 s or more): on a terminal once a
- * second, rewritten in place, "tk4j verify: 3 s of about 10 s, consistency kernel CLOCK_MONOTONIC", wiped when the
- * run ends; elsewhere (a file, a pipe, a test's writer) a plain line every 5 s. Shorter runs print nothing.
+ * A progress line on stderr for runs long enough to wonder about: on a terminal, for runs planned at 2 s or
+ * more, once a second, rewritten in place, "tk4j verify: 3 s of about 10 s, consistency kernel CLOCK_MONOTONIC",
+ * wiped when the run ends. Elsewhere (a file, a pipe, a CI log) a line stays for good, so only runs planned at
+ * {@link #MIN_LOGGED_NANOS} or more print one, every 30 s. Shorter runs print nothing.
  *
  * <p>Threading: {@link #doing} from the coordinating thread; the line is printed by a daemon ticker thread.
  */
 public final class Progress implements AutoCloseable {
 
     private static final long MIN_PLANNED_NANOS = 2_000_000_000L;
+    /** Off a terminal: the shortest planned run that prints progress lines at all. */
+    static final long MIN_LOGGED_NANOS = 60_000_000_000L;
 
     private final PrintWriter err;
     private final String what;
     private final double plannedSeconds;
     private final long start = System.nanoTime();
     private final Thread ticker;
-    // On a terminal the line is rewritten in place every second; into a file or pipe, a plain line every 5 s.
+    // On a terminal the line is rewritten in place every second; into a file or pipe, a plain line every 30 s.
     private final boolean inPlace = System.console() != null && System.console().isTerminal();
     private volatile String current = "";
     private volatile boolean done;
@@ -29,7 +32,7 @@ public final class Progress implements AutoCloseable {
         this.err = err;
         this.what = what;
         this.plannedSeconds = plannedSeconds;
-        if (err != null && plannedSeconds * 1e9 >= MIN_PLANNED_NANOS) {
+        if (err != null && plannedSeconds * 1e9 >= (inPlace ? MIN_PLANNED_NANOS : MIN_LOGGED_NANOS)) {
             ticker = Thread.ofPlatform().daemon().name("tk4j-progress").start(this::tick);
         } else {
             ticker = null;
@@ -49,7 +52,7 @@ public final class Progress implements AutoCloseable {
     private void tick() {
         while (!done) {
             try {
-                Thread.sleep(inPlace ? 1000 : 5000);
+                Thread.sleep(inPlace ? 1000 : 30_000);
             } catch (InterruptedException e) {
                 return;
             }

@@ -65,7 +65,7 @@ public final class SkewCheck {
         List<CheckResult> results = new ArrayList<>();
         try (SimulatedTimekeeper tk = subject.get()) {
             List<ClockId> targets = clocks.isEmpty() ? tk.clocks()
-                    : clocks.stream().filter(tk.clocks()::contains).toList();
+                    : clocks.stream().distinct().filter(tk.clocks()::contains).toList();
             if (targets.isEmpty()) {
                 throw new IllegalArgumentException("the simulated timekeeper '" + tk.name() + "' serves none of "
                         + clocks + " (it serves " + tk.clocks() + ")");

@@ -3,6 +3,8 @@ package org.timekeeping4j.cli.verify;
 import java.util.ArrayList;
 import java.util.List;
 import org.timekeeping4j.cli.path.PathReader;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -42,7 +44,14 @@ final class TimedRun {
         void work(int index, TimedRun run);
     }
 
-    /** Starts {@code threads} threads running {@code worker}, waits {@code nanos}, stops and joins them. */
+    /** How long the coordinator waits for every worker to be running before it starts the clock anyway. */
+    static final long START_TIMEOUT_NANOS = 10_000_000_000L;
+
+    /**
+     * Starts {@code threads} threads running {@code worker}, waits until all of them run (a loaded machine can
+     * leave a new thread unscheduled for longer than a short cell: it then made no read at all), then
+     * {@code nanos}, stops and joins them.
+     */
     static void run(int threads, long nanos, Worker worker) {
         new TimedRun().runWith(threads, nanos, worker);
     }
@@ -50,9 +59,13 @@ final class TimedRun {
     private void runWith(int threads, long nanos, Worker worker) {
         List<Thread> started = new ArrayList<>();
         Throwable[] failure = new Throwable[1];
+        CountDownLatch allRunning = new CountDownLatch(threads);
         for (int i = 0; i < threads; i++) {
             int index = i;
-            Thread t = Thread.ofPlatform().name("tk4j-verify-" + i).daemon().unstarted(() -> worker.work(index, this));
+            Thread t = Thread.ofPlatform().name("tk4j-verify-" + i).daemon().unstarted(() -> {
+                allRunning.countDown();
+                worker.work(index, this);
+            });
             t.setUncaughtExceptionHandler((th, e) -> {
                 synchronized (failure) {
                     if (failure[0] == null) {
@@ -64,6 +77,11 @@ final class TimedRun {
             started.add(t);
         }
         started.forEach(Thread::start);
+        try {
+            allRunning.await(START_TIMEOUT_NANOS, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         long end = System.nanoTime() + nanos;
         for (long left; running && (left = end - System.nanoTime()) > 0; ) {
             LockSupport.parkNanos(Math.min(left, 50_000_000L));

@@ -12,6 +12,11 @@ public final class Verifier {
 
     /** Each timed cell runs at least this long, whatever the split of the total. */
     static final long MIN_CELL_NANOS = 10_000_000L;
+    /**
+     * A cell that ends with fewer samples than its check's minimum and no violation runs again with four times
+     * the time, at most this many times in all, before it is reported INCONCLUSIVE.
+     */
+    static final int MAX_ATTEMPTS = 3;
 
     private Verifier() {}
 
@@ -42,10 +47,11 @@ public final class Verifier {
         return timed("causality", s, 2, (cell, nanos, threads) -> {
             CheckResult r = CausalityCheck.run("causality", cell.subject(), cell.path().reader(cell.clock()), nanos,
                     threads);
-            if (r.status() == Status.FAILED && !cell.path().orderedAcrossThreads()) {
-                // Measured and reported, not failed: this path documents that it promises no cross-thread order.
-                return new CheckResult(r.mode(), r.subject(), Status.SKIPPED, "causality " + cell.subject()
-                        + ": not promised (unordered reads); measured: " + r.summary(), r.metrics(), r.details());
+            if (!cell.path().orderedAcrossThreads() && r.status() != Status.INCONCLUSIVE) {
+                // Measured and reported, whatever the figure: this path documents that it promises no cross-thread
+                // order, so neither a violation nor its absence says anything about the path's promises.
+                return new CheckResult(r.mode(), r.subject(), Status.MEASURED, "not promised (unordered reads); "
+                        + "measured: " + r.summary(), r.metrics(), List.of());
             }
             return r;
         });
@@ -78,40 +84,79 @@ public final class Verifier {
         long perCell = Math.max(MIN_CELL_NANOS, seconds(s.seconds()) / cells.size());
         int threads = s.threads() > 0 ? s.threads() : defaultThreads;
         for (Cell cell : cells) {
-            s.progress().doing(mode + " " + cell.subject());
-            results.add(run.run(cell, perCell, threads));
+            results.add(withRetries(mode, s.progress(), cell, perCell, threads, run));
         }
         return results;
+    }
+
+    /** Runs a cell; runs it again with four times the time while it is INCONCLUSIVE, {@link #MAX_ATTEMPTS} in all. */
+    private static CheckResult withRetries(String mode, Progress progress, Cell cell, long nanos, int threads,
+                                           CellRun run) {
+        long time = nanos;
+        CheckResult r = null;
+        int attempt = 0;
+        while (attempt < MAX_ATTEMPTS && (r == null || r.status() == Status.INCONCLUSIVE)) {
+            attempt++;
+            progress.doing(mode + " " + cell.subject() + (attempt == 1 ? "" : " (again: too few samples)"));
+            r = run.run(cell, time, threads);
+            time *= 4;
+        }
+        if (attempt == 1) {
+            return r;
+        }
+        java.util.Map<String, Object> metrics = new java.util.LinkedHashMap<>(r.metrics());
+        metrics.put("attempts", attempt);
+        return new CheckResult(r.mode(), r.subject(), r.status(), r.summary() + " (attempt " + attempt + " of "
+                + MAX_ATTEMPTS + ": the earlier had too few samples)", metrics, r.details());
     }
 
     static long seconds(double s) {
         return (long) (s * 1e9);
     }
 
-    /** Human output: one line per check, a failure's details under it, then [OK] / [FAILED] / [SKIPPED]. */
+    /**
+     * Human output: one line per check, a failure's details under it, then [OK] / [FAILED] / [INCONCLUSIVE] /
+     * [MEASURED] / [SKIPPED].
+     */
     public static void print(PrintWriter out, List<CheckResult> results) {
+        int width = results.stream().mapToInt(r -> r.subject().length()).max().orElse(0);
+        String columns = "%-11s %-" + Math.max(1, width) + "s ";
         for (CheckResult r : results) {
             if (r.status() == Status.FAILED) {
-                out.printf("%-11s %-34s %s%n", r.mode(), r.subject(), r.summary());
+                out.printf(columns + "%s%n", r.mode(), r.subject(), r.summary());
                 for (String d : r.details()) {
                     out.println("    " + d);
                 }
-                out.printf("%-11s %-34s [FAILED]%n", r.mode(), r.subject());
+                out.printf(columns + "[FAILED]%n", r.mode(), r.subject());
             } else if (r.status() == Status.SKIPPED) {
                 out.println(r.summary());
-                out.printf("%-11s %-34s [SKIPPED]%n", r.mode(), r.subject());
+                out.printf(columns + "[SKIPPED]%n", r.mode(), r.subject());
             } else {
-                out.printf("%-11s %-34s [%s] %s%n", r.mode(), r.subject(), r.status(), r.summary());
+                out.printf(columns + "%-14s %s%n", r.mode(), r.subject(), "[" + r.status() + "]", r.summary());
             }
         }
     }
 
-    /** "21 OK, 1 FAILED, 1 SKIPPED" */
+    /** "21 OK, 1 FAILED, 2 MEASURED, 1 SKIPPED": OK and FAILED always, the others when there are any. */
     public static String tally(List<CheckResult> results) {
-        long ok = results.stream().filter(r -> r.status() == Status.OK).count();
-        long failed = results.stream().filter(r -> r.status() == Status.FAILED).count();
-        long skipped = results.stream().filter(r -> r.status() == Status.SKIPPED).count();
-        return ok + " OK, " + failed + " FAILED" + (skipped > 0 ? ", " + skipped + " SKIPPED" : "");
+        StringBuilder sb = new StringBuilder();
+        for (Status st : Status.values()) {
+            long n = count(results, st);
+            if (n > 0 || st == Status.OK || st == Status.FAILED) {
+                sb.append(sb.isEmpty() ? "" : ", ").append(n).append(' ').append(st);
+            }
+        }
+        return sb.toString();
+    }
+
+    /** How many results have {@code status}. */
+    public static long count(List<CheckResult> results, Status status) {
+        return results.stream().filter(r -> r.status() == status).count();
+    }
+
+    /** Whether any check ended without enough samples to pass or fail. */
+    public static boolean anyInconclusive(List<CheckResult> results) {
+        return count(results, Status.INCONCLUSIVE) > 0;
     }
 
     /** Whether any check failed. */

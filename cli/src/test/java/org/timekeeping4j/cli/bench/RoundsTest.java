@@ -1,0 +1,63 @@
+package org.timekeeping4j.cli.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.cli.path.ClockPaths;
+import org.timekeeping4j.cli.verify.Cell;
+
+/** One statistic for a ratio everywhere: the median over rounds of p50 / the baseline's p50, with its spread. */
+class RoundsTest {
+
+    /** A cell whose mean ratio (2.0) and p50 ratio (about 0.8) differ, as after a few preempted batches. */
+    private static ReadBenchmark.CellResult fast(double... rounds) {
+        return new ReadBenchmark.CellResult(new Cell(ClockPaths.KERNEL, ClockId.MONOTONIC), 40, 16, 30, 1000,
+                "Clocks.kernelNanos", "System.nanoTime", 20, 20, rounds);
+    }
+
+    @Test
+    void theRatioIsTheRoundsMedianWithTheirRange() {
+        ReadBenchmark.CellResult r = fast(0.9, 0.7, 0.8, 1.6, 0.75);
+        assertThat(r.p50Ratio()).isEqualTo(0.8);
+        assertThat(r.ratioLow()).isEqualTo(0.7);
+        assertThat(r.ratioHigh()).isEqualTo(1.6);
+        assertThat(r.noisy()).isTrue();
+        assertThat(r.ratioText()).isEqualTo("0.80x (0.70-1.60) noisy");
+        ReadBenchmark.CellResult steady = fast(0.81, 0.79, 0.80, 0.82);
+        assertThat(steady.p50Ratio()).isCloseTo(0.805, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(steady.noisy()).isFalse();
+        assertThat(steady.ratioText()).isEqualTo("0.81x (0.79-0.82)");
+        assertThat(steady.toMap()).containsEntry("rounds", 4).containsEntry("noisy", false)
+                .containsEntry("p50RatioLow", 0.79).containsEntry("p50RatioHigh", 0.82);
+    }
+
+    @Test
+    void theHtmlPageLabelsTheSameP50RatioAsTheTerminalNotTheMean() {
+        ReadBenchmark.CellResult r = fast(0.81, 0.79, 0.80);
+        String page = BenchHtml.render(List.of(r), Map.of("batch", 1000), "now");
+        assertThat(page).contains("0.80x (0.79-0.81)").doesNotContain("2.00x");
+        StringWriter table = new StringWriter();
+        BenchTable.print(new PrintWriter(table, true), List.of(r));
+        assertThat(table.toString()).contains("0.80x (0.79-0.81)").contains("System.nanoTime")
+                .doesNotContain("2.00x");
+    }
+
+    @Test
+    void theTablesColumnsStayAlignedWithALongPathName() {
+        ReadBenchmark.CellResult a = fast(0.8, 0.8, 0.8);
+        ReadBenchmark.CellResult b = new ReadBenchmark.CellResult(new Cell(ClockPaths.byName("fast-unordered")
+                .orElseThrow(), ClockId.MONOTONIC), 10, 10, 12, 1000, "Clocks.nanosUnordered", "System.nanoTime",
+                20, 20, new double[] {0.5, 0.5, 0.5});
+        StringWriter table = new StringWriter();
+        BenchTable.print(new PrintWriter(table, true), List.of(a, b));
+        List<String> lines = table.toString().lines().toList();
+        int column = lines.get(0).indexOf("call");
+        assertThat(lines.get(1).indexOf("Clocks.kernelNanos")).as(table.toString()).isEqualTo(column);
+        assertThat(lines.get(2).indexOf("Clocks.nanosUnordered")).as(table.toString()).isEqualTo(column);
+    }
+}
