@@ -1,7 +1,7 @@
 package org.timekeeping4j;
 
 import java.util.Arrays;
-import org.timekeeping4j.clocksource.VdsoStub;
+import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.tracking.Publication;
 import org.timekeeping4j.vdso.KernelVdso;
 import org.timekeeping4j.timekeeper.CounterClock;

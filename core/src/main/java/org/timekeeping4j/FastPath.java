@@ -4,8 +4,9 @@ import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.CounterSelection;
 import org.timekeeping4j.clocksource.CounterSelector;
 import org.timekeeping4j.clocksource.SeqlockReader;
+import org.timekeeping4j.machine.SeqlockPage;
+import org.timekeeping4j.machine.SeqlockStub;
 import org.timekeeping4j.timekeeper.CounterClock;
-import org.timekeeping4j.timekeeper.VvarPage;
 import org.timekeeping4j.tracking.KernelTracker;
 import org.timekeeping4j.tracking.Publication;
 import org.timekeeping4j.vdso.KernelVdso;
@@ -103,8 +104,8 @@ final class FastPath {
     static final class Pages {
         static final SeqlockReader READER = CONFIG_ERROR == null ? CounterSelector.processSeqlockReader() : null;
         static final boolean ENABLED = READER != null;
-        static final VvarPage ADJUSTED = VvarPage.allocate(); // the adjusted timekeeper's records
-        static final VvarPage RAW = VvarPage.allocate(); // the raw timekeeper's
+        static final SeqlockPage ADJUSTED = SeqlockPage.allocate(); // the adjusted timekeeper's records
+        static final SeqlockPage RAW = SeqlockPage.allocate(); // the raw timekeeper's
         /** Every counter clock's slot, at its {@link CounterClock#record()} index. */
         static final Slot[] SLOTS = slots();
         static final Slot REALTIME = SLOTS[CounterClock.REALTIME.record()];
@@ -128,15 +129,16 @@ final class FastPath {
         private static Slot[] slots() {
             Slot[] slots = new Slot[CounterClock.values().length];
             for (CounterClock clock : CounterClock.values()) {
-                VvarPage page = clock.raw() ? RAW : ADJUSTED;
-                slots[clock.record()] = new Slot(clock, page.address(), page.recordAddress(Publication.line(clock)));
+                SeqlockPage page = clock.raw() ? RAW : ADJUSTED;
+                slots[clock.record()] = new Slot(clock, page.address(),
+                        page.recordAddress(CounterClock.of(Publication.line(clock))));
             }
             return slots;
         }
 
         /** A fresh read of {@code slot}'s record, or STALE. */
         static long read(Slot slot) {
-            return SeqlockReader.readPreferred(slot.page(), slot.record(), SeqlockReader.FRESH);
+            return SeqlockStub.readPreferred(slot.page(), slot.record(), SeqlockStub.FRESH);
         }
     }
 

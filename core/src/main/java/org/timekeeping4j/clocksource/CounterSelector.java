@@ -13,6 +13,7 @@ import org.timekeeping4j.ClockId;
 import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.Platform;
+import org.timekeeping4j.machine.Stubs;
 
 /**
  * Chooses the counter that timekeeping4j reads: a hardware counter where it is provably linear with the

@@ -6,7 +6,7 @@ import java.lang.invoke.MethodHandle;
 import java.util.List;
 import java.util.Locale;
 import org.timekeeping4j.clocksource.CounterArch;
-import org.timekeeping4j.clocksource.VdsoStub;
+import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.Platform;
 import org.timekeeping4j.timekeeper.CounterClock;
@@ -144,7 +144,7 @@ public final class Discovery {
         if (refusal != null) {
             return new Result(refusal, layout, mapping, null, null, rec.rejected());
         }
-        VdsoStub.Mapping ordered = arch.mapVdsoRead(layout.x86Algorithm(), true);
+        VdsoStub.Mapping ordered = VdsoStub.map(arch, layout.x86Algorithm(), true);
         if (!ordered.ok()) {
             return new Result("the read's machine code cannot run: " + ordered.failure(), layout, mapping, null,
                     null, rec.rejected());

@@ -5,7 +5,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.clocksource.VdsoStub;
+import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.timekeeper.CounterClock;
 
 /**
@@ -152,7 +152,7 @@ public final class KernelVdso {
     /** The unordered read's code, mapped on first use (most processes never call it). */
     private static final class Unordered {
         static final MethodHandle READ = !ENABLED ? null
-                : STATE.layout().arch().mapVdsoRead(STATE.layout().x86Algorithm(), false).handle();
+                : VdsoStub.map(STATE.layout().arch(), STATE.layout().x86Algorithm(), false).handle();
     }
 
     private static long invoke(MethodHandle handle, long vc, long ts) {

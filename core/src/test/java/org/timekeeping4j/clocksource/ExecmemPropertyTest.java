@@ -3,6 +3,7 @@ package org.timekeeping4j.clocksource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
+import org.timekeeping4j.machine.Stubs;
 
 /**
  * timekeeping4j.execmem takes allow (the default) or deny; anything else is an error naming both, as an unknown
