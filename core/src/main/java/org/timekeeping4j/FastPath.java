@@ -4,6 +4,7 @@ import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.CounterSelection;
 import org.timekeeping4j.clocksource.CounterSelector;
 import org.timekeeping4j.clocksource.SeqlockReader;
+import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.machine.SeqlockPage;
 import org.timekeeping4j.machine.SeqlockStub;
 import org.timekeeping4j.timekeeper.CounterClock;
@@ -52,8 +53,7 @@ final class FastPath {
 
     /** A bad timekeeping4j.counter, timekeeping4j.execmem or timekeeping4j.vdso value, or null. */
     private static IllegalArgumentException configError() {
-        IllegalArgumentException e = CounterSelector.configError();
-        return e != null ? e : KernelVdso.configError();
+        return Configuration.PROCESS.error();
     }
 
     private static void start() {

@@ -9,6 +9,7 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import org.timekeeping4j.clocksource.CounterArch;
+import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.linux.ErrnoException;
 import org.timekeeping4j.linux.ExecutableMemory;
 import org.timekeeping4j.linux.LinuxTime;
@@ -29,27 +30,14 @@ import org.timekeeping4j.linux.Platform;
 public final class Stubs {
 
     /**
-     * "deny" behaves as if the system refused executable memory (tests, hardened-system drills); "allow", the
-     * default, maps the stubs. Any other value is an error (see {@link #execmemError}), as for
-     * {@code timekeeping4j.counter}: a typo must not silently mean "allow".
+     * Null, or why the timekeeping4j.execmem property's value is no mode (naming the valid ones): "deny" behaves
+     * as if the system refused executable memory (tests, hardened-system drills); "allow", the default, maps
+     * the stubs; a typo must not silently mean "allow" ({@link Configuration}).
+     *
+     * @return the error, or null
      */
-    public static final String EXECMEM_PROPERTY = "timekeeping4j.execmem";
-
-    /** Null, or why the {@value #EXECMEM_PROPERTY} property's value is no mode (naming the valid ones). */
     public static String execmemError() {
-        return execmemError(System.getProperty(EXECMEM_PROPERTY));
-    }
-
-    /** Null, or why {@code v} (null: unset) is no execmem mode. */
-    public static String execmemError(String v) {
-        String mode = v == null ? "allow" : v.trim().toLowerCase(java.util.Locale.ROOT);
-        return mode.equals("allow") || mode.equals("deny") ? null
-                : EXECMEM_PROPERTY + "=" + v + " is not an execmem mode; use one of allow, deny";
-    }
-
-    private static boolean execmemDenied() {
-        String v = System.getProperty(EXECMEM_PROPERTY);
-        return v != null && v.trim().toLowerCase(java.util.Locale.ROOT).equals("deny");
+        return Configuration.PROCESS.execmemError();
     }
 
     private static final FunctionDescriptor LONG_VOID = FunctionDescriptor.of(JAVA_LONG);
@@ -77,8 +65,8 @@ public final class Stubs {
         if (badProperty != null) {
             return new Mapped(null, badProperty);
         }
-        if (execmemDenied()) {
-            return new Mapped(null, "executable memory refused (" + EXECMEM_PROPERTY + "=deny)");
+        if (!Configuration.PROCESS.execmem()) {
+            return new Mapped(null, "executable memory refused (" + Configuration.EXECMEM + "=deny)");
         }
         try {
             MemorySegment code1 = ExecutableMemory.map(code);

@@ -4,8 +4,8 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.util.List;
-import java.util.Locale;
 import org.timekeeping4j.clocksource.CounterArch;
+import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.Platform;
@@ -81,11 +81,10 @@ public final class Discovery {
         if (config != null) {
             return Result.refused(config.getMessage());
         }
-        String property = System.getProperty(KernelVdso.PROPERTY, "auto").trim().toLowerCase(Locale.ROOT);
-        if (property.equals("off")) {
+        if (!Configuration.PROCESS.exactMode()) {
             return Result.refused("exact mode switched off (" + KernelVdso.PROPERTY + "=off)");
         }
-        if ("kernel".equals(System.getProperty("timekeeping4j.counter"))) {
+        if (Configuration.PROCESS.kernelChosen()) {
             return Result.refused("the counter is not read by choice (timekeeping4j.counter=kernel)");
         }
         if (Platform.UNSUPPORTED_REASON != null) {

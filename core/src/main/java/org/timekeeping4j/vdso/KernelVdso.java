@@ -5,6 +5,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 import org.timekeeping4j.ClockId;
+import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.timekeeper.CounterClock;
 
@@ -26,7 +27,7 @@ import org.timekeeping4j.timekeeper.CounterClock;
 public final class KernelVdso {
 
     /** {@code timekeeping4j.vdso}: {@code auto} (exact mode wherever it validates) or {@code off}. */
-    public static final String PROPERTY = "timekeeping4j.vdso";
+    public static final String PROPERTY = Configuration.VDSO;
 
     private static final Discovery.Result STATE = Discovery.run();
 
@@ -37,10 +38,8 @@ public final class KernelVdso {
      * @return the error, or null
      */
     public static IllegalArgumentException configError() {
-        String v = System.getProperty(PROPERTY, "auto").trim().toLowerCase(java.util.Locale.ROOT);
-        return v.equals("auto") || v.equals("off") ? null : new IllegalArgumentException("unknown " + PROPERTY
-                + "=" + System.getProperty(PROPERTY) + ": valid values are auto (exact mode wherever the kernel's"
-                + " vDSO data validates) and off");
+        String e = Configuration.PROCESS.vdsoError();
+        return e == null ? null : new IllegalArgumentException(e);
     }
 
     /** True when exact mode serves the counter-backed clocks. */
