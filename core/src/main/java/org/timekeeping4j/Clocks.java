@@ -19,7 +19,7 @@ import org.timekeeping4j.machine.VdsoStub;
  * Reads Linux clocks.
  *
  * <p><b>Paths.</b> {@code kernelNanos} calls clock_gettime through libc: the vDSO serves the high-resolution
- * and COARSE clocks in user space (about 29 ns and 10 ns here), the others enter the kernel.
+ * and COARSE clocks in user space (docs/PERFORMANCE.md has what they cost), the others enter the kernel.
  * {@code syscallNanos} always enters the kernel (syscall(2)), as the vDSO itself does when it cannot
  * trust the counter: the reference against which faster paths are verified.
  *
@@ -179,8 +179,10 @@ public final class Clocks {
      * The cheapest timestamp there is: the CPU counter read without ordering (rdtsc, mrs cntvct_el0),
      * in counter cycles; clock_gettime(MONOTONIC_RAW) nanoseconds where no counter can be trusted.
      *
-     * <p>Guarantees, honestly: within one thread, ticks never decrease (the TSC is invariant and
-     * synchronised across cores here, checked by the selection's self-test). Unordered means the CPU may
+     * <p>Guarantees, honestly: within one thread, ticks never decrease: the counter is the one the kernel's
+     * own clocks read (exact mode: the vDSO data's clock_mode says so; tracker mode: the selection requires the
+     * kernel's clocksource to be it, an invariant TSC on x86, and runs its self-test), so it is synchronised
+     * across cores. Unordered means the CPU may
      * execute the read before earlier loads complete: a tick taken after reading a value another thread
      * published may be smaller than a tick that thread took before publishing, by up to a few tens of
      * cycles. Use {@link #nanos} where cross-thread order matters.

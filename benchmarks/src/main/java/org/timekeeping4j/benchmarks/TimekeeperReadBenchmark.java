@@ -16,7 +16,7 @@ import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.timekeeper.Timekeeper;
 
 /**
- * The timekeeper's seqlock read (issue 4), in ns per call: a {@link Timekeeper} of its own over the ordered
+ * The timekeeper's seqlock read, in ns per call: a {@link Timekeeper} of its own over the ordered
  * hardware counter the selection chose (rdtscp or lfence;rdtsc on x86), read for each clock, against the bare
  * {@code counter.read()} through the same field in the same run. The difference is the read path itself:
  * sequence load, field copies, validation, 64-bit multiply-shift and the clock's offset.

@@ -19,7 +19,7 @@ class MainJobTest {
             assertThat(r.out()).contains("FAILED:");
         }
         assertThat(r.out().lines().count()).isLessThanOrEqualTo(45);
-        // The summary names every mode that ran, skew included (issue 15).
+        // The summary names every mode that ran, skew included.
         String verify = r.out().lines().filter(l -> l.startsWith("verify:")).findFirst().orElseThrow();
         assertThat(verify).contains("consistency, causality, agreement, abi, skew)");
     }

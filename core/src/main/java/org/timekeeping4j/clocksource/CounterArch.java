@@ -60,10 +60,9 @@ public enum CounterArch {
             }
             // The kernel's rdtsc_ordered() uses lfence;rdtsc only where LFENCE is known to serialise RDTSC
             // (X86_FEATURE_LFENCE_RDTSC: Intel, and AMD with the MSR bit set), else rdtscp. That feature is
-            // not always visible from user space, and where it is missing lfence;rdtsc is not ordered:
-            // measured on this project's AMD EPYC VM (no lfence_rdtsc flag), fast reads through
-            // lfence;rdtsc fell 100 to 130 ns below a kernel read made just before them, through rdtscp
-            // never. So rdtscp first wherever the CPU has it, lfence;rdtsc only where the kernel says
+            // not always visible from user space, and where it is missing lfence;rdtsc is not ordered: on an
+            // AMD guest without the lfence_rdtsc flag, fast reads through lfence;rdtsc fell below a kernel
+            // read made just before them, through rdtscp never (docs/PERFORMANCE.md). So rdtscp first wherever the CPU has it, lfence;rdtsc only where the kernel says
             // it is safe or nothing else exists.
             if (flags.contains("lfence_rdtsc")) {
                 return flags.contains("rdtscp")

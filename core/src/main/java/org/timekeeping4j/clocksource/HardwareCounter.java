@@ -14,13 +14,15 @@ import org.timekeeping4j.machine.Stubs;
  */
 public abstract sealed class HardwareCounter extends Clocksource {
 
-    /** The kernel rates the TSC 300 (desired) and the arm64 architected counter 400. */
-    private static final int RATING = 300;
+    /** The kernel's ratings: the TSC 300 (desired), the arm64 architected counter 400. Reported, never compared. */
+    private static final int TSC_RATING = 300;
+    private static final int ARM64_RATING = 400;
 
     private final CounterFlavour flavour;
 
     private HardwareCounter(CounterFlavour flavour, double frequencyHz) {
-        super(flavour.arch().kernelClocksource(), flavour.arch().counterBits(), frequencyHz, RATING, true,
+        super(flavour.arch().kernelClocksource(), flavour.arch().counterBits(), frequencyHz,
+                flavour.arch() == CounterArch.AARCH64 ? ARM64_RATING : TSC_RATING, true,
                 flavour.isOrdered());
         this.flavour = flavour;
     }

@@ -143,8 +143,8 @@ final class MachineCode {
      * instructions): an ordered counter read does not start before every older instruction has executed, so
      * what a read costs beyond the bare counter read is how long, after the counter, its last instruction
      * takes to execute. Two chains start at the counter: the value's, and the branch's that checks the
-     * delta against the limit. Measured on this machine (AMD EPYC, Zen 3; docs/bench/seqlock-stub runs these
-     * bytes and variants of them, results in docs/PERFORMANCE.md): each instruction on the value's chain shows,
+     * delta against the limit. Measured (docs/bench/seqlock-stub runs these bytes and variants of them; the
+     * machine and the figures are in docs/PERFORMANCE.md): each instruction on the value's chain shows,
      * and a branch on the counter costs its chain's length plus about a cycle even when never taken,
      * while loads independent of the counter and the seq check cost nearly nothing. Hence:
      * <ul>
@@ -156,13 +156,13 @@ final class MachineCode {
      *     {@code k_hi = k + hi * 2^32 * mult'} and {@code k = (base + offset) * 2^64 + xtime * 2^(64 - shift)
      *     - cycle_last * mult'}, whose high word is exactly {@code base + offset + ((xtime + delta * mult)
      *     >>> shift)}. The constant is picked by a cmove on a compare of edx, ready before the mul is. Two
-     *     constants, not three: a second cmove pair measured 0.4 ns slower (three-epochs.s against
+     *     constants, not three: a second cmove pair measured slower (three-epochs.s against
      *     check-before-value.s in docs/bench/seqlock-stub).</li>
      * <li>the limit check joins the halves and compares after the value is computed in program order
-     *     (measured 0.4 ns cheaper than before it), and one compare covers both ends: a counter value
+     *     (measured cheaper than before it), and one compare covers both ends: a counter value
      *     before cycle_last is a huge unsigned delta.</li>
      * <li>the writer bounds each limit so that a delta below it implies {@code hi} in {E, E + 1} (E =
-     *     cycle_last's high half: a window of one to two 2^32-cycle epochs, 1.75 to 3.5 s at 2.45 GHz) and
+     *     cycle_last's high half: a window of one to two 2^32-cycle epochs, seconds at GHz rates) and
      *     the conversion exact (see timekeeper.VvarPublisher.anyLimit); beyond it, the slow path, exact too.</li>
      * <li>the fast path's fields fill the record's first cache line (64 bytes).</li>
      * </ul>

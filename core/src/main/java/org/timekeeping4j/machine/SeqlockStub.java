@@ -7,7 +7,7 @@ import org.timekeeping4j.linux.KernelInfo;
 /**
  * A whole timekeeper read in machine code: ordered counter read, sequence, conversion and validation in one
  * downcall, over a page of published parameters (the vDSO's do_hres over its vvar page). A read through it
- * costs the bare counter read plus a 128-bit multiply and an add (about 1.3 ns here); the same read in Java
+ * costs the bare counter read plus a 128-bit multiply and an add; the same read in Java
  * pays for each field's load and check after the downcall returns (docs/PERFORMANCE.md). The code and its
  * memory-ordering argument: {@link MachineCode#x86SeqlockRead}.
  *

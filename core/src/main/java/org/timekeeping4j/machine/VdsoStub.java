@@ -74,7 +74,8 @@ public final class VdsoStub {
 
     /**
      * Maps the arm64 code ({@link Arm64VdsoCode}: the generic vdso_calc_ns with the 56-bit mask; vdso_data
-     * 5.3-6.14 and vdso_clock 6.15+ share its field offsets), its counter read ordered (isb; mrs cntvct_el0, as
+     * 5.7-6.14 and vdso_clock 6.15+ share its field offsets; before 5.7 clock_mode meant the opposite and exact
+     * mode refuses those kernels, CounterArch.vdsoRefusal), its counter read ordered (isb; mrs cntvct_el0, as
      * the kernel's vDSO reads it) or not (mrs cntvct_el0 alone).
      * @param ordered true for isb; mrs, false for mrs alone
      * @return the mapped code, or why it could not be mapped
@@ -92,8 +93,8 @@ public final class VdsoStub {
     /**
      * The ordered counter read the kernel's vDSO itself uses here (rdtsc_ordered): lfence;rdtsc where the
      * kernel marks LFENCE as serialising rdtsc (X86_FEATURE_LFENCE_RDTSC), else rdtscp where the CPU has it,
-     * else lfence;rdtsc. Measured on this AMD VM: without the kernel's flag lfence;rdtsc reads up to 100 ns
-     * early, so rdtscp is preferred there.
+     * else lfence;rdtsc: without the kernel's flag lfence;rdtsc may read early (an AMD guest measured it,
+     * docs/PERFORMANCE.md), so rdtscp is preferred there.
      * @return the x86 flavour to read the counter with
      */
     public static VdsoCode.Flavour orderedFlavour() {

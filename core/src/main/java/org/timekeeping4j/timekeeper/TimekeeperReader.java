@@ -41,8 +41,8 @@ final class TimekeeperReader {
             s = readBegin(tk);
             // The counter is read right after the sequence, before the state's fields. An ordered read
             // (rdtscp, isb;mrs) waits for every earlier load to complete: with only the sequence load before
-            // it, the read does not wait for the ring -> state -> line chain of dependent loads (measured:
-            // 7 to 9 ns on this VM). The fields are validated by the sequence re-read all the same, and the
+            // it, the read does not wait for the ring -> state -> line chain of dependent loads (a few ns a
+            // read: docs/PERFORMANCE.md). The fields are validated by the sequence re-read all the same, and the
             // counter still comes after the acquire of s, which is what the monotonicity argument needs.
             now = counter ? tk.clocksource.read() : 0;
             TimekeeperState st = tk.ring[(int) (s >>> 1) & tk.ringMask];

@@ -18,8 +18,10 @@ import org.timekeeping4j.machine.SeqlockPage;
  * The writer builds the next state in the ring slot after the newest (the shadow copy: no reader uses it),
  * then publishes it by moving the sequence from odd to the next even value. Readers copy the newest state's
  * fields to locals, read the counter, and validate that the sequence did not change; while it is odd they
- * spin. The odd window covers only the writer's own counter read, the accumulation and ~20 stores; the slow
- * parts (pulling from the adjustment, which locks) happen before it. So readers are lock-free, and
+ * spin. The odd window covers only the writer's own counter read, the accumulation and the new state's
+ * stores: its ring slot's fields, and where the timekeeper has them its vvar page and a mirrored page (a dozen
+ * stores per clock record each, VvarPublisher). The slow parts (pulling from the adjustment, which locks)
+ * happen before it. So readers are lock-free, and
  * wait-free except when they overlap that window.
  *
  * <p>Why not the kernel's fast-timekeeper latch (two copies, readers never wait)? Because a latch reader

@@ -99,7 +99,7 @@ final class VvarPublisher {
      * {@code (E + 2) * 2^32 - cycle_last}, E = cycle_last's high 32 bits, so that the counter's high half is
      * E or E + 1, the two the record has a constant k_j for (the fast path multiplies the low half:
      * {@code now * mult' + k = lo * mult' + k_hi}, see machine.MachineCode.x86SeqlockRead). That last bound leaves
-     * one to two 2^32-cycle epochs (1.75 to 3.5 s at 2.45 GHz): a read later than that after an update
+     * one to two 2^32-cycle epochs (2^32 cycles is 1.43 s at 3 GHz): a read later than that after an update
      * takes the exact slow path. It is 0 (always the slow path) when mult' does not fit 64 bits:
      * mult &gt;= 2^shift, a counter slower than 1 GHz.
      */

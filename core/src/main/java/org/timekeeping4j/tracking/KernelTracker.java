@@ -64,7 +64,8 @@ public final class KernelTracker implements AutoCloseable {
     /**
      * Starts tracking on {@code counter} (an ordered hardware counter whose frequency is calibrated within
      * 100 ppm), publishing into a publication of its own. Returns at once; readers use the kernel until the
-     * first state has converged (typically 50 ms).
+     * first state has converged ({@link TrackingPolicy#CONVERGED_STEPS} steps within its bound, at the fast
+     * phase's interval, after the sampling code's warm-up; {@link #awaitTracking} waits for it).
      */
     public static KernelTracker start(Clocksource counter) {
         return start(counter, new Publication());

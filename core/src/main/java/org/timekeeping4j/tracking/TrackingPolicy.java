@@ -31,8 +31,8 @@ final class TrackingPolicy {
     /** Steps per second while converging (first {@link #FAST_PHASE_NANOS} after a (re)build). */
     static final long FAST_INTERVAL_NANOS = 10_000_000L;
     /**
-     * The longest interval between steps once converged. Each step costs the updater a few hundred us of CPU on
-     * this VM (measured: about half of it the wake-up from poll itself), so the interval grows while the clocks
+     * The longest interval between steps once converged. Each step costs the updater CPU (hundreds of us where it
+     * was measured, about half of it the wake-up from poll itself: docs/PERFORMANCE.md), so the interval grows while the clocks
      * agree: the frequency, estimated over a baseline of up to a minute, is good to about 1 ppb, which keeps the
      * error below a few ns even two seconds after an update.
      */
@@ -153,8 +153,8 @@ final class TrackingPolicy {
     /**
      * Runs the sampling code until the JIT has compiled it, once. This matters for accuracy, not speed: where the
      * kernel's counter read falls inside a bracket depends on how fast the Java code around it runs, and
-     * interpreted brackets placed the clock 100 to 130 ns behind what compiled user code sees (measured here with a
-     * k/fast/k probe), while the tracker believed itself within 10 ns.
+     * interpreted brackets placed the clock behind what compiled user code sees, by far more than the tracker's own
+     * error bound said (a k/fast/k probe measured it: docs/PERFORMANCE.md).
      */
     void warmUp(BooleanSupplier stopping) {
         if (warmedUp) {

@@ -12,8 +12,8 @@ import org.timekeeping4j.linux.Platform;
 import org.timekeeping4j.timekeeper.CounterClock;
 
 /**
- * Finds, recognises and validates the kernel's vDSO time data for {@link KernelVdso}, in the order
- * shared/reference/vdso-data.md recommends, refusing at the first doubt with a one-line reason:
+ * Finds, recognises and validates the kernel's vDSO time data for {@link KernelVdso} (the kernel's side:
+ * include/vdso/datapage.h and lib/vdso/gettimeofday.c), in this order, refusing at the first doubt with a one-line reason:
  * <ol>
  * <li>configuration ({@code timekeeping4j.vdso=off}, {@code timekeeping4j.counter=kernel});</li>
  * <li>the time namespace: a process in one of its own reads the namespace's page at page 0, whose seq
