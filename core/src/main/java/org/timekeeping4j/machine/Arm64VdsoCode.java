@@ -132,6 +132,6 @@ final class Arm64VdsoCode {
         System.arraycopy(BEFORE_SLOT, 0, all, 0, BEFORE_SLOT.length);
         System.arraycopy(slot, 0, all, BEFORE_SLOT.length, 2);
         System.arraycopy(AFTER_SLOT, 0, all, BEFORE_SLOT.length + 2, AFTER_SLOT.length);
-        return MachineCode.words(all);
+        return MachineCode.arm64(all);
     }
 }

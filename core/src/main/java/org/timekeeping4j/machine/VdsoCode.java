@@ -1,7 +1,5 @@
 package org.timekeeping4j.machine;
 
-import java.util.HexFormat;
-
 /**
  * Machine code of the kernel-data read: the vDSO's do_hres over the kernel's own vDSO time data, for
  * x86_64, as {@code int64_t vdso_read(const struct vdso_clock *vc, const struct vdso_timestamp *ts,
@@ -144,7 +142,7 @@ public final class VdsoCode {
 
         Flavour(String instructions, String slot) {
             this.instructions = instructions;
-            this.slot = HexFormat.ofDelimiter(" ").parseHex(slot);
+            this.slot = MachineCode.x86(slot);
         }
 
         /**
@@ -182,7 +180,7 @@ public final class VdsoCode {
      * @return the function's machine code, a fresh array
      */
     public static byte[] x86(Algorithm algorithm, Flavour flavour) {
-        byte[] code = HexFormat.ofDelimiter(" ").parseHex(algorithm == Algorithm.OVERFLOW ? OVERFLOW_CODE : LEGACY_CODE);
+        byte[] code = MachineCode.x86(algorithm == Algorithm.OVERFLOW ? OVERFLOW_CODE : LEGACY_CODE);
         int slot = slotOffset(algorithm);
         System.arraycopy(flavour.slot, 0, code, slot, SLOT_BYTES);
         return code;

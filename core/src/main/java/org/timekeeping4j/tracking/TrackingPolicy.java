@@ -3,6 +3,7 @@ package org.timekeeping4j.tracking;
 import java.util.function.BooleanSupplier;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.clocksource.Clocksource;
+import org.timekeeping4j.clocksource.MultShift;
 import org.timekeeping4j.linux.TimexReading;
 import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.timekeeper.Timekeeper;
@@ -330,7 +331,7 @@ final class TrackingPolicy {
         long mult = raw.monoMult();
         int shift = raw.shift();
         long base = rawBracket.counter;
-        double hz = 1e9 * Math.scalb(1.0, shift) / mult;
+        double hz = MultShift.frequencyHz(mult, shift);
         // Two brackets a baseline apart: each kernel time is known within half its width.
         double ppb = baselineNanos > 0 ? (rawBracket.width + 2.0) / baselineNanos * 1e9 : 1e6;
         return new RawLine(hz, mult, shift, ppb, base, raw.convert(base, Publication.line(CounterClock.MONOTONIC_RAW)),

@@ -5,6 +5,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 import org.timekeeping4j.ClockId;
+import org.timekeeping4j.clocksource.MultShift;
 import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.timekeeper.CounterClock;
@@ -243,7 +244,7 @@ public final class KernelVdso {
     public record Fields(long seq, int clockMode, long cycleLast, long maxCycles, long mult, int shift) {
         /** The counter frequency these mult/shift stand for, in Hz: 2^shift * 10^9 / mult. */
         public double frequencyHz() {
-            return Math.scalb(1e9, shift) / mult;
+            return MultShift.frequencyHz(mult, shift);
         }
     }
 
