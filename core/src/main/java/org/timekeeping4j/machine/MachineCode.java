@@ -91,7 +91,9 @@ final class MachineCode {
     /**
      * {@code int64_t seqlock_read(const uint64_t *page, const uint64_t *record, uint64_t limit_select)}: a
      * whole timekeeper read in one downcall, the vDSO's do_hres over a page laid out as {@link SeqlockReader}
-     * documents. Built by {@link #x86SeqlockRead} around an ordered counter read; with rdtscp (GNU as):
+     * documents. Built by {@link #x86SeqlockRead} around an ordered counter read; its source is
+     * x86-seqlock-read.s next to this file (AssemblySourcesTest reassembles both builds and compares); with
+     * rdtscp (GNU as):
      * <pre>
      *    0: 49 89 d3             mov    r11, rdx            ; 0: the fresh limit, 8: the any limit
      *    3: 0f 01 f9             rdtscp                     ; edx:eax = TSC (ecx clobbered, rax's top half 0)

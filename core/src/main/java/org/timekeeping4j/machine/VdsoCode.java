@@ -8,7 +8,8 @@ package org.timekeeping4j.machine;
  * (splitting ns into seconds afterwards does not change the sum), or {@code Long.MIN_VALUE} when the
  * vDSO would fall back to the system call: clock_mode not TSC, a time-namespace page (seq odd and
  * clock_mode VDSO_CLOCKMODE_TIMENS), or seq odd for 2^20 spins (a writer that never finishes: a stuck or
- * foreign page). Source: docs/bench/vdso-stub/x86-vdso-read.S ({@code build.sh -d} prints every variant).
+ * foreign page). Source: x86-vdso-read.S next to this file, which AssemblySourcesTest reassembles for every
+ * algorithm and slot and compares with these bytes (docs/bench/vdso-stub/build.sh -d prints every variant).
  *
  * <p><b>The counter slot.</b> Bytes {@code slot .. slot + 10} read the counter into edx:eax (rcx may be
  * clobbered): NOP padding first, then rdtscp, lfence;rdtsc or rdtsc, so every flavour has the same length

@@ -81,14 +81,11 @@ public final class VdsoStub {
      * @return the mapped code, or why it could not be mapped
      */
     public static Mapping mapArm64(boolean ordered) {
-        byte[] code = ordered ? Arm64VdsoCode.PRODUCTION : Arm64VdsoCode.build(ARM64_UNORDERED_SLOT);
+        byte[] code = ordered ? Arm64VdsoCode.PRODUCTION : Arm64VdsoCode.UNORDERED;
         Stubs.Mapped m = Stubs.map("vdso read (arm64, " + (ordered ? "isb;mrs cntvct_el0" : "mrs cntvct_el0") + ")",
                 code, READ, CounterArch.AARCH64);
         return new Mapping(m.handle(), m.failure());
     }
-
-    /** nop; mrs x5, cntvct_el0: the unordered slot of the arm64 code. */
-    private static final int[] ARM64_UNORDERED_SLOT = {0xd503201f, 0xd53be045};
 
     /**
      * The ordered counter read the kernel's vDSO itself uses here (rdtsc_ordered): lfence;rdtsc where the
