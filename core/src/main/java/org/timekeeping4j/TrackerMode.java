@@ -99,7 +99,7 @@ final class TrackerMode {
     }
 
     /**
-     * The process-wide vvar pages (the kernel's vvar page, in user space): the timekeepers {@link #PUBLICATION}
+     * The process-wide timekeeper pages (the kernel's vvar page, in user space): the timekeepers {@link #PUBLICATION}
      * serves mirror their states into them, so a fast read passes constant addresses to the seqlock stub and
      * loads nothing before the counter read (a load it would wait for: the stub's ordered read waits for every
      * older load). Every record is stale until the tracker has converged, and again from the moment it retires a

@@ -61,7 +61,7 @@ class ExportedApiTest {
                     "PpsCapabilities", "PpsEvent", "PpsSource", "PtpCapabilities", "PtpClock", "PtpOffset",
                     "TimeBounds"),
             ROOT + ".timekeeper", Set.of("Conversion", "CounterClock", "Timekeeper", "TimekeeperBuilder",
-                    "UserClock", "VvarPage"));
+                    "UserClock", "TimekeeperPage"));
 
     /**
      * The exported members allowed to take a segment, each with why it hands out no native access: the device

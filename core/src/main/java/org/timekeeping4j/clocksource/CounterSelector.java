@@ -157,7 +157,7 @@ public final class CounterSelector {
     }
 
     /**
-     * The machine-code reader a process-wide vvar page should be read with ({@link SeqlockReader#preferredReader()}),
+     * The machine-code reader a process-wide timekeeper page should be read with ({@link SeqlockReader#preferredReader()}),
      * or null where the selection cannot end with an ordered TSC read (mode kernel or unordered, another
      * architecture, another kernel clocksource, a TSC that is not invariant), so that callers do not pay
      * for a page nothing will publish into. Cheap facts only: no calibration.

@@ -166,7 +166,7 @@ final class MachineCode {
      *     before cycle_last is a huge unsigned delta.</li>
      * <li>the writer bounds each limit so that a delta below it implies {@code hi} in {E, E + 1} (E =
      *     cycle_last's high half: a window of one to two 2^32-cycle epochs, seconds at GHz rates) and
-     *     the conversion exact (see timekeeper.VvarPublisher.anyLimit); beyond it, the slow path, exact too.</li>
+     *     the conversion exact (see timekeeper.PagePublisher.anyLimit); beyond it, the slow path, exact too.</li>
      * <li>the fast path's fields fill the record's first cache line (64 bytes).</li>
      * </ul>
      *

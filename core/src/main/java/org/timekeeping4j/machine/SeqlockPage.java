@@ -11,11 +11,11 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import org.timekeeping4j.timekeeper.CounterClock;
-import org.timekeeping4j.timekeeper.VvarPage;
+import org.timekeeping4j.timekeeper.TimekeeperPage;
 
 /**
- * The native memory of a {@link VvarPage}, laid out as {@link SeqlockStub} reads it: its address, the writer's
- * sequence and its stores. The timekeeper fills the records (timekeeper.VvarPublisher) between
+ * The native memory of a {@link TimekeeperPage}, laid out as {@link SeqlockStub} reads it: its address, the writer's
+ * sequence and its stores. The timekeeper fills the records (timekeeper.PagePublisher) between
  * {@link #beginWrite()} and {@link #endWrite()}.
  *
  * <p>Until a timekeeper publishes into it, every record is stale (zero validity): a fresh read returns
@@ -27,7 +27,7 @@ import org.timekeeping4j.timekeeper.VvarPage;
  * creates a handful (the fast path's two, and one per hardware timekeeper: the tracker's pair, one more per
  * re-anchor), 704 bytes each.
  */
-public final class SeqlockPage implements VvarPage {
+public final class SeqlockPage implements TimekeeperPage {
 
     private static final int RECORDS = CounterClock.values().length;
     private static final long BYTES = HEADER_BYTES + RECORDS * RECORD_BYTES;
@@ -79,7 +79,7 @@ public final class SeqlockPage implements VvarPage {
      */
     public synchronized void attach(Object writer) {
         if (owner != null && owner != writer) {
-            throw new IllegalStateException("this vvar page is written by another timekeeper; stop its mirroring first");
+            throw new IllegalStateException("this timekeeper page is written by another timekeeper; stop its mirroring first");
         }
         owner = writer;
     }

@@ -75,7 +75,7 @@ public final class Timekeeper {
     final TimekeeperState[] ring;
     final int ringMask;
     private final UserClocks userClocks = new UserClocks();
-    /** Where the clocksource offers one: the vvar page and the stub that reads it; else null and 0. */
+    /** Where the clocksource offers one: the timekeeper page and the stub that reads it; else null and 0. */
     final SeqlockPage page;
     private final SeqlockReader seqlockReader;
     private final long pageAddress;
@@ -241,7 +241,7 @@ public final class Timekeeper {
     }
 
     /**
-     * A read of projection {@code p}: through the vvar page where there is one and {@code p} has a record
+     * A read of projection {@code p}: through the timekeeper page where there is one and {@code p} has a record
      * (the counter clocks), else the Java seqlock reader. Kept small so that it and the page read inline into
      * the caller with {@code p} and {@code fresh} constant (the Java reader alone is past the JIT's inlining
      * size): {@code p}'s fields then fold (see {@link Projection}).
@@ -395,7 +395,7 @@ public final class Timekeeper {
 
     /**
      * Deltas beyond {@code cycles} make {@link #readFresh} return {@link #STALE}; applied from the next state
-     * published ({@link #update()}, a step, ...), in the Java reader and the vvar page alike.
+     * published ({@link #update()}, a step, ...), in the Java reader and the timekeeper page alike.
      *
      * @param cycles counter cycles past cycle_last that a fresh read may still extrapolate, compared
      *               unsigned: -1 (the default) for never stale, 0 for stale as soon as the counter moves
@@ -458,11 +458,11 @@ public final class Timekeeper {
     }
 
     /**
-     * {@return whether this timekeeper has a vvar page, i.e. reads in machine code and can {@link #mirrorTo}
+     * {@return whether this timekeeper has a page, i.e. reads in machine code and can {@link #mirrorTo}
      * one: true where the clocksource offers a {@link SeqlockReader}, its counter is 64 bits wide and the
      * builder left {@link TimekeeperBuilder#machineCodeReader} on}
      */
-    public boolean hasVvarPage() {
+    public boolean hasPage() {
         return page != null;
     }
 
@@ -473,17 +473,17 @@ public final class Timekeeper {
      * @throws IllegalStateException if another timekeeper mirrors into {@code target}, or if this one has
      *         no machine-code reader (the page's records assume a 64-bit counter read by one)
      *
-     * @throws IllegalArgumentException if {@code target} is not from {@link VvarPage#allocate()}
+     * @throws IllegalArgumentException if {@code target} is not from {@link TimekeeperPage#allocate()}
      *
-     * @param target a page from {@link VvarPage#allocate()}; the page this timekeeper mirrors into already
+     * @param target a page from {@link TimekeeperPage#allocate()}; the page this timekeeper mirrors into already
      *               is accepted and changes nothing
      */
-    public void mirrorTo(VvarPage target) {
+    public void mirrorTo(TimekeeperPage target) {
         if (page == null) {
-            throw new IllegalStateException("no vvar page for " + clocksource + ": its reads are in Java");
+            throw new IllegalStateException("no timekeeper page for " + clocksource + ": its reads are in Java");
         }
         if (!(target instanceof SeqlockPage p)) {
-            throw new IllegalArgumentException("mirror into a page from VvarPage.allocate(), not " + target);
+            throw new IllegalArgumentException("mirror into a page from TimekeeperPage.allocate(), not " + target);
         }
         writer.mirrorTo(p);
     }

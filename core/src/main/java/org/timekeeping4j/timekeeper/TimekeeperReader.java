@@ -10,7 +10,7 @@ import org.timekeeping4j.clocksource.MultShift;
 /**
  * The read side of a {@link Timekeeper}'s seqlock, in Java: the current time of any projection, a counter value
  * read earlier converted with the state in force then (the history), freshness, clock-was-set. The
- * machine-code reader over the vvar page (Timekeeper's read) serves the high-resolution clocks where there is
+ * machine-code reader over the timekeeper page (Timekeeper's read) serves the high-resolution clocks where there is
  * one; everything else reads here. The writer's side, and the argument that every clock stays monotonic
  * across an update, are in {@link TimekeeperWriter}.
  *

@@ -19,8 +19,8 @@ import org.timekeeping4j.machine.SeqlockPage;
  * then publishes it by moving the sequence from odd to the next even value. Readers copy the newest state's
  * fields to locals, read the counter, and validate that the sequence did not change; while it is odd they
  * spin. The odd window covers only the writer's own counter read, the accumulation and the new state's
- * stores: its ring slot's fields, and where the timekeeper has them its vvar page and a mirrored page (a dozen
- * stores per clock record each, VvarPublisher). The slow parts (pulling from the adjustment, which locks)
+ * stores: its ring slot's fields, and where the timekeeper has them its timekeeper page and a mirrored page (a dozen
+ * stores per clock record each, PagePublisher). The slow parts (pulling from the adjustment, which locks)
  * happen before it. So readers are lock-free, and
  * wait-free except when they overlap that window.
  *
@@ -75,7 +75,7 @@ final class TimekeeperWriter {
     private final long rawMult;
     private final TimekeeperState[] ring;
     private final int ringMask;
-    /** The timekeeper's own vvar page, or null. */
+    /** The timekeeper's own page, or null. */
     private final SeqlockPage page;
     /** See {@link Timekeeper#maxIdleNanos()} and "How often to update" above. */
     final long maxIdleNanos;
@@ -136,7 +136,7 @@ final class TimekeeperWriter {
         this.lastAdjustCycles = now;
         if (page != null) {
             page.attach(tk);
-            VvarPublisher.publish(page, s, shift);
+            PagePublisher.publish(page, s, shift);
         }
         // Pairs with the readers' getAcquire in TimekeeperReader.readBegin(); every store a reader depends on comes first.
         Timekeeper.SEQ.setRelease(tk, 0L);
@@ -337,10 +337,10 @@ final class TimekeeperWriter {
         writerSeq++;
         // Each page's own release store of its seq; readers of the page pair with it.
         if (page != null) {
-            VvarPublisher.publish(page, next, shift);
+            PagePublisher.publish(page, next, shift);
         }
         if (mirror != null) {
-            VvarPublisher.publish(mirror, next, shift);
+            PagePublisher.publish(mirror, next, shift);
         }
         // Release: the next slot's stores and our counter read happen before the even value is visible.
         // Pairs with the readers' getAcquire in TimekeeperReader.readBegin().
@@ -360,7 +360,7 @@ final class TimekeeperWriter {
         target.attach(tk);
         target.beginWrite();
         VarHandle.fullFence(); // the odd seq before the record stores, as in beginWrite()
-        VvarPublisher.publish(target, newest(), shift);
+        PagePublisher.publish(target, newest(), shift);
         mirror = target;
     }
 

@@ -73,7 +73,7 @@ public final class KernelTracker implements AutoCloseable {
 
     /**
      * As {@link #start(Clocksource)}, publishing into {@code publication}: the process-wide fast path owns one
-     * (with its vvar pages to mirror into) and reads from it directly.
+     * (with its timekeeper pages to mirror into) and reads from it directly.
      */
     public static KernelTracker start(Clocksource counter, Publication publication) {
         KernelTracker t = new KernelTracker(counter, publication);

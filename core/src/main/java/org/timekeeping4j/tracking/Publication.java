@@ -6,11 +6,11 @@ import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.timekeeper.Conversion;
 import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.timekeeper.Timekeeper;
-import org.timekeeping4j.timekeeper.VvarPage;
+import org.timekeeping4j.timekeeper.TimekeeperPage;
 
 /**
  * Who serves the counter-backed clocks now: the one owner of the tracker's published pair of timekeepers, of
- * the floors the kernel path keeps above, and of the vvar pages a process-wide pair mirrors into.
+ * the floors the kernel path keeps above, and of the timekeeper pages a process-wide pair mirrors into.
  *
  * <p>Two timekeepers read one counter: the adjusted one, whose MONOTONIC line follows CLOCK_MONOTONIC (REALTIME,
  * BOOTTIME and TAI are offsets of it, as in the kernel), and the raw one, whose MONOTONIC line follows
@@ -34,8 +34,8 @@ public final class Publication {
     private volatile long sourceChangedSeq;
     // Written once before the updater thread starts (Thread.start orders it before the updater's reads), read
     // by the updater only.
-    private VvarPage adjustedMirror;
-    private VvarPage rawMirror;
+    private TimekeeperPage adjustedMirror;
+    private TimekeeperPage rawMirror;
 
     /** A publication nobody serves from yet: every read goes to the kernel. */
     public Publication() {
@@ -49,7 +49,7 @@ public final class Publication {
      * @param adjustedPage the page for the adjusted timekeeper's records
      * @param rawPage      the page for the raw timekeeper's records
      */
-    public void mirrorInto(VvarPage adjustedPage, VvarPage rawPage) {
+    public void mirrorInto(TimekeeperPage adjustedPage, TimekeeperPage rawPage) {
         this.adjustedMirror = adjustedPage;
         this.rawMirror = rawPage;
     }
@@ -175,7 +175,7 @@ public final class Publication {
             }
         }
         // Mirroring starts before the pair is published, so that a page record is never fresher than its pair.
-        if (adjustedMirror != null && adjustedTk.hasVvarPage() && rawTk.hasVvarPage()) {
+        if (adjustedMirror != null && adjustedTk.hasPage() && rawTk.hasPage()) {
             adjustedTk.mirrorTo(adjustedMirror);
             rawTk.mirrorTo(rawMirror);
         }

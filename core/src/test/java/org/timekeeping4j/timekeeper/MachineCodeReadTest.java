@@ -27,7 +27,7 @@ import org.timekeeping4j.machine.SeqlockPage;
 import org.timekeeping4j.machine.SeqlockStub;
 
 /**
- * The machine-code read (SeqlockStub over a SeqlockPage VvarPublisher filled) against a BigInteger reference of the
+ * The machine-code read (SeqlockStub over a SeqlockPage PagePublisher filled) against a BigInteger reference of the
  * Java reader's arithmetic, on the real counter: each read is bracketed by two ordered counter reads c1
  * and c2, and since the reference is non-decreasing in the counter (for a non-negative leap step), the stub's
  * value must lie in [ref(c1), ref(c2)]. States are random (seeded), and chosen to drive every branch:
@@ -116,7 +116,7 @@ class MachineCodeReadTest {
         SeqlockPage page = SeqlockPage.allocate();
         for (int i = 0; i < 2000; i++) {
             TimekeeperState st = randomState(rnd, shift, counter.read());
-            VvarPublisher.publish(page, st, shift);
+            PagePublisher.publish(page, st, shift);
             for (int p = 0; p < 5; p++) {
                 checkBracketed(page, st, shift, p, ANY);
                 checkBracketed(page, st, shift, p, FRESH);
@@ -153,7 +153,7 @@ class MachineCodeReadTest {
             st.raw.cycleLast = st.mono.cycleLast;
             st.mono.mult = 1 + rnd.nextLong(256);
             st.raw.mult = 1 + rnd.nextLong(256);
-            VvarPublisher.publish(page, st, shift);
+            PagePublisher.publish(page, st, shift);
             spoilSlowPath(page);
             for (int p = 0; p < 5; p++) {
                 long c1 = counter.read();
@@ -191,7 +191,7 @@ class MachineCodeReadTest {
         TimekeeperState st = randomState(rnd, shift, counter.read());
         st.mono.cycleLast = counter.read() + 1_000_000_000_000L; // far ahead: every read is "before" it
         st.raw.cycleLast = st.mono.cycleLast;
-        VvarPublisher.publish(page, st, shift);
+        PagePublisher.publish(page, st, shift);
         for (int p = 0; p < 5; p++) {
             long atCycleLast = reference(st, p, shift, st.mono.cycleLast);
             assertThat(read(page, p, ANY)).isEqualTo(atCycleLast);
@@ -210,8 +210,8 @@ class MachineCodeReadTest {
             st.raw.mult = st.mono.mult;
             st.mono.cycleLast = counter.read() - rnd.nextLong(1L << 30);
             st.raw.cycleLast = st.mono.cycleLast;
-            assertThat(VvarPublisher.anyLimit(st.mono, Long.MAX_VALUE, shift)).isZero();
-            VvarPublisher.publish(page, st, shift);
+            assertThat(PagePublisher.anyLimit(st.mono, Long.MAX_VALUE, shift)).isZero();
+            PagePublisher.publish(page, st, shift);
             for (int p = 0; p < 5; p++) {
                 checkBracketed(page, st, shift, p, ANY);
             }
@@ -227,13 +227,13 @@ class MachineCodeReadTest {
         st.mono.cycleLast = counter.read() - 100_000_000L;
         st.raw.cycleLast = st.mono.cycleLast;
         st.validCycles = 50_000_000L;
-        VvarPublisher.publish(page, st, shift);
+        PagePublisher.publish(page, st, shift);
         for (int p = 0; p < 5; p++) {
             assertThat(read(page, p, FRESH)).isEqualTo(STALE);
             checkBracketed(page, st, shift, p, ANY);
         }
         st.validCycles = 1L << 40; // valid for minutes: fresh reads are served
-        VvarPublisher.publish(page, st, shift);
+        PagePublisher.publish(page, st, shift);
         for (int p = 0; p < 5; p++) {
             checkBracketed(page, st, shift, p, FRESH);
         }
@@ -257,8 +257,8 @@ class MachineCodeReadTest {
             long pointCycles = now + (long) (counter.frequencyHz() / 50); // 20 ms ahead: room for a pause
             st.leapMono = reference(st, 1, shift, pointCycles);
             st.leapStepNs = 1_000_000_000L; // a deleted second: REALTIME jumps ahead, the reference stays monotonic
-            VvarPublisher.publish(page, st, shift);
-            assertThat(VvarPublisher.anyLimit(st.mono, st.leapMono, shift))
+            PagePublisher.publish(page, st, shift);
+            assertThat(PagePublisher.anyLimit(st.mono, st.leapMono, shift))
                     .isBetween(pointCycles - now - 4, pointCycles - now); // ns per cycle < 1: a few deltas share a ns
             before = 0;
             after = 0;
@@ -286,17 +286,17 @@ class MachineCodeReadTest {
             line.xtimeNsec = rnd.nextLong(1L << shift);
             line.base = rnd.nextLong(1L << 60);
             long threshold = line.base + 1 + rnd.nextLong(i % 2 == 0 ? 1_000_000L : 86_400_000_000_000L);
-            long d = VvarPublisher.leapDelta(line, threshold, shift);
+            long d = PagePublisher.leapDelta(line, threshold, shift);
             assertThat(lineValue(line, d, shift)).isGreaterThanOrEqualTo(threshold);
             assertThat(lineValue(line, d - 1, shift)).isLessThan(threshold);
         }
         TkReadBase line = new TkReadBase(-1L, shift);
         line.mult = 1L << 23;
         line.base = 100;
-        assertThat(VvarPublisher.leapDelta(line, Long.MAX_VALUE, shift)).isEqualTo(-1L); // none armed
-        assertThat(VvarPublisher.leapDelta(line, 100, shift)).isZero(); // already past
+        assertThat(PagePublisher.leapDelta(line, Long.MAX_VALUE, shift)).isEqualTo(-1L); // none armed
+        assertThat(PagePublisher.leapDelta(line, 100, shift)).isZero(); // already past
         line.mult = 0;
-        assertThat(VvarPublisher.leapDelta(line, 200, shift)).isEqualTo(-1L); // suspended: never reached
+        assertThat(PagePublisher.leapDelta(line, 200, shift)).isEqualTo(-1L); // suspended: never reached
     }
 
     private static long lineValue(TkReadBase line, long delta, int shift) {
@@ -309,19 +309,19 @@ class MachineCodeReadTest {
         TkReadBase line = new TkReadBase(-1L, 24);
         line.mult = 1L << 23;
         line.cycleLast = -1000L; // 1000 cycles before the 64-bit counter wraps
-        assertThat(VvarPublisher.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo(1000L);
+        assertThat(PagePublisher.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo(1000L);
         // Otherwise the window ends where the counter's high half would pass E + 1 (E: cycle_last's).
         line.cycleLast = 5;
-        assertThat(VvarPublisher.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo((2L << 32) - 5);
+        assertThat(PagePublisher.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo((2L << 32) - 5);
         line.cycleLast = (77L << 32) + 0xFFFF_FFFFL; // the last cycle of epoch 77: one epoch and one cycle left
-        assertThat(VvarPublisher.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo((1L << 32) + 1);
+        assertThat(PagePublisher.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo((1L << 32) + 1);
         line.cycleLast = 0xFFFF_FFFDL << 32; // the last epoch whose window ends before the wrap
-        assertThat(VvarPublisher.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo(2L << 32);
+        assertThat(PagePublisher.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo(2L << 32);
         line.cycleLast = (0xFFFF_FFFFL << 32) + 7; // past it, the wrap bounds the window
-        assertThat(VvarPublisher.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo((1L << 32) - 7);
-        assertThat(VvarPublisher.freshLimit(Long.MIN_VALUE, 99)).isEqualTo(100);
-        assertThat(VvarPublisher.freshLimit(50, 99)).isEqualTo(50);
-        assertThat(VvarPublisher.freshLimit(Long.MIN_VALUE, -1L)).isEqualTo(Long.MIN_VALUE);
+        assertThat(PagePublisher.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo((1L << 32) - 7);
+        assertThat(PagePublisher.freshLimit(Long.MIN_VALUE, 99)).isEqualTo(100);
+        assertThat(PagePublisher.freshLimit(50, 99)).isEqualTo(50);
+        assertThat(PagePublisher.freshLimit(Long.MIN_VALUE, -1L)).isEqualTo(Long.MIN_VALUE);
     }
 
     @Test
@@ -330,7 +330,7 @@ class MachineCodeReadTest {
         int shift = 24;
         SeqlockPage page = SeqlockPage.allocate();
         TimekeeperState st = randomState(rnd, shift, counter.read());
-        VvarPublisher.publish(page, st, shift);
+        PagePublisher.publish(page, st, shift);
         page.beginWrite();
         AtomicLong result = new AtomicLong(Long.MIN_VALUE);
         long started = counter.read();
@@ -338,7 +338,7 @@ class MachineCodeReadTest {
         t.join(100);
         assertThat(t.isAlive()).as("the reader spins while seq is odd").isTrue();
         TimekeeperState next = randomState(rnd, shift, counter.read());
-        VvarPublisher.publish(page, next, shift);
+        PagePublisher.publish(page, next, shift);
         t.join(5_000);
         assertThat(t.isAlive()).isFalse();
         // It returned the new state's value at a counter value it read after it started.

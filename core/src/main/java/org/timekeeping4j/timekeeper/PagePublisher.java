@@ -27,14 +27,14 @@ import org.timekeeping4j.machine.SeqlockPage;
  * what the Java reader of the ring returns at the same counter value (and what {@link Timekeeper#convert}
  * returns for it). The writer's side of the stub's contract: the records' constants and limits, derived here.
  */
-final class VvarPublisher {
+final class PagePublisher {
 
     /** One record per counter-served clock, at its {@link CounterClock#record()} index. */
     private static final CounterClock[] CLOCKS = CounterClock.values();
     /** Where k0 and k1 start in a record. */
     private static final long[] K_WORDS = {K0, K1};
 
-    private VvarPublisher() {}
+    private PagePublisher() {}
 
     /** Fills the records from {@code st} (plain stores), then publishes them with a release store of seq. */
     static void publish(SeqlockPage page, TimekeeperState st, int shift) {
