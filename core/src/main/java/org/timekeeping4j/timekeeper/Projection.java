@@ -21,9 +21,9 @@ import org.timekeeping4j.ClockId;
  *                REALTIME (it repeats or skips a second), -1 for the TAI offset (TAI - UTC changes by the
  *                opposite), 0 for the clocks a leap second leaves alone
  * @param counter false for the COARSE clocks: the line's value at the last update, no counter read
- * @param line    false for the TAI offset: the offset alone (and the leap step), without the line's value
+ * @param addsLine false for the TAI offset: the offset alone (and the leap step), without the line's value
  */
-record Projection(int record, boolean raw, int offs, int leap, boolean counter, boolean line) {
+record Projection(int record, boolean raw, int offs, int leap, boolean counter, boolean addsLine) {
 
     /** {@link #record} of a projection that has no vvar record. */
     static final int NO_RECORD = -1;
@@ -130,6 +130,6 @@ record Projection(int record, boolean raw, int offs, int leap, boolean counter, 
      */
     long project(long value, long offset, long leapMono, long leapStep) {
         long step = leap != 0 && value >= leapMono ? leap * leapStep : 0;
-        return (line ? value : 0) + offset + step;
+        return (addsLine ? value : 0) + offset + step;
     }
 }

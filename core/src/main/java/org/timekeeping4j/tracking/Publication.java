@@ -60,7 +60,7 @@ public final class Publication {
      *
      * @param clock a counter-backed clock
      */
-    public static ClockId line(CounterClock clock) {
+    public static ClockId lineClock(CounterClock clock) {
         return clock.raw() ? ClockId.MONOTONIC : clock.clock();
     }
 
@@ -78,7 +78,7 @@ public final class Publication {
      */
     public long nanos(CounterClock clock) {
         Timekeeper tk = timekeeper(clock);
-        ClockId line = line(clock);
+        ClockId line = lineClock(clock);
         if (tk != null) {
             long v = tk.readFresh(line);
             if (v != Timekeeper.STALE) {
@@ -99,7 +99,7 @@ public final class Publication {
      */
     long convert(long counterValue, ClockId clock) {
         CounterClock c = CounterClock.of(clock);
-        return serving(c).convert(counterValue, c != null ? line(c) : clock);
+        return serving(c).convert(counterValue, c != null ? lineClock(c) : clock);
     }
 
     /**
@@ -109,7 +109,7 @@ public final class Publication {
      */
     boolean convert(long counterValue, ClockId clock, Conversion into) {
         CounterClock c = CounterClock.of(clock);
-        return serving(c).convert(counterValue, c != null ? line(c) : clock, into);
+        return serving(c).convert(counterValue, c != null ? lineClock(c) : clock, into);
     }
 
     private Timekeeper serving(CounterClock c) {
@@ -139,8 +139,8 @@ public final class Publication {
         if (!tk.isFresh(counterValue) || !r.isFresh(counterValue)) {
             return false;
         }
-        tk.convert(counterValue, line(c), clockOut);
-        r.convert(counterValue, line(CounterClock.MONOTONIC_RAW), rawOut);
+        tk.convert(counterValue, lineClock(c), clockOut);
+        r.convert(counterValue, lineClock(CounterClock.MONOTONIC_RAW), rawOut);
         return clockOut.withinHistory();
     }
 
@@ -170,7 +170,7 @@ public final class Publication {
         long c = adjustedTk.clocksource().read();
         for (CounterClock clock : CounterClock.values()) {
             Timekeeper tk = clock.raw() ? rawTk : adjustedTk;
-            if (tk.convert(c, line(clock)) < floors[clock.clock().ordinal()]) {
+            if (tk.convert(c, lineClock(clock)) < floors[clock.clock().ordinal()]) {
                 return false;
             }
         }
@@ -202,7 +202,7 @@ public final class Publication {
             r.update();
             for (CounterClock clock : CounterClock.values()) {
                 int i = clock.clock().ordinal();
-                floors[i] = Math.max(floors[i], (clock.raw() ? r : a).freshCeiling(line(clock)));
+                floors[i] = Math.max(floors[i], (clock.raw() ? r : a).freshCeiling(lineClock(clock)));
             }
         }
         reason = why;

@@ -229,7 +229,7 @@ final class TrackingPolicy {
         kernel.bracket(counter, ClockId.MONOTONIC_RAW, BRACKET_TRIES, rawBracket);
         long monoError = monoBracket.kernel - adjusted.convert(monoBracket.counter, ClockId.MONOTONIC);
         long rawError = rawBracket.kernel
-                - raw.convert(rawBracket.counter, Publication.line(CounterClock.MONOTONIC_RAW));
+                - raw.convert(rawBracket.counter, Publication.lineClock(CounterClock.MONOTONIC_RAW));
         lastMonoError = monoError;
         lastRawError = rawError;
         if (Math.abs(monoError) > REBUILD_NANOS || Math.abs(rawError) > REBUILD_NANOS) {
@@ -334,7 +334,7 @@ final class TrackingPolicy {
         double hz = MultShift.frequencyHz(mult, shift);
         // Two brackets a baseline apart: each kernel time is known within half its width.
         double ppb = baselineNanos > 0 ? (rawBracket.width + 2.0) / baselineNanos * 1e9 : 1e6;
-        return new RawLine(hz, mult, shift, ppb, base, raw.convert(base, Publication.line(CounterClock.MONOTONIC_RAW)),
+        return new RawLine(hz, mult, shift, ppb, base, raw.convert(base, Publication.lineClock(CounterClock.MONOTONIC_RAW)),
                 intervalNanos * VALIDITY_INTERVALS, baselineNanos);
     }
 
