@@ -237,13 +237,13 @@ public final class Clocks {
      * @return the clock's nanoseconds at that counter value
      */
     public static long ticksToNanos(long ticks, ClockId clock) {
-        TicksConversion c = TICKS_CONVERSION.get();
+        TicksConverter c = TICKS_CONVERSION.get();
         c.convert(ticks, clock);
         return c.nanos();
     }
 
     /** Per-thread conversion state for {@link #ticksToNanos} (allocated once per thread). */
-    private static final ThreadLocal<TicksConversion> TICKS_CONVERSION = ThreadLocal.withInitial(TicksConversion::new);
+    private static final ThreadLocal<TicksConverter> TICKS_CONVERSION = ThreadLocal.withInitial(TicksConverter::new);
 
     /**
      * Whether {@link #ticks()} returns counter cycles, so that {@link #ticksToNanos} converts them with the same

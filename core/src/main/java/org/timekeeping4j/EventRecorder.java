@@ -64,7 +64,7 @@ public final class EventRecorder {
     private final long[] payloads;
     private final int mask;
     /** Export's conversion (export is synchronized: one at a time). */
-    private final TicksConversion conversion = new TicksConversion();
+    private final TicksConverter conversion = new TicksConverter();
     /** Export's step as a tick consumer, made once: an export allocates nothing. */
     private final TickConsumer converting = this::convertAndHandOver;
     /** The clock and consumer of the export in progress; guarded by this. */

@@ -60,7 +60,7 @@ class ExportedApiTest {
             ROOT + ".device", Set.of("BoundedClock", "ClockBound", "DeviceException", "DeviceSyscalls",
                     "PpsCapabilities", "PpsEvent", "PpsSource", "PtpCapabilities", "PtpClock", "PtpOffset",
                     "TimeBounds"),
-            ROOT + ".timekeeper", Set.of("Conversion", "CounterClock", "Timekeeper", "TimekeeperBuilder",
+            ROOT + ".timekeeper", Set.of("ConvertedNanos", "CounterClock", "Timekeeper", "TimekeeperBuilder",
                     "UserClock", "TimekeeperPage"));
 
     /**

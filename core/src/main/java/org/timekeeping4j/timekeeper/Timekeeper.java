@@ -262,7 +262,7 @@ public final class Timekeeper {
     // History
 
     /**
-     * {@link #convert(long, ClockId, Conversion)} returning just the value. Allocates nothing.
+     * {@link #convert(long, ClockId, ConvertedNanos)} returning just the value. Allocates nothing.
      *
      * @param counter a value of this timekeeper's clocksource, read earlier
      * @param clock   any clock {@link #nanos(ClockId)} accepts
@@ -287,7 +287,7 @@ public final class Timekeeper {
      * @return {@code into.withinHistory()}
      * @throws IllegalArgumentException for a CPU-time clock or an AUX clock without a user clock
      */
-    public boolean convert(long counter, ClockId clock, Conversion into) {
+    public boolean convert(long counter, ClockId clock, ConvertedNanos into) {
         Projection p = Projection.of(clock);
         if (p == null) {
             into.nanos = userClocks.require(clock).convert(counter);

@@ -133,9 +133,9 @@ final class TimekeeperReader {
 
     /**
      * Converts {@code counter} with the state in force at it (see {@link Timekeeper#convert(long, ClockId,
-     * Conversion)}), and fills {@code into} unless it is null.
+     * ConvertedNanos)}), and fills {@code into} unless it is null.
      */
-    static long convert(Timekeeper tk, long counter, Projection p, Conversion into) {
+    static long convert(Timekeeper tk, long counter, Projection p, ConvertedNanos into) {
         long s, cycleLast, mult, xtime, base, maxCycles, offset, leapMono, leapStep, generation;
         int wasSet;
         boolean within;

@@ -9,7 +9,7 @@ import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.linux.ErrnoException;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.TimerFd;
-import org.timekeeping4j.timekeeper.Conversion;
+import org.timekeeping4j.timekeeper.ConvertedNanos;
 import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.timekeeper.Timekeeper;
 
@@ -126,7 +126,7 @@ public final class KernelTracker implements AutoCloseable {
     }
 
     /** Converts with the full result (history flag, clock-was-set sequence); allocation-free. */
-    public boolean convert(long counterValue, ClockId clock, Conversion into) {
+    public boolean convert(long counterValue, ClockId clock, ConvertedNanos into) {
         return publication.convert(counterValue, clock, into);
     }
 

@@ -3,7 +3,7 @@ package org.timekeeping4j.tracking;
 import java.util.Arrays;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.linux.LinuxTime;
-import org.timekeeping4j.timekeeper.Conversion;
+import org.timekeeping4j.timekeeper.ConvertedNanos;
 import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.timekeeper.Timekeeper;
 import org.timekeeping4j.timekeeper.TimekeeperPage;
@@ -107,7 +107,7 @@ public final class Publication {
      *
      * @return {@code into.withinHistory()}
      */
-    boolean convert(long counterValue, ClockId clock, Conversion into) {
+    boolean convert(long counterValue, ClockId clock, ConvertedNanos into) {
         CounterClock c = CounterClock.of(clock);
         return serving(c).convert(counterValue, c != null ? lineClock(c) : clock, into);
     }
@@ -126,8 +126,8 @@ public final class Publication {
      *
      * @return false (nothing written) when no pair serves, or the counter value is past its validity
      */
-    public boolean snapshot(long counterValue, ClockId clock, Conversion clockOut,
-                            Conversion rawOut) {
+    public boolean snapshot(long counterValue, ClockId clock, ConvertedNanos clockOut,
+                            ConvertedNanos rawOut) {
         Timekeeper a = adjusted; // adjusted first: published last, so raw is set too when it is
         Timekeeper r = raw;
         CounterClock c = CounterClock.of(clock);

@@ -13,7 +13,7 @@ import org.timekeeping4j.ClockId;
 import org.timekeeping4j.adjust.NtpAdjuster;
 import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.CounterSelector;
-import org.timekeeping4j.timekeeper.Conversion;
+import org.timekeeping4j.timekeeper.ConvertedNanos;
 import org.timekeeping4j.timekeeper.Timekeeper;
 
 /**
@@ -52,8 +52,8 @@ public class SeqlockMachineCodeTest {
         TK.update();
     }
 
-    private final Conversion lo = new Conversion();
-    private final Conversion hi = new Conversion();
+    private final ConvertedNanos lo = new ConvertedNanos();
+    private final ConvertedNanos hi = new ConvertedNanos();
 
     @Actor
     public void reader(II_Result r) {

@@ -3,7 +3,7 @@ package org.timekeeping4j;
 import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.HardwareCounter;
 import org.timekeeping4j.clocksource.KernelCounter;
-import org.timekeeping4j.timekeeper.Conversion;
+import org.timekeeping4j.timekeeper.ConvertedNanos;
 import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.tracking.KernelTracker;
 import org.timekeeping4j.vdso.KernelVdso;
@@ -20,10 +20,10 @@ import org.timekeeping4j.vdso.KernelVdso;
  * clock is reached through its current offset; hardware ticks without a tracker are scaled by the calibrated
  * frequency back from now (never exact).
  */
-final class TicksConversion {
+final class TicksConverter {
 
     private final KernelVdso.Conversion kernelData = new KernelVdso.Conversion();
-    private final Conversion tracker = new Conversion();
+    private final ConvertedNanos tracker = new ConvertedNanos();
     private long nanos;
     private boolean exact;
 
