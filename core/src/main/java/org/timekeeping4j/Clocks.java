@@ -18,8 +18,8 @@ import org.timekeeping4j.machine.VdsoStub;
 /**
  * Reads Linux clocks.
  *
- * <p><b>Paths.</b> {@code kernelNanos} calls clock_gettime through libc: the vDSO serves the high-resolution
- * and COARSE clocks in user space (docs/PERFORMANCE.md has what they cost), the others enter the kernel.
+ * <p><b>Paths.</b> {@code kernelNanos} calls the vDSO's clock_gettime (libc's where the vDSO has none), as
+ * System.nanoTime does: the high-resolution and COARSE clocks are read in user space, the others enter the kernel.
  * {@code syscallNanos} always enters the kernel (syscall(2)), as the vDSO itself does when it cannot
  * trust the counter: the reference against which faster paths are verified.
  *

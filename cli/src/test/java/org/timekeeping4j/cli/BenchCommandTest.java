@@ -18,7 +18,7 @@ class BenchCommandTest {
                 .contains("System.nanoTime").contains("(baseline)").containsPattern("\\d+\\.\\d\\dx System.nanoTime");
     }
 
-    /** The ratio printed is of the column printed next to it, the p50s (it once was of the means). */
+    /** The ratio printed is of the column printed next to it, the p50s (issue 15: it was of the means). */
     @Test
     void theTablesRatioIsOfThePrintedP50s() {
         Tk4jHarness r = Tk4jHarness.run("bench", "-c", "MONOTONIC", "--warmup", "0.02", "--duration", "0.05");
