@@ -8,7 +8,8 @@ trap 'rm -rf "$out"' EXIT
 gcc -O2 -o "$out/harness" "$here/harness.c"
 bins=()
 for s in previous current three-epochs check-before-value floor-no-checks; do
-    as --64 -o "$out/$s.o" "$here/$s.s"
+    src="$here/$s.s"; [ $s = current ] && src="$here/../../../core/src/main/java/org/timekeeping4j/machine/x86-seqlock-read.s"
+    as --64 -o "$out/$s.o" "$src"
     objcopy -O binary -j .text "$out/$s.o" "$out/$s.bin"
     bins+=("$out/$s.bin")
 done

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Assembles x86-vdso-read.S for every layout x counter slot and prints the bytes (development aid only).
+# Assembles core's machine/x86-vdso-read.S for every layout x counter slot and prints the bytes (development aid only).
 set -euo pipefail
 cd "$(dirname "$0")"
 t=$(mktemp -d)
@@ -10,7 +10,7 @@ declare -A SLOTS=(
   [test]='mov rax, r11; mov rdx, r11; shr rdx, 32'
 )
 for ov in 1 0; do for s in rdtscp lfence_rdtsc rdtsc test; do
-  sed "s/^\(\s*\)SLOT$/\1${SLOTS[$s]}/" x86-vdso-read.S > "$t/a.S"
+  sed "s/^\(\s*\)SLOT$/\1${SLOTS[$s]}/" ../../../core/src/main/java/org/timekeeping4j/machine/x86-vdso-read.S > "$t/a.S"
   as --64 --defsym OVERFLOW=$ov -o "$t/a.o" "$t/a.S"
   objcopy -O binary -j .text "$t/a.o" "$t/a.bin"
   echo "overflow=$ov slot=$s $(stat -c %s "$t/a.bin") bytes"

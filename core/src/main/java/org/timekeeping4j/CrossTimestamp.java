@@ -1,6 +1,6 @@
 package org.timekeeping4j;
 
-import org.timekeeping4j.timekeeper.Conversion;
+import org.timekeeping4j.timekeeper.ConvertedNanos;
 
 /**
  * Two clocks at one instant, with the uncertainty: what {@link Clocks#crossTimestamp} fills. For users who
@@ -9,9 +9,9 @@ import org.timekeeping4j.timekeeper.Conversion;
  */
 public final class CrossTimestamp {
 
-    final Conversion first = new Conversion();
-    final Conversion second = new Conversion();
-    final Conversion scratch = new Conversion();
+    final ConvertedNanos first = new ConvertedNanos();
+    final ConvertedNanos second = new ConvertedNanos();
+    final ConvertedNanos scratch = new ConvertedNanos();
     final org.timekeeping4j.vdso.KernelVdso.Conversion exactA = new org.timekeeping4j.vdso.KernelVdso.Conversion();
     final org.timekeeping4j.vdso.KernelVdso.Conversion exactB = new org.timekeeping4j.vdso.KernelVdso.Conversion();
 

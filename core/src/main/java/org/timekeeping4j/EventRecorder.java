@@ -64,7 +64,7 @@ public final class EventRecorder {
     private final long[] payloads;
     private final int mask;
     /** Export's conversion (export is synchronized: one at a time). */
-    private final TicksConversion conversion = new TicksConversion();
+    private final TicksConverter conversion = new TicksConverter();
     /** Export's step as a tick consumer, made once: an export allocates nothing. */
     private final TickConsumer converting = this::convertAndHandOver;
     /** The clock and consumer of the export in progress; guarded by this. */
@@ -126,7 +126,7 @@ public final class EventRecorder {
         // makes this store (and the previous event's release store) visible before the slot stores, so a
         // reader that sees any slot store of this event sees this seq or a later one. Without it the slot
         // stores could be seen first and an export would accept a slot holding half of the event a lap
-        // older and half of this one (issue 15). Only a compiler barrier on x86.
+        // older and half of this one (EventRecorderLapTest in stress catches it). Only a compiler barrier on x86.
         SEQ.setOpaque(this, seq + 1);
         VarHandle.storeStoreFence();
         ticks[i] = tickValue;

@@ -24,7 +24,7 @@ public record KernelData(boolean enabled, String reason, String layout, String c
      * @return Hz, or 0 when not enabled
      */
     public double rawFrequencyHz() {
-        return rawMult == 0 ? 0 : Math.scalb(1e9, rawShift) / rawMult;
+        return rawMult == 0 ? 0 : org.timekeeping4j.clocksource.MultShift.frequencyHz(rawMult, rawShift);
     }
 
     /**

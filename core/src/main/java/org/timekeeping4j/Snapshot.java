@@ -1,6 +1,6 @@
 package org.timekeeping4j;
 
-import org.timekeeping4j.timekeeper.Conversion;
+import org.timekeeping4j.timekeeper.ConvertedNanos;
 
 /**
  * One instant seen by two clocks, from one counter read: what {@link Clocks#snapshot} fills, in the manner
@@ -12,9 +12,9 @@ public final class Snapshot {
     /** An empty snapshot, to be filled by {@link Clocks#snapshot} (and filled again: it is reusable). */
     public Snapshot() {}
 
-    // Conversion scratch, owned by this snapshot so that filling it allocates nothing.
-    final Conversion clockConversion = new Conversion();
-    final Conversion rawConversion = new Conversion();
+    // Conversion results, owned by this snapshot so that filling it allocates nothing.
+    final ConvertedNanos clockConversion = new ConvertedNanos();
+    final ConvertedNanos rawConversion = new ConvertedNanos();
     final org.timekeeping4j.vdso.KernelVdso.Conversion exactClock = new org.timekeeping4j.vdso.KernelVdso.Conversion();
     final org.timekeeping4j.vdso.KernelVdso.Conversion exactRaw = new org.timekeeping4j.vdso.KernelVdso.Conversion();
 

@@ -9,7 +9,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A writer laps the ring while another thread exports: no exported event may pair one event's payload with
- * another event's tick (issue 15: a lap-old payload used to come out with the newer lap's tick).
+ * another event's tick (a lap-old payload used to come out with the newer lap's tick).
  *
  * <p>Event k carries tick {@code T0 + (k mod M) * STEP} and payload k. M is a prime above every capacity, so
  * events a whole number of laps apart (a multiple of the capacity) never share a tick, and differ by at least

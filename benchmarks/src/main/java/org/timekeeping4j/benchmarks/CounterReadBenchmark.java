@@ -7,7 +7,7 @@ import org.timekeeping4j.clocksource.CounterFlavour;
 import org.timekeeping4j.clocksource.HardwareCounter;
 
 /**
- * The hardware counter reads (issue 3), in ns per call: the bare stub downcalls (a {@code static final}
+ * The hardware counter reads, in ns per call: the bare stub downcalls (a {@code static final}
  * MethodHandle's {@code invokeExact} on the mapped rdtsc, lfence;rdtsc and rdtscp stubs), the Java-side
  * {@link HardwareCounter#read()} of each flavour through a {@link Clocksource} field (the virtual call that
  * the timekeeper makes), and {@code System.nanoTime} as the yardstick from the same run.

@@ -16,7 +16,7 @@ import org.timekeeping4j.clocksource.CounterSelector;
 import org.timekeeping4j.clocksource.HardwareCounter;
 
 /**
- * The user-space fast clocks (issues 5 and 6), in ns per call: {@code Clocks.nanos} for each fast clock and
+ * The user-space fast clocks, in ns per call: {@code Clocks.nanos} for each fast clock and
  * MONOTONIC_COARSE, the bound {@code Clocks.clock(MONOTONIC)} reader, {@code Clocks.ticks()} and
  * {@code Clocks.snapshot}, against {@code System.nanoTime}, {@code Instant.now()} (returned, so it allocates)
  * and {@code Clocks.kernelNanos(MONOTONIC_COARSE)} from the same run.

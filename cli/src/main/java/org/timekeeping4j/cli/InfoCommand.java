@@ -113,7 +113,7 @@ final class InfoCommand implements Callable<Integer> {
         m.put("read", s.readFlavour());
         SeqlockReader fused = s.isHardware() ? CounterSelector.processSeqlockReader() : null;
         m.put("clockRead", fused != null
-                ? "machine code around " + fused.instructions() + " over vvar pages (counter, seqlock, conversion: one downcall)"
+                ? "machine code around " + fused.instructions() + " over timekeeper pages (counter, seqlock, conversion: one downcall)"
                 : "Java seqlock reader around the counter read (no machine-code reader here)");
         m.put("ticksRead", s.ticks() instanceof org.timekeeping4j.clocksource.HardwareCounter h
                 ? h.flavour().instructions() : s.readFlavour());

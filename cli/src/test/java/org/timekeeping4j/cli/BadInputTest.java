@@ -14,7 +14,7 @@ import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
 
 /**
- * Issue 15: every bad value is refused before any work, with exit 2 and one line on stderr naming the option and
+ * Every bad value is refused before any work, with exit 2 and one line on stderr naming the option and
  * its valid range, and nothing on stdout (no run happened). Missing devices get their own exit code, 4.
  */
 class BadInputTest {

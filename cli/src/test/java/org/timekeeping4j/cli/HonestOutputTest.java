@@ -9,7 +9,7 @@ import org.timekeeping4j.cli.verify.CheckResult;
 import org.timekeeping4j.cli.verify.Progress;
 import org.timekeeping4j.cli.verify.Status;
 
-/** Issue 15: help and output say what happened, no more and no less. */
+/** Help and output say what happened, no more and no less. */
 class HonestOutputTest {
 
     @Test

@@ -24,7 +24,7 @@ class MainJobTest {
             assertThat(r.out()).contains("INCONCLUSIVE:");
         }
         assertThat(r.out().lines().count()).isLessThanOrEqualTo(45);
-        // The summary names every mode that ran, skew included (issue 15).
+        // The summary names every mode that ran, skew included.
         String verify = r.out().lines().filter(l -> l.startsWith("verify:")).findFirst().orElseThrow();
         assertThat(verify).contains("consistency, causality, agreement, abi, skew)");
         // Measured, not promised: causality on the unordered paths is MEASURED, never OK nor SKIPPED, whatever

@@ -43,8 +43,8 @@ final class Calibrator {
 
     /**
      * Spins on brackets until the JIT has compiled the loop: brackets taken by interpreted or C1 code are
-     * 10 to 50 times wider than by C2 code (measured here: 12,000 cycles cold, 2,800 after C1, 220 after
-     * C2, which took 100 to 250 ms under load). Stops once the narrowest width has not improved by 10% for
+     * ten times wider or more than by C2 code (docs/PERFORMANCE.md has the widths measured, cold, after C1
+     * and after C2, and how long C2 took under load). Stops once the narrowest width has not improved by 10% for
      * {@link #WARM_UP_QUIET_NANOS}, after at least that long and at most {@link #WARM_UP_MAX_NANOS}.
      */
     static void warmUp(LongSupplier counter, LongSupplier kernelNanos) {

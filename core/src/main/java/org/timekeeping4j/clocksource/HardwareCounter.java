@@ -1,10 +1,11 @@
 package org.timekeeping4j.clocksource;
 
 import java.lang.foreign.MemorySegment;
+import org.timekeeping4j.machine.Stubs;
 
 /**
  * The CPU's own counter read from Java: the x86 TSC or the arm64 virtual counter, through a stub of a few
- * instructions (see {@link MachineCode}).
+ * instructions (their bytes: machine.MachineCode).
  *
  * <p>One subclass per flavour, each reading through its holder's {@code static final} handle, so that the
  * JIT inlines the downcall: a virtual call on a {@code Clocksource} whose concrete class is one of these
@@ -13,13 +14,15 @@ import java.lang.foreign.MemorySegment;
  */
 public abstract sealed class HardwareCounter extends Clocksource {
 
-    /** The kernel rates the TSC 300 (desired) and the arm64 architected counter 400. */
-    private static final int RATING = 300;
+    /** The kernel's ratings: the TSC 300 (desired), the arm64 architected counter 400. Reported, never compared. */
+    private static final int TSC_RATING = 300;
+    private static final int ARM64_RATING = 400;
 
     private final CounterFlavour flavour;
 
     private HardwareCounter(CounterFlavour flavour, double frequencyHz) {
-        super(flavour.arch().kernelClocksource(), flavour.arch().counterBits(), frequencyHz, RATING, true,
+        super(flavour.arch().kernelClocksource(), flavour.arch().counterBits(), frequencyHz,
+                flavour.arch() == CounterArch.AARCH64 ? ARM64_RATING : TSC_RATING, true,
                 flavour.isOrdered());
         this.flavour = flavour;
     }

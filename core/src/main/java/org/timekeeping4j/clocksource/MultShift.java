@@ -118,6 +118,18 @@ public record MultShift(long mult, int shift) {
 
     /** {@return the frequency this pair implies, in Hz: {@code 10^9 * 2^shift / mult}} */
     public double impliedFrequencyHz() {
-        return 1e9 * Math.scalb(1.0, shift) / mult;
+        return frequencyHz(mult, shift);
+    }
+
+    /**
+     * The counter frequency a pair converting cycles to ns stands for: {@code 10^9 * 2^shift / mult}. The one
+     * place that turns a mult and shift (the kernel's, the tracker's, a timekeeper's) into Hz.
+     *
+     * @param mult  ns per cycle, times 2^shift
+     * @param shift the right shift
+     * @return Hz
+     */
+    public static double frequencyHz(long mult, int shift) {
+        return Math.scalb(1e9, shift) / mult;
     }
 }

@@ -5,7 +5,7 @@ import org.timekeeping4j.ClockId;
 /**
  * The clocks a counter read serves, and how: the one list of them. The kernel's vDSO computes exactly these
  * from the counter (lib/vdso/gettimeofday.c: the VDSO_HRES clocks from base CS_HRES_COARSE, VDSO_RAW from
- * CS_RAW); a {@link Timekeeper} publishes one {@link VvarPage} record for each, in this order; exact mode reads
+ * CS_RAW); a {@link Timekeeper} publishes one {@link TimekeeperPage} record for each, in this order; exact mode reads
  * each from its kernel basetime slot, the tracker projects each from one of its two lines.
  *
  * <p>Adding a counter-served clock: a constant here (its {@link #raw() line}), its offset from MONOTONIC in
@@ -58,7 +58,7 @@ public enum CounterClock {
         return raw;
     }
 
-    /** {@return the index of the clock's record in a {@link VvarPage} and of its projection in a {@link Timekeeper}} */
+    /** {@return the index of the clock's record in a {@link TimekeeperPage} and of its projection in a {@link Timekeeper}} */
     public int record() {
         return ordinal();
     }

@@ -141,7 +141,7 @@ public final class TimekeeperBuilder {
 
     /**
      * Builds the timekeeper: reads the counter (unless anchored), allocates its history and, where it
-     * reads in machine code, its vvar page, and publishes the first state (generation 0).
+     * reads in machine code, its timekeeper page, and publishes the first state (generation 0).
      *
      * @return a new timekeeper, its clocks at the configured values
      * @throws IllegalArgumentException if the counter is too fast for a shift of at least 1 at the

@@ -10,7 +10,7 @@ import org.timekeeping4j.clocksource.MultShift;
 /**
  * The read side of a {@link Timekeeper}'s seqlock, in Java: the current time of any projection, a counter value
  * read earlier converted with the state in force then (the history), freshness, clock-was-set. The
- * machine-code reader over the vvar page (Timekeeper's read) serves the high-resolution clocks where there is
+ * machine-code reader over the timekeeper page (Timekeeper's read) serves the high-resolution clocks where there is
  * one; everything else reads here. The writer's side, and the argument that every clock stays monotonic
  * across an update, are in {@link TimekeeperWriter}.
  *
@@ -41,8 +41,8 @@ final class TimekeeperReader {
             s = readBegin(tk);
             // The counter is read right after the sequence, before the state's fields. An ordered read
             // (rdtscp, isb;mrs) waits for every earlier load to complete: with only the sequence load before
-            // it, the read does not wait for the ring -> state -> line chain of dependent loads (measured:
-            // 7 to 9 ns on this VM). The fields are validated by the sequence re-read all the same, and the
+            // it, the read does not wait for the ring -> state -> line chain of dependent loads (a few ns a
+            // read: docs/PERFORMANCE.md). The fields are validated by the sequence re-read all the same, and the
             // counter still comes after the acquire of s, which is what the monotonicity argument needs.
             now = counter ? tk.clocksource.read() : 0;
             TimekeeperState st = tk.ring[(int) (s >>> 1) & tk.ringMask];
@@ -133,9 +133,9 @@ final class TimekeeperReader {
 
     /**
      * Converts {@code counter} with the state in force at it (see {@link Timekeeper#convert(long, ClockId,
-     * Conversion)}), and fills {@code into} unless it is null.
+     * ConvertedNanos)}), and fills {@code into} unless it is null.
      */
-    static long convert(Timekeeper tk, long counter, Projection p, Conversion into) {
+    static long convert(Timekeeper tk, long counter, Projection p, ConvertedNanos into) {
         long s, cycleLast, mult, xtime, base, maxCycles, offset, leapMono, leapStep, generation;
         int wasSet;
         boolean within;

@@ -5,6 +5,7 @@ import java.lang.invoke.VarHandle;
 import org.timekeeping4j.adjust.ClockAdjustment;
 import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.MultShift;
+import org.timekeeping4j.machine.SeqlockPage;
 
 /**
  * The single writer of a {@link Timekeeper} (kernel/time/timekeeping.c's timekeeping_advance,
@@ -17,8 +18,10 @@ import org.timekeeping4j.clocksource.MultShift;
  * The writer builds the next state in the ring slot after the newest (the shadow copy: no reader uses it),
  * then publishes it by moving the sequence from odd to the next even value. Readers copy the newest state's
  * fields to locals, read the counter, and validate that the sequence did not change; while it is odd they
- * spin. The odd window covers only the writer's own counter read, the accumulation and ~20 stores; the slow
- * parts (pulling from the adjustment, which locks) happen before it. So readers are lock-free, and
+ * spin. The odd window covers only the writer's own counter read, the accumulation and the new state's
+ * stores: its ring slot's fields, and where the timekeeper has them its timekeeper page and a mirrored page (a dozen
+ * stores per clock record each, PagePublisher). The slow parts (pulling from the adjustment, which locks)
+ * happen before it. So readers are lock-free, and
  * wait-free except when they overlap that window.
  *
  * <p>Why not the kernel's fast-timekeeper latch (two copies, readers never wait)? Because a latch reader
@@ -72,14 +75,14 @@ final class TimekeeperWriter {
     private final long rawMult;
     private final TimekeeperState[] ring;
     private final int ringMask;
-    /** The timekeeper's own vvar page, or null. */
-    private final VvarPage page;
+    /** The timekeeper's own page, or null. */
+    private final SeqlockPage page;
     /** See {@link Timekeeper#maxIdleNanos()} and "How often to update" above. */
     final long maxIdleNanos;
 
     // Writer state, guarded by this object's monitor.
     /** A page the timekeeper also publishes into (see {@link #mirrorTo}), or null. */
-    private VvarPage mirror;
+    private SeqlockPage mirror;
     /** The writer's copy of the timekeeper's sequence. */
     private long writerSeq;
     private long lastAdjustCycles;
@@ -133,7 +136,7 @@ final class TimekeeperWriter {
         this.lastAdjustCycles = now;
         if (page != null) {
             page.attach(tk);
-            page.publish(s, shift);
+            PagePublisher.publish(page, s, shift);
         }
         // Pairs with the readers' getAcquire in TimekeeperReader.readBegin(); every store a reader depends on comes first.
         Timekeeper.SEQ.setRelease(tk, 0L);
@@ -334,10 +337,10 @@ final class TimekeeperWriter {
         writerSeq++;
         // Each page's own release store of its seq; readers of the page pair with it.
         if (page != null) {
-            page.publish(next, shift);
+            PagePublisher.publish(page, next, shift);
         }
         if (mirror != null) {
-            mirror.publish(next, shift);
+            PagePublisher.publish(mirror, next, shift);
         }
         // Release: the next slot's stores and our counter read happen before the even value is visible.
         // Pairs with the readers' getAcquire in TimekeeperReader.readBegin().
@@ -347,7 +350,7 @@ final class TimekeeperWriter {
     // ------------------------------------------------------------------------------------------------
     // Mirroring and the writer's view
 
-    synchronized void mirrorTo(VvarPage target) {
+    synchronized void mirrorTo(SeqlockPage target) {
         if (mirror == target) {
             return;
         }
@@ -357,7 +360,7 @@ final class TimekeeperWriter {
         target.attach(tk);
         target.beginWrite();
         VarHandle.fullFence(); // the odd seq before the record stores, as in beginWrite()
-        target.publish(newest(), shift);
+        PagePublisher.publish(target, newest(), shift);
         mirror = target;
     }
 

@@ -9,7 +9,7 @@ import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.linux.ErrnoException;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.TimerFd;
-import org.timekeeping4j.timekeeper.Conversion;
+import org.timekeeping4j.timekeeper.ConvertedNanos;
 import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.timekeeper.Timekeeper;
 
@@ -64,7 +64,8 @@ public final class KernelTracker implements AutoCloseable {
     /**
      * Starts tracking on {@code counter} (an ordered hardware counter whose frequency is calibrated within
      * 100 ppm), publishing into a publication of its own. Returns at once; readers use the kernel until the
-     * first state has converged (typically 50 ms).
+     * first state has converged ({@link TrackingPolicy#CONVERGED_STEPS} steps within its bound, at the fast
+     * phase's interval, after the sampling code's warm-up; {@link #awaitTracking} waits for it).
      */
     public static KernelTracker start(Clocksource counter) {
         return start(counter, new Publication());
@@ -72,7 +73,7 @@ public final class KernelTracker implements AutoCloseable {
 
     /**
      * As {@link #start(Clocksource)}, publishing into {@code publication}: the process-wide fast path owns one
-     * (with its vvar pages to mirror into) and reads from it directly.
+     * (with its timekeeper pages to mirror into) and reads from it directly.
      */
     public static KernelTracker start(Clocksource counter, Publication publication) {
         KernelTracker t = new KernelTracker(counter, publication);
@@ -125,7 +126,7 @@ public final class KernelTracker implements AutoCloseable {
     }
 
     /** Converts with the full result (history flag, clock-was-set sequence); allocation-free. */
-    public boolean convert(long counterValue, ClockId clock, Conversion into) {
+    public boolean convert(long counterValue, ClockId clock, ConvertedNanos into) {
         return publication.convert(counterValue, clock, into);
     }
 

@@ -67,8 +67,8 @@ final class OffsetFollower {
     Result follow(Timekeeper tk, boolean converging, boolean realtimeWasSet, boolean measureSlowOffsets,
                   long monoError) {
         // Strict bounds on REALTIME - MONOTONIC (real read between two mono reads): they detect a kernel step that
-        // the timerfd missed, but their midpoint is no good estimate: a mono/real/mono bracket is 70 to 80 ns wide
-        // here and the kernel's reads do not sit at its middle.
+        // the timerfd missed, but their midpoint is no good estimate: a mono/real/mono bracket is tens of ns wide
+        // and the kernel's reads do not sit at its middle.
         kernel.offsetBounds(ClockId.MONOTONIC, ClockId.REALTIME, realtimeWasSet || converging ? 32 : 4, bounds);
         boolean disjoint = bounds[0] > realtimeHi || bounds[1] < realtimeLo;
         if (realtimeWasSet || disjoint) {
@@ -112,7 +112,7 @@ final class OffsetFollower {
             // Centred as REALTIME is: kernel BOOTTIME around one counter read, minus the MONOTONIC line's own
             // error, within the strict bounds. Before publication only (nobody reads it yet); the build's first
             // estimate, the midpoint of brackets taken while this code still ran interpreted (hundreds of ns
-            // wide), had put BOOTTIME 70-100 ns off the kernel's.
+            // wide), had put BOOTTIME tens of ns off the kernel's (docs/PERFORMANCE.md).
             long boot = tk.boottimeOffsetNanos();
             long want = Math.max(0, withinBounds(boot + offsetError(tk, ClockId.BOOTTIME, monoError), boottimeLo,
                     boottimeHi));

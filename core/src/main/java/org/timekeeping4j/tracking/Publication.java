@@ -3,14 +3,14 @@ package org.timekeeping4j.tracking;
 import java.util.Arrays;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.linux.LinuxTime;
-import org.timekeeping4j.timekeeper.Conversion;
+import org.timekeeping4j.timekeeper.ConvertedNanos;
 import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.timekeeper.Timekeeper;
-import org.timekeeping4j.timekeeper.VvarPage;
+import org.timekeeping4j.timekeeper.TimekeeperPage;
 
 /**
  * Who serves the counter-backed clocks now: the one owner of the tracker's published pair of timekeepers, of
- * the floors the kernel path keeps above, and of the vvar pages a process-wide pair mirrors into.
+ * the floors the kernel path keeps above, and of the timekeeper pages a process-wide pair mirrors into.
  *
  * <p>Two timekeepers read one counter: the adjusted one, whose MONOTONIC line follows CLOCK_MONOTONIC (REALTIME,
  * BOOTTIME and TAI are offsets of it, as in the kernel), and the raw one, whose MONOTONIC line follows
@@ -34,8 +34,8 @@ public final class Publication {
     private volatile long sourceChangedSeq;
     // Written once before the updater thread starts (Thread.start orders it before the updater's reads), read
     // by the updater only.
-    private VvarPage adjustedMirror;
-    private VvarPage rawMirror;
+    private TimekeeperPage adjustedMirror;
+    private TimekeeperPage rawMirror;
 
     /** A publication nobody serves from yet: every read goes to the kernel. */
     public Publication() {
@@ -49,7 +49,7 @@ public final class Publication {
      * @param adjustedPage the page for the adjusted timekeeper's records
      * @param rawPage      the page for the raw timekeeper's records
      */
-    public void mirrorInto(VvarPage adjustedPage, VvarPage rawPage) {
+    public void mirrorInto(TimekeeperPage adjustedPage, TimekeeperPage rawPage) {
         this.adjustedMirror = adjustedPage;
         this.rawMirror = rawPage;
     }
@@ -60,7 +60,7 @@ public final class Publication {
      *
      * @param clock a counter-backed clock
      */
-    public static ClockId line(CounterClock clock) {
+    public static ClockId lineClock(CounterClock clock) {
         return clock.raw() ? ClockId.MONOTONIC : clock.clock();
     }
 
@@ -78,7 +78,7 @@ public final class Publication {
      */
     public long nanos(CounterClock clock) {
         Timekeeper tk = timekeeper(clock);
-        ClockId line = line(clock);
+        ClockId line = lineClock(clock);
         if (tk != null) {
             long v = tk.readFresh(line);
             if (v != Timekeeper.STALE) {
@@ -99,7 +99,7 @@ public final class Publication {
      */
     long convert(long counterValue, ClockId clock) {
         CounterClock c = CounterClock.of(clock);
-        return serving(c).convert(counterValue, c != null ? line(c) : clock);
+        return serving(c).convert(counterValue, c != null ? lineClock(c) : clock);
     }
 
     /**
@@ -107,9 +107,9 @@ public final class Publication {
      *
      * @return {@code into.withinHistory()}
      */
-    boolean convert(long counterValue, ClockId clock, Conversion into) {
+    boolean convert(long counterValue, ClockId clock, ConvertedNanos into) {
         CounterClock c = CounterClock.of(clock);
-        return serving(c).convert(counterValue, c != null ? line(c) : clock, into);
+        return serving(c).convert(counterValue, c != null ? lineClock(c) : clock, into);
     }
 
     private Timekeeper serving(CounterClock c) {
@@ -126,8 +126,8 @@ public final class Publication {
      *
      * @return false (nothing written) when no pair serves, or the counter value is past its validity
      */
-    public boolean snapshot(long counterValue, ClockId clock, Conversion clockOut,
-                            Conversion rawOut) {
+    public boolean snapshot(long counterValue, ClockId clock, ConvertedNanos clockOut,
+                            ConvertedNanos rawOut) {
         Timekeeper a = adjusted; // adjusted first: published last, so raw is set too when it is
         Timekeeper r = raw;
         CounterClock c = CounterClock.of(clock);
@@ -139,8 +139,8 @@ public final class Publication {
         if (!tk.isFresh(counterValue) || !r.isFresh(counterValue)) {
             return false;
         }
-        tk.convert(counterValue, line(c), clockOut);
-        r.convert(counterValue, line(CounterClock.MONOTONIC_RAW), rawOut);
+        tk.convert(counterValue, lineClock(c), clockOut);
+        r.convert(counterValue, lineClock(CounterClock.MONOTONIC_RAW), rawOut);
         return clockOut.withinHistory();
     }
 
@@ -170,12 +170,12 @@ public final class Publication {
         long c = adjustedTk.clocksource().read();
         for (CounterClock clock : CounterClock.values()) {
             Timekeeper tk = clock.raw() ? rawTk : adjustedTk;
-            if (tk.convert(c, line(clock)) < floors[clock.clock().ordinal()]) {
+            if (tk.convert(c, lineClock(clock)) < floors[clock.clock().ordinal()]) {
                 return false;
             }
         }
         // Mirroring starts before the pair is published, so that a page record is never fresher than its pair.
-        if (adjustedMirror != null && adjustedTk.hasVvarPage() && rawTk.hasVvarPage()) {
+        if (adjustedMirror != null && adjustedTk.hasPage() && rawTk.hasPage()) {
             adjustedTk.mirrorTo(adjustedMirror);
             rawTk.mirrorTo(rawMirror);
         }
@@ -195,14 +195,14 @@ public final class Publication {
             // update too, so they read stale from then on). A reader that validated an older state read its
             // counter before c0 (see TimekeeperWriter's class comment), so no fast read can ever have returned more
             // than the lines' values at c0: those are the floors. Computing floors from "now" instead would race
-            // with readers still on the fast path (measured: 4.5 us back).
+            // with readers still on the fast path (a floor from "now" was measured microseconds back).
             a.setValidityCycles(0);
             r.setValidityCycles(0);
             a.update();
             r.update();
             for (CounterClock clock : CounterClock.values()) {
                 int i = clock.clock().ordinal();
-                floors[i] = Math.max(floors[i], (clock.raw() ? r : a).freshCeiling(line(clock)));
+                floors[i] = Math.max(floors[i], (clock.raw() ? r : a).freshCeiling(lineClock(clock)));
             }
         }
         reason = why;

@@ -28,9 +28,9 @@ final class Sample {
      *
      * <p>Kernel reads around the counter read, not counter reads around a kernel read: this is the shape
      * of every check a user makes (a fast read between two kernel reads), and it matters. The kernel's
-     * own counter read does not sit in the middle of clock_gettime: measured here, the other shape
-     * (counter / kernel / counter) anchors the clock 40 to 50 ns early, so that fast reads fell below
-     * the kernel read just before them. With this shape the fast clock is centred in the kernel's
+     * own counter read does not sit in the middle of clock_gettime: the other shape (counter / kernel /
+     * counter) anchored the clock early, so that fast reads fell below the kernel read just before them
+     * (docs/PERFORMANCE.md has the measurement). With this shape the fast clock is centred in the kernel's
      * brackets.
      *
      * <p>Nothing runs inside the bracket but the three calls: the kernel reads are bare clock_gettime into
@@ -38,9 +38,9 @@ final class Sample {
      * counter read to ours equals the time from ours to the second's; anything that runs between them
      * on one side only biases the line by half its duration. Converting the first timespec to ns inside
      * the bracket did exactly that: while this code still ran as C1-compiled or interpreted code the
-     * conversion (segment accessors, a thread-local lookup) took ~300 ns, and the tracker anchored its
-     * lines 70 to 150 ns behind the kernel while its own brackets, biased the same way, said 0 (measured
-     * with tk4j verify agreement and a bracket harness free of that tail).
+     * conversion (segment accessors, a thread-local lookup) took hundreds of ns, and the tracker anchored
+     * its lines behind the kernel while its own brackets, biased the same way, said 0 (tk4j verify agreement
+     * and a bracket harness free of that tail showed it; figures in docs/PERFORMANCE.md).
      */
     Sample take(Clocksource cs, int clockId, int tries) {
         long best = Long.MAX_VALUE;

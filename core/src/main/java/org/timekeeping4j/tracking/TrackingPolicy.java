@@ -3,6 +3,7 @@ package org.timekeeping4j.tracking;
 import java.util.function.BooleanSupplier;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.clocksource.Clocksource;
+import org.timekeeping4j.clocksource.MultShift;
 import org.timekeeping4j.linux.TimexReading;
 import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.timekeeper.Timekeeper;
@@ -31,8 +32,8 @@ final class TrackingPolicy {
     /** Steps per second while converging (first {@link #FAST_PHASE_NANOS} after a (re)build). */
     static final long FAST_INTERVAL_NANOS = 10_000_000L;
     /**
-     * The longest interval between steps once converged. Each step costs the updater a few hundred us of CPU on
-     * this VM (measured: about half of it the wake-up from poll itself), so the interval grows while the clocks
+     * The longest interval between steps once converged. Each step costs the updater CPU (hundreds of us where it
+     * was measured, about half of it the wake-up from poll itself: docs/PERFORMANCE.md), so the interval grows while the clocks
      * agree: the frequency, estimated over a baseline of up to a minute, is good to about 1 ppb, which keeps the
      * error below a few ns even two seconds after an update.
      */
@@ -142,7 +143,7 @@ final class TrackingPolicy {
     /**
      * The longest interval for a counter of {@code frequencyHz}: {@link #MAX_INTERVAL_NANOS}, or 80% of 2^32 cycles
      * if that is shorter (a counter faster than 1.72 GHz). The machine-code read's fast path serves at least 2^32
-     * cycles past an update (VvarPage.anyLimit: the counter's high half may move on by one), so every read before
+     * cycles past an update (PagePublisher.anyLimit: the counter's high half may move on by one), so every read before
      * the next update, even one late by a quarter of the interval, is served by it; later reads are exact too, on
      * the slow path, a few ns dearer.
      */
@@ -153,8 +154,8 @@ final class TrackingPolicy {
     /**
      * Runs the sampling code until the JIT has compiled it, once. This matters for accuracy, not speed: where the
      * kernel's counter read falls inside a bracket depends on how fast the Java code around it runs, and
-     * interpreted brackets placed the clock 100 to 130 ns behind what compiled user code sees (measured here with a
-     * k/fast/k probe), while the tracker believed itself within 10 ns.
+     * interpreted brackets placed the clock behind what compiled user code sees, by far more than the tracker's own
+     * error bound said (a k/fast/k probe measured it: docs/PERFORMANCE.md).
      */
     void warmUp(BooleanSupplier stopping) {
         if (warmedUp) {
@@ -228,7 +229,7 @@ final class TrackingPolicy {
         kernel.bracket(counter, ClockId.MONOTONIC_RAW, BRACKET_TRIES, rawBracket);
         long monoError = monoBracket.kernel - adjusted.convert(monoBracket.counter, ClockId.MONOTONIC);
         long rawError = rawBracket.kernel
-                - raw.convert(rawBracket.counter, Publication.line(CounterClock.MONOTONIC_RAW));
+                - raw.convert(rawBracket.counter, Publication.lineClock(CounterClock.MONOTONIC_RAW));
         lastMonoError = monoError;
         lastRawError = rawError;
         if (Math.abs(monoError) > REBUILD_NANOS || Math.abs(rawError) > REBUILD_NANOS) {
@@ -330,10 +331,10 @@ final class TrackingPolicy {
         long mult = raw.monoMult();
         int shift = raw.shift();
         long base = rawBracket.counter;
-        double hz = 1e9 * Math.scalb(1.0, shift) / mult;
+        double hz = MultShift.frequencyHz(mult, shift);
         // Two brackets a baseline apart: each kernel time is known within half its width.
         double ppb = baselineNanos > 0 ? (rawBracket.width + 2.0) / baselineNanos * 1e9 : 1e6;
-        return new RawLine(hz, mult, shift, ppb, base, raw.convert(base, Publication.line(CounterClock.MONOTONIC_RAW)),
+        return new RawLine(hz, mult, shift, ppb, base, raw.convert(base, Publication.lineClock(CounterClock.MONOTONIC_RAW)),
                 intervalNanos * VALIDITY_INTERVALS, baselineNanos);
     }
 

@@ -4,16 +4,16 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.util.List;
-import java.util.Locale;
 import org.timekeeping4j.clocksource.CounterArch;
-import org.timekeeping4j.clocksource.VdsoStub;
+import org.timekeeping4j.config.Configuration;
+import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.Platform;
 import org.timekeeping4j.timekeeper.CounterClock;
 
 /**
- * Finds, recognises and validates the kernel's vDSO time data for {@link KernelVdso}, in the order
- * shared/reference/vdso-data.md recommends, refusing at the first doubt with a one-line reason:
+ * Finds, recognises and validates the kernel's vDSO time data for {@link KernelVdso} (the kernel's side:
+ * include/vdso/datapage.h and lib/vdso/gettimeofday.c), in this order, refusing at the first doubt with a one-line reason:
  * <ol>
  * <li>configuration ({@code timekeeping4j.vdso=off}, {@code timekeeping4j.counter=kernel});</li>
  * <li>the time namespace: a process in one of its own reads the namespace's page at page 0, whose seq
@@ -81,11 +81,10 @@ public final class Discovery {
         if (config != null) {
             return Result.refused(config.getMessage());
         }
-        String property = System.getProperty(KernelVdso.PROPERTY, "auto").trim().toLowerCase(Locale.ROOT);
-        if (property.equals("off")) {
+        if (!Configuration.PROCESS.exactMode()) {
             return Result.refused("exact mode switched off (" + KernelVdso.PROPERTY + "=off)");
         }
-        if ("kernel".equals(System.getProperty("timekeeping4j.counter"))) {
+        if (Configuration.PROCESS.kernelChosen()) {
             return Result.refused("the counter is not read by choice (timekeeping4j.counter=kernel)");
         }
         if (Platform.UNSUPPORTED_REASON != null) {
@@ -144,7 +143,7 @@ public final class Discovery {
         if (refusal != null) {
             return new Result(refusal, layout, mapping, null, null, rec.rejected());
         }
-        VdsoStub.Mapping ordered = arch.mapVdsoRead(layout.x86Algorithm(), true);
+        VdsoStub.Mapping ordered = VdsoStub.map(arch, layout.x86Algorithm(), true);
         if (!ordered.ok()) {
             return new Result("the read's machine code cannot run: " + ordered.failure(), layout, mapping, null,
                     null, rec.rejected());

@@ -5,7 +5,9 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.clocksource.VdsoStub;
+import org.timekeeping4j.clocksource.MultShift;
+import org.timekeeping4j.config.Configuration;
+import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.timekeeper.CounterClock;
 
 /**
@@ -26,7 +28,7 @@ import org.timekeeping4j.timekeeper.CounterClock;
 public final class KernelVdso {
 
     /** {@code timekeeping4j.vdso}: {@code auto} (exact mode wherever it validates) or {@code off}. */
-    public static final String PROPERTY = "timekeeping4j.vdso";
+    public static final String PROPERTY = Configuration.VDSO;
 
     private static final Discovery.Result STATE = Discovery.run();
 
@@ -37,10 +39,8 @@ public final class KernelVdso {
      * @return the error, or null
      */
     public static IllegalArgumentException configError() {
-        String v = System.getProperty(PROPERTY, "auto").trim().toLowerCase(java.util.Locale.ROOT);
-        return v.equals("auto") || v.equals("off") ? null : new IllegalArgumentException("unknown " + PROPERTY
-                + "=" + System.getProperty(PROPERTY) + ": valid values are auto (exact mode wherever the kernel's"
-                + " vDSO data validates) and off");
+        String e = Configuration.PROCESS.vdsoError();
+        return e == null ? null : new IllegalArgumentException(e);
     }
 
     /** True when exact mode serves the counter-backed clocks. */
@@ -152,7 +152,7 @@ public final class KernelVdso {
     /** The unordered read's code, mapped on first use (most processes never call it). */
     private static final class Unordered {
         static final MethodHandle READ = !ENABLED ? null
-                : STATE.layout().arch().mapVdsoRead(STATE.layout().x86Algorithm(), false).handle();
+                : VdsoStub.map(STATE.layout().arch(), STATE.layout().x86Algorithm(), false).handle();
     }
 
     private static long invoke(MethodHandle handle, long vc, long ts) {
@@ -244,7 +244,7 @@ public final class KernelVdso {
     public record Fields(long seq, int clockMode, long cycleLast, long maxCycles, long mult, int shift) {
         /** The counter frequency these mult/shift stand for, in Hz: 2^shift * 10^9 / mult. */
         public double frequencyHz() {
-            return Math.scalb(1e9, shift) / mult;
+            return MultShift.frequencyHz(mult, shift);
         }
     }
 

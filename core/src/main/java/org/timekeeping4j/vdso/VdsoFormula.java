@@ -3,7 +3,8 @@ package org.timekeeping4j.vdso;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import org.timekeeping4j.clocksource.VdsoCode;
+import org.timekeeping4j.clocksource.MultShift;
+import org.timekeeping4j.machine.VdsoCode;
 
 /**
  * The vDSO's arithmetic in Java (lib/vdso/gettimeofday.c vdso_calc_ns and the x86 forms), for conversions
@@ -32,7 +33,7 @@ final class VdsoFormula {
                 if ((delta & (1L << 62)) != 0) {
                     return base >>> shift;
                 }
-                return mulAddShift(delta & S64_MAX, mult, base, shift);
+                return MultShift.wide(delta & S64_MAX, mult, shift, base); // mul_u64_u32_add_u64_shr
             }
             return (delta * mult + base) >>> shift;
         }
@@ -42,17 +43,6 @@ final class VdsoFormula {
         }
         long delta = (cycles - cycleLast) & mask;
         return (delta * mult + base) >>> shift;
-    }
-
-    /** mul_u64_u32_add_u64_shr: (a * mul + b) &gt;&gt; shift on 128 bits, the low 64 bits of the result. */
-    static long mulAddShift(long a, long mul, long b, int shift) {
-        long lo = a * mul;
-        long hi = Math.unsignedMultiplyHigh(a, mul);
-        long sum = lo + b;
-        if (Long.compareUnsigned(sum, lo) < 0) {
-            hi++;
-        }
-        return shift == 0 ? sum : (sum >>> shift) | (hi << (64 - shift));
     }
 
     /**

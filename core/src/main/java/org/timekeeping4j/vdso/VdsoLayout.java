@@ -4,13 +4,13 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
-import org.timekeeping4j.clocksource.VdsoCode;
+import org.timekeeping4j.machine.VdsoCode;
 import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.timekeeper.CounterClock;
 
 /**
- * The layouts of the kernel's vDSO time data that this reader knows, per generation (see
- * shared/reference/vdso-data.md, section 2), and their recognition by content: a layout is accepted for a
+ * The layouts of the kernel's vDSO time data that this reader knows, per generation (struct vdso_data and
+ * struct vdso_clock in include/vdso/datapage.h of each release), and their recognition by content: a layout is accepted for a
  * page only when every structural check holds for both bases, never because of the kernel's version.
  *
  * <p>Offsets are of one base's struct (struct vdso_data up to 6.14, struct vdso_clock from 6.15); the
@@ -142,7 +142,7 @@ public enum VdsoLayout {
         return auxOffset() + (long) index * stride;
     }
 
-    /** The x86 machine code's algorithm for this layout (CounterArch.mapVdsoRead); null elsewhere. */
+    /** The x86 machine code's algorithm for this layout (VdsoStub.map); null elsewhere. */
     public VdsoCode.Algorithm x86Algorithm() {
         return x86Algorithm;
     }

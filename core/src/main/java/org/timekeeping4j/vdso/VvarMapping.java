@@ -66,7 +66,7 @@ public record VvarMapping(long start, long end, long vdsoStart) {
     /** This process's mapping, or null when /proc/self/maps names no [vvar] (vdso=0, not Linux, ...). */
     static VvarMapping ofThisProcess() throws IOException {
         // java.io, not java.nio.file: on a cold JVM this is the first file a read opens, and java.io's classes
-        // are loaded already (NIO's first use measured about 20 ms here).
+        // are loaded already (NIO's first use costs tens of ms on a cold JVM: docs/PERFORMANCE.md).
         try (java.io.FileInputStream in = new java.io.FileInputStream("/proc/self/maps")) {
             return parse(List.of(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII)
                     .split("\n")));

@@ -12,7 +12,7 @@ import org.timekeeping4j.Clocks;
 
 /**
  * A JVM that denies native access (--illegal-native-access=deny, no --enable-native-access) gets one line naming
- * the option from the library's first read, not an ExceptionInInitializerError (issue 15.11).
+ * the option from the library's first read, not an ExceptionInInitializerError.
  */
 class NativeAccessDeniedTest {
 

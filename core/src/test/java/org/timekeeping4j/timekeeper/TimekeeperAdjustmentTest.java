@@ -194,7 +194,7 @@ class TimekeeperAdjustmentTest {
         counter.advanceNanos(NS);
         aux.step(-500 * NS); // a later step does not change what the earlier read returned
         assertThat(tk.convert(c, ClockId.AUX_0)).isEqualTo(then).isEqualTo(aux.convert(c));
-        Conversion into = new Conversion();
+        ConvertedNanos into = new ConvertedNanos();
         assertThat(tk.convert(c, ClockId.AUX_0, into)).isTrue();
         assertThat(into.nanos()).isEqualTo(then);
         assertThatThrownBy(() -> tk.convert(c, ClockId.AUX_1)).isInstanceOf(IllegalArgumentException.class)
@@ -224,7 +224,7 @@ class TimekeeperAdjustmentTest {
             }
             tk.update();
         }
-        Conversion conv = new Conversion();
+        ConvertedNanos conv = new ConvertedNanos();
         for (int i = readings.size() - 12; i < readings.size(); i++) { // 16 states: 12 updates and their steps
             Reading r = readings.get(i);
             assertThat(tk.convert(r.counter(), ClockId.MONOTONIC)).isEqualTo(r.mono());

@@ -168,7 +168,7 @@ class KernelTrackerTest {
     }
 
     /**
-     * The updater's cost, in two measurements load cannot inflate (issue 15: a CPU share over wall time
+     * The updater's cost, in two measurements load cannot inflate (a CPU share over wall time
      * failed on a busy machine, because load stretches neither the updater's CPU time nor its sleeps but
      * makes the tracker fall back to short intervals, and a share is their product):
      * <ul>

@@ -151,7 +151,7 @@ class TrackingPolicyTest {
     /** Kernel minus ours for {@code clock}, now. */
     private long error(CounterClock clock) {
         Timekeeper tk = clock.raw() ? policy.raw() : policy.adjusted();
-        return kernel.now(clock.clock()) - tk.convert(counter.read(), Publication.line(clock));
+        return kernel.now(clock.clock()) - tk.convert(counter.read(), Publication.lineClock(clock));
     }
 
     @Test

@@ -13,11 +13,11 @@ import org.timekeeping4j.ClockId;
 import org.timekeeping4j.adjust.NtpAdjuster;
 import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.CounterSelector;
-import org.timekeeping4j.timekeeper.Conversion;
+import org.timekeeping4j.timekeeper.ConvertedNanos;
 import org.timekeeping4j.timekeeper.Timekeeper;
 
 /**
- * The machine-code read (the seqlock stub over the timekeeper's vvar page, where the selected counter has
+ * The machine-code read (the seqlock stub over the timekeeper's page, where the selected counter has
  * one: x86_64) against the writer, on the real counter. The writer flips the frequency by +/-100 ppm and
  * republishes; the reader reads MONOTONIC through the stub between two ordered counter reads c1 and c2, and
  * the value must lie between the history's conversions of c1 and c2 (r1 = 1). A torn read mixes one
@@ -42,7 +42,7 @@ public class SeqlockMachineCodeTest {
     private static final NtpAdjuster NTP = new NtpAdjuster();
     private static final Timekeeper TK = Timekeeper.builder(COUNTER).adjustment(NTP)
             .monotonicNanos(1_000_000_000L).historySize(4096).build();
-    private static final int MACHINE_CODE = TK.hasVvarPage() ? 1 : 0;
+    private static final int MACHINE_CODE = TK.hasPage() ? 1 : 0;
     private static volatile boolean up;
 
     @Actor
@@ -52,8 +52,8 @@ public class SeqlockMachineCodeTest {
         TK.update();
     }
 
-    private final Conversion lo = new Conversion();
-    private final Conversion hi = new Conversion();
+    private final ConvertedNanos lo = new ConvertedNanos();
+    private final ConvertedNanos hi = new ConvertedNanos();
 
     @Actor
     public void reader(II_Result r) {

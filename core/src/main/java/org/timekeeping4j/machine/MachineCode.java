@@ -1,7 +1,8 @@
-package org.timekeeping4j.clocksource;
+package org.timekeeping4j.machine;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.HexFormat;
 
 /**
  * The machine code of the counter stubs, byte for byte, with its disassembly. Each stub is a complete
@@ -23,7 +24,7 @@ final class MachineCode {
      *   c3             ret
      * </pre>
      */
-    static final byte[] X86_RDTSC = bytes(0x0f, 0x31, 0x48, 0xc1, 0xe2, 0x20, 0x48, 0x09, 0xd0, 0xc3);
+    static final byte[] X86_RDTSC = x86("0f 31 48 c1 e2 20 48 09 d0 c3");
 
     /**
      * {@code uint64_t lfence_rdtsc(void)}, ordered: lfence waits until all earlier instructions have
@@ -38,7 +39,7 @@ final class MachineCode {
      * </pre>
      */
     static final byte[] X86_LFENCE_RDTSC =
-            bytes(0x0f, 0xae, 0xe8, 0x0f, 0x31, 0x48, 0xc1, 0xe2, 0x20, 0x48, 0x09, 0xd0, 0xc3);
+            x86("0f ae e8 0f 31 48 c1 e2 20 48 09 d0 c3");
 
     /**
      * {@code uint64_t rdtscp(uint32_t *aux)}, ordered: rdtscp waits for earlier instructions to execute and
@@ -53,7 +54,7 @@ final class MachineCode {
      * </pre>
      */
     static final byte[] X86_RDTSCP =
-            bytes(0x0f, 0x01, 0xf9, 0x89, 0x0f, 0x48, 0xc1, 0xe2, 0x20, 0x48, 0x09, 0xd0, 0xc3);
+            x86("0f 01 f9 89 0f 48 c1 e2 20 48 09 d0 c3");
 
     /**
      * {@code uint64_t rdtscp_noaux(void)}: rdtscp for clock reads, dropping TSC_AUX (ecx is caller-saved).
@@ -65,7 +66,7 @@ final class MachineCode {
      *   c3             ret
      * </pre>
      */
-    static final byte[] X86_RDTSCP_NOAUX = bytes(0x0f, 0x01, 0xf9, 0x48, 0xc1, 0xe2, 0x20, 0x48, 0x09, 0xd0, 0xc3);
+    static final byte[] X86_RDTSCP_NOAUX = x86("0f 01 f9 48 c1 e2 20 48 09 d0 c3");
 
     /**
      * {@code void cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4])}: eax, ebx, ecx, edx of the leaf.
@@ -84,13 +85,15 @@ final class MachineCode {
      *   c3             ret
      * </pre>
      */
-    static final byte[] X86_CPUID = bytes(0x53, 0x49, 0x89, 0xd0, 0x89, 0xf8, 0x89, 0xf1, 0x0f, 0xa2,
-            0x41, 0x89, 0x00, 0x41, 0x89, 0x58, 0x04, 0x41, 0x89, 0x48, 0x08, 0x41, 0x89, 0x50, 0x0c, 0x5b, 0xc3);
+    static final byte[] X86_CPUID = x86("53 49 89 d0 89 f8 89 f1 0f a2 41 89 00 41 89 58 04 41 89 48 08 41 89 50 0c"
+            + " 5b c3");
 
     /**
      * {@code int64_t seqlock_read(const uint64_t *page, const uint64_t *record, uint64_t limit_select)}: a
      * whole timekeeper read in one downcall, the vDSO's do_hres over a page laid out as {@link SeqlockReader}
-     * documents. Built by {@link #x86SeqlockRead} around an ordered counter read; with rdtscp (GNU as):
+     * documents. Built by {@link #x86SeqlockRead} around an ordered counter read; its source is
+     * x86-seqlock-read.s next to this file (AssemblySourcesTest reassembles both builds and compares); with
+     * rdtscp (GNU as):
      * <pre>
      *    0: 49 89 d3             mov    r11, rdx            ; 0: the fresh limit, 8: the any limit
      *    3: 0f 01 f9             rdtscp                     ; edx:eax = TSC (ecx clobbered, rax's top half 0)
@@ -143,8 +146,8 @@ final class MachineCode {
      * instructions): an ordered counter read does not start before every older instruction has executed, so
      * what a read costs beyond the bare counter read is how long, after the counter, its last instruction
      * takes to execute. Two chains start at the counter: the value's, and the branch's that checks the
-     * delta against the limit. Measured on this machine (AMD EPYC, Zen 3; docs/bench/seqlock-stub runs these
-     * bytes and variants of them, results in docs/PERFORMANCE.md): each instruction on the value's chain shows,
+     * delta against the limit. Measured (docs/bench/seqlock-stub runs these bytes and variants of them; the
+     * machine and the figures are in docs/PERFORMANCE.md): each instruction on the value's chain shows,
      * and a branch on the counter costs its chain's length plus about a cycle even when never taken,
      * while loads independent of the counter and the seq check cost nearly nothing. Hence:
      * <ul>
@@ -156,14 +159,14 @@ final class MachineCode {
      *     {@code k_hi = k + hi * 2^32 * mult'} and {@code k = (base + offset) * 2^64 + xtime * 2^(64 - shift)
      *     - cycle_last * mult'}, whose high word is exactly {@code base + offset + ((xtime + delta * mult)
      *     >>> shift)}. The constant is picked by a cmove on a compare of edx, ready before the mul is. Two
-     *     constants, not three: a second cmove pair measured 0.4 ns slower (three-epochs.s against
+     *     constants, not three: a second cmove pair measured slower (three-epochs.s against
      *     check-before-value.s in docs/bench/seqlock-stub).</li>
      * <li>the limit check joins the halves and compares after the value is computed in program order
-     *     (measured 0.4 ns cheaper than before it), and one compare covers both ends: a counter value
+     *     (measured cheaper than before it), and one compare covers both ends: a counter value
      *     before cycle_last is a huge unsigned delta.</li>
      * <li>the writer bounds each limit so that a delta below it implies {@code hi} in {E, E + 1} (E =
-     *     cycle_last's high half: a window of one to two 2^32-cycle epochs, 1.75 to 3.5 s at 2.45 GHz) and
-     *     the conversion exact (see VvarPage.anyLimit); beyond it, the slow path, exact too.</li>
+     *     cycle_last's high half: a window of one to two 2^32-cycle epochs, seconds at GHz rates) and
+     *     the conversion exact (see timekeeper.PagePublisher.anyLimit); beyond it, the slow path, exact too.</li>
      * <li>the fast path's fields fill the record's first cache line (64 bytes).</li>
      * </ul>
      *
@@ -197,23 +200,20 @@ final class MachineCode {
     }
 
     /** rdtscp, the counter read of {@link #x86SeqlockRead} where the CPU has it. */
-    static final byte[] X86_RDTSCP_INSN = bytes(0x0f, 0x01, 0xf9);
+    static final byte[] X86_RDTSCP_INSN = x86("0f 01 f9");
     /** lfence;rdtsc, where the kernel says lfence orders rdtsc (X86_FEATURE_LFENCE_RDTSC). */
-    static final byte[] X86_LFENCE_RDTSC_INSN = bytes(0x0f, 0xae, 0xe8, 0x0f, 0x31);
+    static final byte[] X86_LFENCE_RDTSC_INSN = x86("0f ae e8 0f 31");
 
     /** Bytes 0x00-0x02 of {@link #x86SeqlockRead}: everything before the counter read. */
-    private static final byte[] X86_SEQLOCK_HEAD = bytes(0x49, 0x89, 0xd3);
+    private static final byte[] X86_SEQLOCK_HEAD = x86("49 89 d3");
     /** Bytes 0x06-0x9f of {@link #x86SeqlockRead} (as assembled after rdtscp): everything after the read. */
-    private static final byte[] X86_SEQLOCK_TAIL = bytes(0x4c, 0x8b, 0x07, 0x49, 0x83, 0xe0, 0xfe, 0x4c, 0x8b, 0x4e,
-            0x10, 0x4c, 0x8b, 0x56, 0x18, 0x3b, 0x56, 0x04, 0x4c, 0x0f, 0x45, 0x4e, 0x30, 0x4c, 0x0f, 0x45, 0x56,
-            0x38, 0x48, 0x89, 0xd1, 0x48, 0xc1, 0xe1, 0x20, 0x48, 0x09, 0xc1, 0x48, 0xf7, 0x66, 0x08, 0x4c, 0x01,
-            0xc8, 0x4c, 0x11, 0xd2, 0x48, 0x2b, 0x0e, 0x4a, 0x3b, 0x4c, 0x1e, 0x20, 0x73, 0x09, 0x48, 0x89, 0xd0,
-            0x4c, 0x3b, 0x07, 0x75, 0x51, 0xc3, 0x48, 0x89, 0xc8, 0x45, 0x31, 0xd2, 0x48, 0x85, 0xc0, 0x49, 0x0f,
-            0x48, 0xc2, 0x4d, 0x85, 0xdb, 0x75, 0x06, 0x48, 0x3b, 0x46, 0x40, 0x77, 0x2c, 0x48, 0xf7, 0x66, 0x68,
-            0x48, 0x03, 0x46, 0x70, 0x48, 0x83, 0xd2, 0x00, 0x8b, 0x4f, 0x08, 0x48, 0x0f, 0xad, 0xd0, 0x48, 0x03,
-            0x46, 0x48, 0x4c, 0x8b, 0x4e, 0x60, 0x48, 0x3b, 0x46, 0x58, 0x4d, 0x0f, 0x4c, 0xca, 0x48, 0x03, 0x46,
-            0x50, 0x4c, 0x01, 0xc8, 0xeb, 0xb6, 0x48, 0xb8, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0xeb,
-            0xaa, 0xf3, 0x90, 0xe9, 0x63, 0xff, 0xff, 0xff);
+    private static final byte[] X86_SEQLOCK_TAIL = x86("4c 8b 07 49 83 e0 fe 4c 8b 4e 10 4c 8b 56 18 3b 56 04 4c 0f 45 4e 30 4c"
+            + " 0f 45 56 38 48 89 d1 48 c1 e1 20 48 09 c1 48 f7 66 08 4c 01 c8 4c 11 d2"
+            + " 48 2b 0e 4a 3b 4c 1e 20 73 09 48 89 d0 4c 3b 07 75 51 c3 48 89 c8 45 31"
+            + " d2 48 85 c0 49 0f 48 c2 4d 85 db 75 06 48 3b 46 40 77 2c 48 f7 66 68 48"
+            + " 03 46 70 48 83 d2 00 8b 4f 08 48 0f ad d0 48 03 46 48 4c 8b 4e 60 48 3b"
+            + " 46 58 4d 0f 4c ca 48 03 46 50 4c 01 c8 eb b6 48 b8 00 00 00 00 00 00 00"
+            + " 80 eb aa f3 90 e9 63 ff ff ff");
     /** Position in the tail of the rel32 of the spin loop's jmp 3 (bytes 0x9c-0x9f). */
     private static final int X86_SEQLOCK_SPIN_REL32 = 0x9c - 0x06;
 
@@ -234,18 +234,18 @@ final class MachineCode {
      * {@code uint64_t cntvct_ordered(void)}: isb; mrs x0, cntvct_el0; ret. The isb keeps the counter read
      * from being executed before earlier instructions, as the kernel's __arch_counter_get_cntvct does.
      */
-    static final byte[] A64_ISB_CNTVCT = words(A64_ISB, A64_MRS_X0_CNTVCT, A64_RET);
+    static final byte[] A64_ISB_CNTVCT = arm64(A64_ISB, A64_MRS_X0_CNTVCT, A64_RET);
     /** {@code uint64_t cntvct(void)}: mrs x0, cntvct_el0; ret. Unordered. */
-    static final byte[] A64_CNTVCT = words(A64_MRS_X0_CNTVCT, A64_RET);
+    static final byte[] A64_CNTVCT = arm64(A64_MRS_X0_CNTVCT, A64_RET);
     /**
      * {@code uint64_t cntvctss(void)}: mrs x0, cntvctss_el0; ret. Ordered without an isb: the
      * self-synchronised view is not read speculatively ahead of earlier instructions (FEAT_ECV); the kernel's
      * __arch_counter_get_cntvct patches "isb; mrs cntvct_el0" into "nop; mrs cntvctss_el0" where every CPU
      * has ECV (ARM64_HAS_ECV), which user space sees as HWCAP2_ECV.
      */
-    static final byte[] A64_CNTVCTSS = words(A64_MRS_X0_CNTVCTSS, A64_RET);
+    static final byte[] A64_CNTVCTSS = arm64(A64_MRS_X0_CNTVCTSS, A64_RET);
     /** {@code uint64_t cntfrq(void)}: mrs x0, cntfrq_el0; ret. */
-    static final byte[] A64_CNTFRQ = words(A64_MRS_X0_CNTFRQ, A64_RET);
+    static final byte[] A64_CNTFRQ = arm64(A64_MRS_X0_CNTFRQ, A64_RET);
 
     /**
      * Encodes MRS Xt, (op0, op1, CRn, CRm, op2) as the Arm ARM's "System register move" class:
@@ -258,15 +258,27 @@ final class MachineCode {
         return 0xd5300000 | ((op0 - 2) << 19) | (op1 << 16) | (crn << 12) | (crm << 8) | (op2 << 5) | rt;
     }
 
-    static byte[] bytes(int... values) {
-        byte[] b = new byte[values.length];
-        for (int i = 0; i < values.length; i++) {
-            b[i] = (byte) values[i];
-        }
-        return b;
+    // ---- the one encoder: x86 code as its bytes in hex (objdump's order), arm64 code as its 32-bit words --------
+
+    /**
+     * x86 machine code from its bytes, written as objdump prints them ("0f 01 f9"). Every x86 constant in this
+     * package is built here.
+     *
+     * @param hex the bytes, two hex digits each, separated by single spaces
+     * @return the code
+     */
+    static byte[] x86(String hex) {
+        return HexFormat.ofDelimiter(" ").parseHex(hex);
     }
 
-    static byte[] words(int... words) {
+    /**
+     * arm64 machine code from its instruction words, stored little-endian as the CPU fetches them. Every arm64
+     * constant in this package is built here.
+     *
+     * @param words the instructions
+     * @return the code
+     */
+    static byte[] arm64(int... words) {
         ByteBuffer buf = ByteBuffer.allocate(words.length * 4).order(ByteOrder.LITTLE_ENDIAN);
         for (int w : words) {
             buf.putInt(w);

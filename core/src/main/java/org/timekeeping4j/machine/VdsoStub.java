@@ -1,9 +1,11 @@
-package org.timekeeping4j.clocksource;
+package org.timekeeping4j.machine;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.invoke.MethodHandle;
+import org.timekeeping4j.clocksource.CounterArch;
+import org.timekeeping4j.clocksource.CounterFlavour;
 import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.Platform;
 
@@ -12,6 +14,9 @@ import org.timekeeping4j.linux.Platform;
  * {@code (long vc, long ts, long testCounter) -> long}, addresses as longs so that a caller holding them in
  * static finals passes constants. A handle is made once per (algorithm, flavour) and kept by the caller in a
  * static final field, where the JIT inlines the downcall.
+ *
+ * <p>Not API: a handle reads whatever addresses it is given. The vdso package holds the handles, with the
+ * addresses of the kernel's data it found, in its own static finals.
  */
 public final class VdsoStub {
 
@@ -40,6 +45,21 @@ public final class VdsoStub {
     private VdsoStub() {}
 
     /**
+     * Maps the machine code that reads the vDSO data with {@code arch}'s counter.
+     *
+     * @param arch      the architecture (this machine's)
+     * @param algorithm the layout's algorithm (x86_64; ignored where the architecture has one)
+     * @param ordered   true for the ordered counter read, false for the unordered one
+     * @return the mapped code, or why it could not be mapped
+     */
+    public static Mapping map(CounterArch arch, VdsoCode.Algorithm algorithm, boolean ordered) {
+        return switch (arch) {
+            case X86_64 -> map(algorithm, ordered ? orderedFlavour() : VdsoCode.Flavour.RDTSC);
+            case AARCH64 -> mapArm64(ordered); // one algorithm: the generic vdso_calc_ns with the 56-bit mask
+        };
+    }
+
+    /**
      * Maps the x86_64 code for {@code algorithm} around {@code flavour}'s counter read.
      *
      * @param algorithm the layout generation's algorithm
@@ -54,26 +74,24 @@ public final class VdsoStub {
 
     /**
      * Maps the arm64 code ({@link Arm64VdsoCode}: the generic vdso_calc_ns with the 56-bit mask; vdso_data
-     * 5.3-6.14 and vdso_clock 6.15+ share its field offsets), its counter read ordered (isb; mrs cntvct_el0, as
+     * 5.7-6.14 and vdso_clock 6.15+ share its field offsets; before 5.7 clock_mode meant the opposite and exact
+     * mode refuses those kernels, CounterArch.vdsoRefusal), its counter read ordered (isb; mrs cntvct_el0, as
      * the kernel's vDSO reads it) or not (mrs cntvct_el0 alone).
      * @param ordered true for isb; mrs, false for mrs alone
      * @return the mapped code, or why it could not be mapped
      */
     public static Mapping mapArm64(boolean ordered) {
-        byte[] code = ordered ? Arm64VdsoCode.PRODUCTION : Arm64VdsoCode.build(ARM64_UNORDERED_SLOT);
+        byte[] code = ordered ? Arm64VdsoCode.PRODUCTION : Arm64VdsoCode.UNORDERED;
         Stubs.Mapped m = Stubs.map("vdso read (arm64, " + (ordered ? "isb;mrs cntvct_el0" : "mrs cntvct_el0") + ")",
                 code, READ, CounterArch.AARCH64);
         return new Mapping(m.handle(), m.failure());
     }
 
-    /** nop; mrs x5, cntvct_el0: the unordered slot of the arm64 code. */
-    private static final int[] ARM64_UNORDERED_SLOT = {0xd503201f, 0xd53be045};
-
     /**
      * The ordered counter read the kernel's vDSO itself uses here (rdtsc_ordered): lfence;rdtsc where the
      * kernel marks LFENCE as serialising rdtsc (X86_FEATURE_LFENCE_RDTSC), else rdtscp where the CPU has it,
-     * else lfence;rdtsc. Measured on this AMD VM: without the kernel's flag lfence;rdtsc reads up to 100 ns
-     * early, so rdtscp is preferred there.
+     * else lfence;rdtsc: without the kernel's flag lfence;rdtsc may read early (an AMD guest measured it,
+     * docs/PERFORMANCE.md), so rdtscp is preferred there.
      * @return the x86 flavour to read the counter with
      */
     public static VdsoCode.Flavour orderedFlavour() {
@@ -92,11 +110,9 @@ public final class VdsoStub {
     /** x86_64: the ordered read is lfence;rdtsc (else rdtscp). A static final, so the JIT keeps one branch. */
     static final boolean ORDERED_LFENCE = ORDERED_FLAVOUR == VdsoCode.Flavour.LFENCE_RDTSC;
 
-    /**
-     * This machine's architecture: a static final, so that the JIT calls its counter read directly (the
-     * constant's class is known). Null where timekeeping4j has no descriptor; exact mode does not serve there.
-     */
-    private static final CounterArch HERE = CounterArch.HERE;
+    /** This machine's architecture, as static finals: the JIT folds the tests below away. */
+    private static final boolean X86_64 = CounterArch.HERE == CounterArch.X86_64;
+    private static final boolean AARCH64 = CounterArch.HERE == CounterArch.AARCH64;
 
     /**
      * The counter, read as the exact-mode code reads it (x86: {@link #orderedFlavour()}; arm64: isb; mrs
@@ -105,10 +121,18 @@ public final class VdsoStub {
      * @return the counter value (cycles), read after every earlier load
      */
     public static long readCounterOrdered() {
-        if (HERE == null) { // a static final: the JIT folds the test away
-            throw noCounter();
+        try {
+            if (X86_64) { // ORDERED_LFENCE is a static final too: the JIT keeps one branch
+                return ORDERED_LFENCE ? (long) Stubs.LfenceRdtsc.HANDLE.invokeExact()
+                        : (long) Stubs.RdtscpNoAux.HANDLE.invokeExact();
+            }
+            if (AARCH64) {
+                return (long) Stubs.IsbCntvct.HANDLE.invokeExact();
+            }
+        } catch (Throwable t) {
+            throw Stubs.rethrow(t);
         }
-        return HERE.readOrdered();
+        throw noCounter();
     }
 
     /**
@@ -117,10 +141,17 @@ public final class VdsoStub {
      * @return the counter value (cycles)
      */
     public static long readCounterUnordered() {
-        if (HERE == null) { // a static final: the JIT folds the test away
-            throw noCounter();
+        try {
+            if (X86_64) {
+                return (long) Stubs.Rdtsc.HANDLE.invokeExact();
+            }
+            if (AARCH64) {
+                return (long) Stubs.Cntvct.HANDLE.invokeExact();
+            }
+        } catch (Throwable t) {
+            throw Stubs.rethrow(t);
         }
-        return HERE.readUnordered();
+        throw noCounter();
     }
 
     private static IllegalStateException noCounter() {

@@ -1,6 +1,7 @@
 # int64_t vdso_read(const vc *rdi, const vdso_timestamp *rsi, uint64_t test_counter rdx)
-# Reference source of the bytes in clocksource/VdsoCode.java (assembled at development time only:
-# `as --64 -o x.o x86-vdso-read.S && objdump -d -M intel x.o`). LAYOUT selects the struct offsets:
+# The source of the bytes in VdsoCode.java, which AssemblySourcesTest assembles for each layout and slot and
+# compares (`as --64 --defsym OVERFLOW=1 -o x.o x86-vdso-read.S && objdump -d -M intel x.o`; SLOT replaced by
+# the slot's instructions, as docs/bench/vdso-stub/build.sh does). OVERFLOW selects the struct offsets:
 #   OVERFLOW=1: vdso_data 6.10-6.14 / vdso_clock 6.15+ (max_cycles @16, mask @24, mult @32, shift @36)
 #   OVERFLOW=0: vdso_data 5.3-6.9 (mask @16, mult @24, shift @28; no max_cycles)
 # SLOT: the 10-byte counter slot (edx:eax = counter, rcx clobbered), NOP padding first.

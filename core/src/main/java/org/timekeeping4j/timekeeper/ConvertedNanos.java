@@ -2,15 +2,15 @@ package org.timekeeping4j.timekeeper;
 
 import org.timekeeping4j.ClockId;
 
-/** The result of {@link Timekeeper#convert(long, ClockId, Conversion)}; caller-owned, reusable, no allocation. */
-public final class Conversion {
+/** The result of {@link Timekeeper#convert(long, ClockId, ConvertedNanos)}; caller-owned, reusable, no allocation. */
+public final class ConvertedNanos {
     long nanos;
     boolean withinHistory;
     long generation;
     int clockWasSetSeq;
 
-    /** An empty result (every field 0 or false), for {@link Timekeeper#convert(long, ClockId, Conversion)}. */
-    public Conversion() {
+    /** An empty result (every field 0 or false), for {@link Timekeeper#convert(long, ClockId, ConvertedNanos)}. */
+    public ConvertedNanos() {
     }
 
     /** {@return the converted value in ns} */

@@ -1,6 +1,4 @@
-package org.timekeeping4j.clocksource;
-
-import java.util.HexFormat;
+package org.timekeeping4j.machine;
 
 /**
  * Machine code of the kernel-data read: the vDSO's do_hres over the kernel's own vDSO time data, for
@@ -10,7 +8,8 @@ import java.util.HexFormat;
  * (splitting ns into seconds afterwards does not change the sum), or {@code Long.MIN_VALUE} when the
  * vDSO would fall back to the system call: clock_mode not TSC, a time-namespace page (seq odd and
  * clock_mode VDSO_CLOCKMODE_TIMENS), or seq odd for 2^20 spins (a writer that never finishes: a stuck or
- * foreign page). Source: docs/bench/vdso-stub/x86-vdso-read.S ({@code build.sh -d} prints every variant).
+ * foreign page). Source: x86-vdso-read.S next to this file, which AssemblySourcesTest reassembles for every
+ * algorithm and slot and compares with these bytes (docs/bench/vdso-stub/build.sh -d prints every variant).
  *
  * <p><b>The counter slot.</b> Bytes {@code slot .. slot + 10} read the counter into edx:eax (rcx may be
  * clobbered): NOP padding first, then rdtscp, lfence;rdtsc or rdtsc, so every flavour has the same length
@@ -144,7 +143,7 @@ public final class VdsoCode {
 
         Flavour(String instructions, String slot) {
             this.instructions = instructions;
-            this.slot = HexFormat.ofDelimiter(" ").parseHex(slot);
+            this.slot = MachineCode.x86(slot);
         }
 
         /**
@@ -182,7 +181,7 @@ public final class VdsoCode {
      * @return the function's machine code, a fresh array
      */
     public static byte[] x86(Algorithm algorithm, Flavour flavour) {
-        byte[] code = HexFormat.ofDelimiter(" ").parseHex(algorithm == Algorithm.OVERFLOW ? OVERFLOW_CODE : LEGACY_CODE);
+        byte[] code = MachineCode.x86(algorithm == Algorithm.OVERFLOW ? OVERFLOW_CODE : LEGACY_CODE);
         int slot = slotOffset(algorithm);
         System.arraycopy(flavour.slot, 0, code, slot, SLOT_BYTES);
         return code;

@@ -1,9 +1,18 @@
-# The seqlock read as shipped (MachineCode.x86SeqlockRead, rdtscp build).
+# int64_t seqlock_read(const uint64_t *page, const uint64_t *record, uint64_t limit_select): the seqlock read
+# as shipped (MachineCode.x86SeqlockRead; the layout: SeqlockStub). Assembled by AssemblySourcesTest, which
+# compares the bytes with MachineCode's: `as --64 [--defsym LFENCE=1] x86-seqlock-read.s`, objcopy -O binary.
+# LFENCE selects the lfence;rdtsc build; without it, rdtscp. docs/bench/seqlock-stub measures it against
+# variants.
 .intel_syntax noprefix
 .text
     mov    r11, rdx
 retry:
+.ifdef LFENCE
+    lfence
+    rdtsc
+.else
     rdtscp
+.endif
     mov    r8, [rdi]
     and    r8, -2
     mov    r9, [rsi+16]

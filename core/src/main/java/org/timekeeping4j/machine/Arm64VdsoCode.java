@@ -1,4 +1,4 @@
-package org.timekeeping4j.clocksource;
+package org.timekeeping4j.machine;
 
 /**
  * The arm64 machine code of the vDSO-data read, byte for byte, with its disassembly: one function under
@@ -20,8 +20,9 @@ package org.timekeeping4j.clocksource;
  * <p><b>Not for arm64 5.3-5.6 pages.</b> Their clock_mode meant "use the syscall" (0 = read the counter,
  * 1 = syscall); this code reads the counter on 1. The caller must fall back on those kernels.
  *
- * <p>Built with GNU as 2.40 (binutils-aarch64-linux-gnu, at development time only) and checked word by word
- * against an independent encoding in Arm64VdsoCodeTest; {@link #PRODUCTION} as assembled:
+ * <p>Its source is arm64-vdso-read.S next to this file: AssemblySourcesTest reassembles it for every slot and
+ * compares the words (GNU as, binutils-aarch64-linux-gnu), and Arm64VdsoCodeTest checks them against an
+ * independent encoding; {@link #PRODUCTION} as assembled:
  * <pre>
  *    0: 52a00209  movz  w9, #0x10, lsl #16     ; spin budget: 2^20 looks at an odd seq
  *    4: b9400003  ldr   w3, [x0]               ; retry: seq
@@ -104,6 +105,8 @@ final class Arm64VdsoCode {
     static final int[] SLOT_TEST = {0xd503201f, 0xaa0203e5};
     /** The slot of {@link #ECV}: nop; mrs x5, cntvctss_el0 (op2 = 6: self-synchronised, FEAT_ECV). */
     static final int[] SLOT_ECV_CNTVCTSS = {0xd503201f, 0xd53be0c5};
+    /** The slot of {@link #UNORDERED}: nop; mrs x5, cntvct_el0 (no isb: may be read before earlier loads). */
+    static final int[] SLOT_CNTVCT = {0xd503201f, 0xd53be045};
 
     // The words before and after the slot (initialised before the variants that are built from them).
     private static final int[] BEFORE_SLOT = {
@@ -122,6 +125,8 @@ final class Arm64VdsoCode {
     static final byte[] TEST = build(SLOT_TEST);
     /** The reader with the self-synchronised counter view (FEAT_ECV, HWCAP2_ECV only). */
     static final byte[] ECV = build(SLOT_ECV_CNTVCTSS);
+    /** The reader with the counter read unordered (Clocks.nanosUnordered). */
+    static final byte[] UNORDERED = build(SLOT_CNTVCT);
 
     /** The whole function around a two-instruction slot. */
     static byte[] build(int[] slot) {
@@ -132,6 +137,6 @@ final class Arm64VdsoCode {
         System.arraycopy(BEFORE_SLOT, 0, all, 0, BEFORE_SLOT.length);
         System.arraycopy(slot, 0, all, BEFORE_SLOT.length, 2);
         System.arraycopy(AFTER_SLOT, 0, all, BEFORE_SLOT.length + 2, AFTER_SLOT.length);
-        return MachineCode.words(all);
+        return MachineCode.arm64(all);
     }
 }

@@ -1,0 +1,135 @@
+package org.timekeeping4j.machine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The assembly sources next to the machine code (x86-seqlock-read.s, x86-vdso-read.S, arm64-vdso-read.S) are the
+ * code: each is reassembled with GNU as, for every build the Java constants hold, and its bytes compared with
+ * them. Where the assembler is not installed the test says so and is skipped (x86: binutils; arm64:
+ * binutils-aarch64-linux-gnu, which Debian packages).
+ */
+class AssemblySourcesTest {
+
+    private static final String X86_AS = "as";
+    private static final String X86_OBJCOPY = "objcopy";
+    private static final String ARM64_AS = "aarch64-linux-gnu-as";
+    private static final String ARM64_OBJCOPY = "aarch64-linux-gnu-objcopy";
+
+    /** The sources: src/main/java of this module, found from the test classes' location (target/test-classes). */
+    private static Path source(String name) throws URISyntaxException {
+        Path testClasses = Path.of(AssemblySourcesTest.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        return testClasses.getParent().getParent().resolve("src/main/java/org/timekeeping4j/machine").resolve(name);
+    }
+
+    private static boolean installed(String tool) {
+        try {
+            Process p = new ProcessBuilder(tool, "--version").redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException | InterruptedException e) {
+            return false;
+        }
+    }
+
+    private static void requireTools(String as, String objcopy, String packageName) {
+        assumeTrue(installed(as) && installed(objcopy), as + " or " + objcopy + " is not installed (Debian: "
+                + packageName + "): the sources cannot be reassembled here");
+    }
+
+    /**
+     * Assembles {@code name} with its SLOT line (if any) replaced by {@code slot} and returns the .text bytes.
+     */
+    private static byte[] assemble(String as, String objcopy, String name, String slot, String... asArgs)
+            throws Exception {
+        String text = Files.readString(source(name), StandardCharsets.US_ASCII);
+        if (slot != null) {
+            String replaced = text.replaceAll("(?m)^(\\s*)SLOT$", "$1" + slot);
+            assertThat(replaced).as("%s has a SLOT line", name).isNotEqualTo(text);
+            text = replaced;
+        }
+        Path dir = Files.createTempDirectory("tk4j-asm");
+        try {
+            Path src = dir.resolve("a.S");
+            Files.writeString(src, text, StandardCharsets.US_ASCII);
+            List<String> cmd = new ArrayList<>(List.of(as));
+            cmd.addAll(List.of(asArgs));
+            cmd.addAll(List.of("-o", dir.resolve("a.o").toString(), src.toString()));
+            run(cmd);
+            run(List.of(objcopy, "-O", "binary", "-j", ".text", dir.resolve("a.o").toString(),
+                    dir.resolve("a.bin").toString()));
+            return Files.readAllBytes(dir.resolve("a.bin"));
+        } finally {
+            try (var files = Files.list(dir)) {
+                for (Path f : files.toList()) {
+                    Files.delete(f);
+                }
+            }
+            Files.delete(dir);
+        }
+    }
+
+    private static void run(List<String> cmd) throws Exception {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as("%s: %s", cmd, out).isZero();
+    }
+
+    @Test
+    void theX86SeqlockReadShouldBeItsSourceAssembled() throws Exception {
+        requireTools(X86_AS, X86_OBJCOPY, "binutils");
+        assertThat(assemble(X86_AS, X86_OBJCOPY, "x86-seqlock-read.s", null, "--64"))
+                .as("rdtscp build").containsExactly(MachineCode.x86SeqlockRead(MachineCode.X86_RDTSCP_INSN));
+        assertThat(assemble(X86_AS, X86_OBJCOPY, "x86-seqlock-read.s", null, "--64", "--defsym", "LFENCE=1"))
+                .as("lfence;rdtsc build").containsExactly(MachineCode.x86SeqlockRead(MachineCode.X86_LFENCE_RDTSC_INSN));
+    }
+
+    @Test
+    void everyX86VdsoReadShouldBeItsSourceAssembled() throws Exception {
+        requireTools(X86_AS, X86_OBJCOPY, "binutils");
+        // The slots as the source's SLOT line takes them: NOP padding to 10 bytes, then the counter read.
+        String[][] slots = {
+            {"RDTSCP", ".byte 0x0f,0x1f,0x80,0,0,0,0; rdtscp"},
+            {"LFENCE_RDTSC", ".byte 0x0f,0x1f,0x44,0,0; lfence; rdtsc"},
+            {"RDTSC", ".byte 0x0f,0x1f,0x80,0,0,0,0,0x90; rdtsc"},
+            {"TEST", "mov rax, r11; mov rdx, r11; shr rdx, 32"},
+        };
+        int compared = 0;
+        for (VdsoCode.Algorithm a : VdsoCode.Algorithm.values()) {
+            String overflow = a == VdsoCode.Algorithm.OVERFLOW ? "OVERFLOW=1" : "OVERFLOW=0";
+            for (String[] slot : slots) {
+                byte[] assembled = assemble(X86_AS, X86_OBJCOPY, "x86-vdso-read.S", slot[1], "--64", "--defsym",
+                        overflow);
+                assertThat(assembled).as("%s, %s", a, slot[0])
+                        .containsExactly(VdsoCode.x86(a, VdsoCode.Flavour.valueOf(slot[0])));
+                compared++;
+            }
+        }
+        assertThat(compared).isEqualTo(VdsoCode.Algorithm.values().length * VdsoCode.Flavour.values().length);
+    }
+
+    @Test
+    void everyArm64VdsoReadShouldBeItsSourceAssembled() throws Exception {
+        requireTools(ARM64_AS, ARM64_OBJCOPY, "binutils-aarch64-linux-gnu");
+        // cntvctss_el0 by its encoding (S3_3_C14_C0_6): older assemblers do not know the FEAT_ECV name.
+        assertThat(assemble(ARM64_AS, ARM64_OBJCOPY, "arm64-vdso-read.S", "isb; mrs x5, cntvct_el0"))
+                .as("production").containsExactly(Arm64VdsoCode.PRODUCTION);
+        assertThat(assemble(ARM64_AS, ARM64_OBJCOPY, "arm64-vdso-read.S", "nop; mov x5, x2"))
+                .as("test").containsExactly(Arm64VdsoCode.TEST);
+        assertThat(assemble(ARM64_AS, ARM64_OBJCOPY, "arm64-vdso-read.S", "nop; mrs x5, S3_3_C14_C0_6"))
+                .as("ecv").containsExactly(Arm64VdsoCode.ECV);
+        assertThat(assemble(ARM64_AS, ARM64_OBJCOPY, "arm64-vdso-read.S", "nop; mrs x5, cntvct_el0"))
+                .as("unordered").containsExactly(Arm64VdsoCode.UNORDERED);
+    }
+}
