@@ -25,6 +25,8 @@ import org.timekeeping4j.linux.LinuxTime;
  */
 final class LabGuest {
 
+    static final int ADJ_MAXERROR = 0x0004;
+    static final int ADJ_ESTERROR = 0x0008;
     static final int ADJ_STATUS = 0x0010;
     static final int ADJ_TAI = 0x0080;
     static final int STA_INS = 0x0010;
@@ -50,7 +52,10 @@ final class LabGuest {
                 "changes the kernel's clock state: only with -Dtimekeeping4j.test.steerHost=true");
     }
 
-    /** adjtimex with {@code modes}, status and tai as given; returns the kernel's time state (TIME_*). */
+    /**
+     * adjtimex with {@code modes}, status and tai as given (maxerror and esterror 0); returns the kernel's time
+     * state (TIME_*).
+     */
     static int adjtimex(int modes, int status, int tai, MemorySegment out) {
         out.fill((byte) 0);
         out.set(JAVA_INT, LibC.Timex.MODES, modes);

@@ -42,7 +42,10 @@ class LeapSecondExactTest {
             long midnight = (Math.floorDiv(found, DAY) + 1) * DAY;
             LabGuest.adjtimex(LabGuest.ADJ_STATUS | LabGuest.ADJ_TAI, 0, 37, timex); // clean state, TAI-UTC 37 s
             LabGuest.setRealtime(midnight - LEAD_S * SEC);
-            LabGuest.adjtimex(LabGuest.ADJ_STATUS, LabGuest.STA_INS, 0, timex);
+            // maxerror 0 too: an unsynchronised clock (maxerror past 16 s) makes adjtimex answer TIME_ERROR
+            // instead of the leap states.
+            LabGuest.adjtimex(LabGuest.ADJ_STATUS | LabGuest.ADJ_MAXERROR | LabGuest.ADJ_ESTERROR, LabGuest.STA_INS,
+                    0, timex);
             int taiBefore = timex.get(JAVA_INT, LibC.Timex.TAI);
             long realMinusMonoBefore = offset(ClockId.REALTIME);
             long taiMinusMonoBefore = offset(ClockId.TAI);
