@@ -8,7 +8,7 @@ set -euo pipefail
 kdir="$1" busybox="$2"
 kver="$(ls "$kdir/modules")"
 mdir="$kdir/modules/$kver"
-key="$( (sha256sum "$0" "$busybox"; cat "$kdir/VERSION") | sha256sum | cut -c1-12)"
+key="$( (cat "$0" "$busybox" "$kdir/VERSION") | sha256sum | cut -c1-12)"
 out="$kdir/initrd-$key.cpio.gz"
 if [ -s "$out" ]; then echo "$out"; exit 0; fi
 
@@ -83,5 +83,6 @@ EOF
 chmod +x "$work/init"
 hostbb="$("$(dirname "$0")/qemu-fetch.sh" busybox-amd64)/busybox"   # the packer runs on this host
 (cd "$work" && find . | sed 's#^\./##; /^\.$/d' | "$hostbb" cpio -o -H newc 2>/dev/null) | gzip -1 >"$out.tmp"
+rm -f "$kdir"/initrd-*.cpio.gz   # earlier versions
 mv "$out.tmp" "$out"
 echo "$out"

@@ -108,7 +108,7 @@ args=(-accel tcg,thread=single -smp 2 -m 2G -display none -no-reboot -nic none -
       -virtfs "local,path=$root,mount_tag=root,security_model=none,readonly=on,multidevs=remap"
       -virtfs "local,path=$repo,mount_tag=repo,security_model=none,multidevs=remap"
       -virtfs "local,path=$run,mount_tag=run,security_model=none,multidevs=remap")
-append="console=$console quiet loglevel=3 panic=-1 rdinit=/init tk4j.run=$run tk4j.repo=$repo"
+append="console=$console quiet loglevel=3 panic=-1 rdinit=/init tk4j_lab=1 tk4j.run=$run tk4j.repo=$repo"
 if [ "$arch" = x86 ]; then
   args+=(-cpu max,+invtsc,x-force-features=on)
   append="$append tsc=reliable"
@@ -119,7 +119,7 @@ fi
 # the forced invtsc; carriage returns from the serial line are dropped.
 set +e
 timeout -k 10 "$timeout" "$qemu" "${args[@]}" -append "$append" </dev/null 2>&1 \
-  | grep --line-buffered -v -e "TCG doesn't support requested feature" -e '\] reboot: Power down' | tr -d '\r'
+  | grep --line-buffered -v -e "TCG doesn't support requested feature" -e '\] reboot: Power down' | sed -u 's/\r//g'
 status=("${PIPESTATUS[@]}")
 set -e
 if [ "${status[0]}" = 124 ] || [ "${status[0]}" = 137 ]; then

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.linux.KernelInfo;
@@ -20,6 +21,7 @@ import org.timekeeping4j.linux.Platform;
  * and no read lies outside its bracket or goes back. Changes the clocksource of the kernel it runs on, so it
  * runs in a lab guest only (scripts/lab/qemu.sh; see {@link LabGuest}). Puts tsc back in a finally block.
  */
+@Tag("lab")
 class ClocksourceSwitchTest {
 
     private static final Path CURRENT = Path.of("/sys/devices/system/clocksource/clocksource0/current_clocksource");
