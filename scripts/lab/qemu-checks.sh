@@ -65,11 +65,19 @@ elif [ -n "$layout" ] && [[ "$data" != *"$layout"* ]]; then bad info "layout is 
 else ok info "layout '${layout:-any}', exact mode, $(took "$t")"; fi
 
 # --- agreement ---
+# A cell under its read floor (a JIT or GC pause can eat a short cell under emulation) is measured again,
+# once, with twice the time: a floor that is not met then fails; an excursion fails at once.
 t=$(now)
-./tk4j verify agreement --path fast -t "$agree_s" --json >"$out/agreement.json" 2>"$out/agreement.err"; rc=$?
-summary="$(judge_agreement "$out/agreement.json")"; judged=$?
-if [ $rc = 0 ] && [ $judged = 0 ]; then ok agreement "$summary; -t $agree_s, $(took "$t")"
-else bad agreement "exit $rc; $summary; $(tail -n 2 "$out/agreement.err" | tr '\n' ' ')"; fi
+retried=""
+for try in 1 2; do
+  secs=$((agree_s * try))
+  ./tk4j verify agreement --path fast -t "$secs" --json >"$out/agreement.json" 2>"$out/agreement.err"; rc=$?
+  summary="$(judge_agreement "$out/agreement.json")"; judged=$?
+  [ $rc = 0 ] && [ $judged != 0 ] && [[ "$summary" == *" 0 not OK, 0 with an excursion above 0 ns"* ]] || break
+  [ $try = 1 ] && retried=" (again with -t $((agree_s * 2)) after a first run under the floor: ${summary##*, })"
+done
+if [ $rc = 0 ] && [ $judged = 0 ]; then ok agreement "$summary; -t $secs$retried, $(took "$t")"
+else bad agreement "exit $rc; $summary$retried; $(tail -n 2 "$out/agreement.err" | tr '\n' ' ')"; fi
 
 # --- clocksource switches during verify (x86) ---
 # verify's output is only seen when it ends, so the measuring cannot be waited for: the clocksource instead
@@ -109,7 +117,8 @@ if [ -z "$jdk" ] || [ -z "$launcher" ]; then
 else
   cp="$repo/core/target/classes:$repo/core/target/test-classes:$(ls "$lib"/*.jar | grep -v console-standalone | paste -sd:)"
   sel=(); for c in "${classes[@]}"; do sel+=(--select-class "$c"); done
-  "$jdk/bin/java" --enable-native-access=ALL-UNNAMED -XX:+UseParallelGC -Dtimekeeping4j.test.steerHost=true \
+  # SerialGC (as tk4j runs): fewer threads competing for the guest's two emulated CPUs than ParallelGC's.
+  "$jdk/bin/java" --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Dtimekeeping4j.test.steerHost=true \
     -jar "$launcher" execute --disable-banner --disable-ansi-colors --details=tree -cp "$cp" "${sel[@]}" \
     >"$out/junit.txt" 2>&1; rc=$?
   grep -E '(LeapSecondExactTest|ClocksourceSwitchTest): ' "$out/junit.txt" | sed 's/^/  /'

@@ -46,8 +46,9 @@ why=""
 for s in $suites; do
   mapfile -t opt < <(apt_for "$s")
   : >"$cache/apt/$s/status"
-  if ! apt-get "${opt[@]}" update -qq >"$work/update-$s.log" 2>&1; then
-    why="$why; apt-get update of $s failed: $(tail -n 1 "$work/update-$s.log")"; continue
+  # apt-get update exits 0 on some fetch failures: its warnings count as failures here.
+  if ! apt-get "${opt[@]}" update -qq >"$work/update-$s.log" 2>&1 || grep -q -E '^(W|E): ' "$work/update-$s.log"; then
+    why="$why; apt-get update of $s failed: $(grep -m1 -E '^(W|E): ' "$work/update-$s.log" || tail -n 1 "$work/update-$s.log")"; continue
   fi
   case "$name" in busybox-*)   # a static busybox for the initrd: just the binary
     (cd "$work/deb" && apt-get "${opt[@]}" download "busybox-static:$arch" >"$work/download.log" 2>&1) \
@@ -59,13 +60,13 @@ for s in $suites; do
     rm -rf "$dest" "$work"; mv "$dest.new" "$dest"; echo "$dest"; exit 0 ;;
   esac
   image="$(apt-cache "${opt[@]}" depends "linux-image-$arch" 2>/dev/null \
-           | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\).*/\1/p' | head -n 1)"
+           | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\).*/\1/p' | head -n 1 || true)"
   if [ -z "$image" ]; then why="$why; $s has no linux-image-$arch"; continue; fi
   # Newer kernels split the image package: linux-binary-* (vmlinuz), linux-modules-* (modules) and
   # linux-base-* (modules.builtin, config).
   pkgs=("$image:$arch")
   for p in $(apt-cache "${opt[@]}" depends "$image" 2>/dev/null \
-             | sed -n 's/^ *Depends: \(linux-\(binary\|modules\|base\)-[0-9][^ ]*\).*/\1/p' | sort -u); do
+             | sed -n 's/^ *Depends: \(linux-\(binary\|modules\|base\)-[0-9][^ ]*\).*/\1/p' | sort -u || true); do
     pkgs+=("$p:$arch")
   done
   if ! (cd "$work/deb" && apt-get "${opt[@]}" download "${pkgs[@]}" >"$work/download.log" 2>&1); then

@@ -5,9 +5,12 @@
 # NAME: x86-6.1 (bookworm), x86-6.12 (trixie), x86-7.x (trixie-backports, else sid), arm64-6.12 (trixie),
 # arm64-7.x. `--prepare` sets NAME up without running anything; `--list` prints the names.
 # The guest sees this machine's / read-only over virtio-9p (x86; on arm64 an arm64 Debian root with
-# openjdk-25, see qemu-arm64-root.sh), the repository holding this script writable at the same path, and the
-# caller's working directory; CMD runs there as root with the guest's own clock (adjtimex, clock_settime,
-# leap flags and clocksource changes stay inside it). CMD's output is printed; TK4J_* variables are passed in.
+# openjdk-25, see qemu-arm64-root.sh) and the repository holding this script writable at the same path; CMD
+# runs as root in the caller's working directory (the repository where the guest lacks it) with the guest's
+# own clock (adjtimex, clock_settime,
+# leap flags and clocksource changes stay inside it). CMD's output is printed; TK4J_* variables are passed in,
+# TK4J_LAB_KERNEL=NAME and TK4J_LAB_GUEST=qemu are set, and the kernel command line carries tk4j_lab=1 (what
+# the lab-only tests check before they change the clock).
 #
 # Everything is fetched on first use and cached in $TK4J_LAB_CACHE (default ~/.cache/timekeeping4j/lab):
 # qemu-system-x86 / qemu-system-arm through the host's apt (the only packages installed on the host), the
