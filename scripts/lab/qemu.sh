@@ -104,7 +104,11 @@ cwd="$PWD"
   printf 'echo $? >%q/rc\n' "$run"
 } >"$run/stage2"
 chmod +x "$run/stage2"
-[ "$root" = / ] || mkdir -p "$root$repo" "$root$run" "$root$cwd"
+# The arm64 root needs the mount points (it is read-only in the guest); the run's is removed after it.
+if [ "$root" != / ]; then
+  mkdir -p "$root$repo" "$root$run"
+  trap 'rm -rf "$run"; rmdir "$root$run" 2>/dev/null || true' EXIT
+fi
 
 args=(-accel tcg,thread=single -smp 2 -m 2G -display none -no-reboot -nic none -monitor none
       -serial stdio -kernel "$kdir/vmlinuz" -initrd "$initrd"
