@@ -30,9 +30,9 @@ opt=(-o "Dir::Etc::sourcelist=$d/sources.list" -o "Dir::Etc::sourceparts=$d/part
      -o "Dir::Cache=$d/cache" -o "Dir::Etc::preferencesparts=$d/prefs.d" -o "Dir::State::status=$d/status"
      -o APT::Architecture=arm64 -o APT::Architectures=arm64)
 echo "qemu-arm64-root: fetching openjdk-25 and its closure for arm64 ($suite) into $root" >&2
-# apt-get update exits 0 on some fetch failures: its warnings count as failures here.
-if ! apt-get "${opt[@]}" update -qq >"$d/update.log" 2>&1 || grep -q -E '^(W|E): ' "$d/update.log"; then
-  fail "apt-get update of $suite failed: $(grep -m1 -E '^(W|E): ' "$d/update.log" || tail -n 1 "$d/update.log")"
+# apt-get update exits 0 on some fetch failures: its "Failed to fetch" warnings count as failures here.
+if ! apt-get "${opt[@]}" update -qq >"$d/update.log" 2>&1 || grep -q -E '^(E: |W: (Failed to fetch|Some index files failed))' "$d/update.log"; then
+  fail "apt-get update of $suite failed: $(grep -m1 -E '^(E: |W: (Failed to fetch|Some index files failed))' "$d/update.log" || tail -n 1 "$d/update.log")"
 fi
 # Every package the list depends on, recursively; virtual names (<...>) resolve through their providers,
 # which the recursion lists too. Alternatives are all taken: unpacking one more library costs nothing.

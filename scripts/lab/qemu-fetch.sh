@@ -46,9 +46,9 @@ why=""
 for s in $suites; do
   mapfile -t opt < <(apt_for "$s")
   : >"$cache/apt/$s/status"
-  # apt-get update exits 0 on some fetch failures: its warnings count as failures here.
-  if ! apt-get "${opt[@]}" update -qq >"$work/update-$s.log" 2>&1 || grep -q -E '^(W|E): ' "$work/update-$s.log"; then
-    why="$why; apt-get update of $s failed: $(grep -m1 -E '^(W|E): ' "$work/update-$s.log" || tail -n 1 "$work/update-$s.log")"; continue
+  # apt-get update exits 0 on some fetch failures: its "Failed to fetch" warnings count as failures here.
+  if ! apt-get "${opt[@]}" update -qq >"$work/update-$s.log" 2>&1 || grep -q -E '^(E: |W: (Failed to fetch|Some index files failed))' "$work/update-$s.log"; then
+    why="$why; apt-get update of $s failed: $(grep -m1 -E '^(E: |W: (Failed to fetch|Some index files failed))' "$work/update-$s.log" || tail -n 1 "$work/update-$s.log")"; continue
   fi
   case "$name" in busybox-*)   # a static busybox for the initrd: just the binary
     (cd "$work/deb" && apt-get "${opt[@]}" download "busybox-static:$arch" >"$work/download.log" 2>&1) \
