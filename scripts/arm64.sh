@@ -2,30 +2,36 @@
 # scripts/arm64.sh: the core tests, `tk4j info` and a short `tk4j verify all` on an aarch64 JVM.
 #
 # On an x86_64 Debian machine (root, apt reachable) the JVM is emulated: qemu-user-static through binfmt_misc
-# runs an arm64 Debian (trixie) root holding openjdk-25-jdk-headless, built once by mmdebstrap and cached in
-# $TK4J_ARM64_CACHE (default ~/.cache/timekeeping4j/arm64; delete it to rebuild). The project is built by the
-# host's Maven and JDK (pure Java); surefire forks the test JVM through a wrapper (its -Djvm=) that enters
-# the root in a private mount namespace (the project, ~/.m2, /tmp, /proc, /sys and /dev bound in) and runs
-# the arm64 java there. On an aarch64 host nothing is emulated: the same runs use the host's JDK.
+# runs an arm64 Debian trixie root holding openjdk-25-jre-headless, unpacked once from Debian's packages by
+# scripts/lab/qemu-arm64-root.sh (private apt configuration, no maintainer scripts: about 15 s cold, where
+# mmdebstrap under emulation took 5 to 13 minutes) and cached in ~/.cache/timekeeping4j/lab/qemu/arm64-root
+# (the QEMU lab's arm64 guests boot the same root). The project is built by the host's Maven and JDK (pure
+# Java); surefire forks the test JVM through a wrapper (its -Djvm=, in $TK4J_ARM64_CACHE, default
+# ~/.cache/timekeeping4j/arm64) that enters the root in a private mount namespace (the project, ~/.m2, /tmp,
+# /proc, /sys and /dev bound in) and runs the arm64 java there. On an aarch64 host nothing is emulated: the
+# same runs use the host's JDK.
 #
-# Exit status: 0 when everything ran and passed, or when the emulation cannot be set up here (it then
-# prints "SKIPPED: <reason>"); non-zero when a build, a test or a tk4j run fails on aarch64.
-# Environment: TK4J_ARM64_CACHE (cache folder), TK4J_ARM64_SUITE (trixie), TK4J_ARM64_VERIFY_SECONDS (2),
-# TK4J_ARM64_MODULES ("core"; "all" runs every module's tests: 13 min instead of 5 on the 2-core VM).
+# Exit status: 0 when everything ran and passed; 1 when a build, a test or a tk4j run fails on aarch64, and
+# also when the emulation cannot be set up here (not root, apt failing, no binfmt_misc, the root not
+# buildable): it then prints "FAILED: aarch64 runs cannot be set up: <reason>", so a CI that runs it cannot
+# pass with the aarch64 run silently missing. Opting out is explicit: TK4J_ARM64=off prints that it was used
+# and exits 0.
+# Environment: TK4J_ARM64 (off: opt out, said so), TK4J_ARM64_CACHE (the wrapper's folder),
+# TK4J_ARM64_VERIFY_SECONDS (2), TK4J_ARM64_MODULES ("core"; "all" runs every module's tests: 13 min instead
+# of 5 on the 2-core VM).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cache="${TK4J_ARM64_CACHE:-$HOME/.cache/timekeeping4j/arm64}"
-suite="${TK4J_ARM64_SUITE:-trixie}"
 verify_seconds="${TK4J_ARM64_VERIFY_SECONDS:-2}"
 modules="${TK4J_ARM64_MODULES:-core}"
-root="$cache/root"
+root=""                               # set by build_root
 jdk="$cache/jdk"                      # bin/java: the wrapper; release: the arm64 JDK's (read by surefire, tk4j)
 arm_java=/usr/lib/jvm/java-25-openjdk-arm64
-packages="qemu-user-static binfmt-support mmdebstrap"
-stamp="suite=$suite include=openjdk-25-jdk-headless v1"   # change it to rebuild every cached root
+packages="qemu-user-static binfmt-support"
 
 log() { printf 'arm64: %s\n' "$*" >&2; }
-skip() { echo "SKIPPED: aarch64 runs: $*"; exit 0; }
+# A setup that cannot be made is a failure with its reason, never a silent pass.
+setup_failed() { echo "FAILED: aarch64 runs cannot be set up: $*" >&2; echo "aarch64: FAILED (setup: $*)"; exit 1; }
 now() { date +%s.%N; }
 took() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }'; }
 
@@ -45,51 +51,47 @@ skipped_report() {
 }
 
 setup_emulation() {
-  [ "$(id -u)" = 0 ] || skip "needs root (apt-get, binfmt_misc, chroot); run it as root"
+  [ "$(id -u)" = 0 ] || setup_failed "needs root (apt-get, binfmt_misc, chroot); run it as root"
   local missing="" p
   for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
   done
   if [ -n "$missing" ]; then
     log "installing$missing"
-    apt-get update -qq >/dev/null 2>&1 || skip "apt-get update failed (no package mirror reachable)"
+    apt-get update -qq -o DPkg::Lock::Timeout=600 >/dev/null 2>&1 || setup_failed "apt-get update failed (no package mirror reachable)"
     # shellcheck disable=SC2086
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null 2>&1 \
-      || skip "apt-get install$missing failed"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 $missing >/dev/null 2>&1 \
+      || setup_failed "apt-get install$missing failed"
   fi
   if [ ! -e /proc/sys/fs/binfmt_misc/register ]; then
     # No systemd as PID 1 here, so nothing mounted it.
     mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null \
-      || skip "binfmt_misc cannot be mounted (a container without it?)"
+      || setup_failed "binfmt_misc cannot be mounted (a container without it?)"
   fi
   if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
-    update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || skip "update-binfmts --enable qemu-aarch64 failed"
+    update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || setup_failed "update-binfmts --enable qemu-aarch64 failed"
   fi
   grep -q '^enabled' /proc/sys/fs/binfmt_misc/qemu-aarch64 2>/dev/null \
-    || skip "binfmt_misc has no enabled qemu-aarch64 entry"
+    || setup_failed "binfmt_misc has no enabled qemu-aarch64 entry"
   # The F flag (interpreter opened at registration) is what lets the chrooted root use the host's qemu.
   grep -q '^flags:.*F' /proc/sys/fs/binfmt_misc/qemu-aarch64 \
-    || skip "the qemu-aarch64 binfmt entry lacks the F flag, so it cannot run inside a chroot"
+    || setup_failed "the qemu-aarch64 binfmt entry lacks the F flag, so it cannot run inside a chroot"
 
-  if [ "$(cat "$root/.tk4j-root" 2>/dev/null)" != "$stamp" ]; then
-    log "building the arm64 $suite root with openjdk-25-jdk-headless in $root (a few minutes, once)"
-    local t0 tmp="$cache/root.tmp"
-    t0=$(now)
-    rm -rf "$tmp"
-    mkdir -p "$cache"
-    if ! mmdebstrap --mode=root --arch=arm64 --variant=apt --include=openjdk-25-jdk-headless \
-         "$suite" "$tmp" >"$cache/mmdebstrap.log" 2>&1; then
-      tail -n 20 "$cache/mmdebstrap.log" >&2
-      rm -rf "$tmp"
-      skip "mmdebstrap could not build the arm64 $suite root (log: $cache/mmdebstrap.log)"
-    fi
-    [ -x "$tmp$arm_java/bin/java" ] || skip "the arm64 root has no $arm_java/bin/java"
-    echo "$stamp" >"$tmp/.tk4j-root"
-    rm -rf "$root"
-    mv "$tmp" "$root"
-    log "root built in $(took "$t0") ($(du -sh "$root" | cut -f1))"
-  fi
+  build_root
+}
 
+# The arm64 root with openjdk-25: unpacked from Debian's packages, no maintainer scripts run (the QEMU lab's
+# arm64 guests boot the same one).
+build_root() {
+  local t0
+  t0=$(now)
+  root="$("$here/scripts/lab/qemu-arm64-root.sh")" || setup_failed "the arm64 root could not be built (scripts/lab/qemu-arm64-root.sh, reason above)"
+  [ -x "$root$arm_java/bin/java" ] || setup_failed "the arm64 root $root has no $arm_java/bin/java"
+  log "arm64 root: $root ($(took "$t0"))"
+}
+
+# The -Djvm= wrapper surefire and tk4j run: the arm64 java inside the root.
+make_wrapper() {
   mkdir -p "$jdk/bin"
   cp "$root$arm_java/release" "$jdk/release"
   # The wrapper: re-executes itself in a private mount namespace (the binds vanish with it), binds what a
@@ -113,9 +115,15 @@ EOF
   out="$("$jdk/bin/java" -XshowSettings:properties -version 2>&1 | grep 'os.arch' || true)"
   case "$out" in
     *aarch64*) ;;
-    *) skip "the wrapper's JVM does not start as aarch64 (got: ${out:-nothing})" ;;
+    *) setup_failed "the wrapper's JVM does not start as aarch64 (got: ${out:-nothing})" ;;
   esac
 }
+
+if [ "${TK4J_ARM64:-}" = off ]; then
+  echo "aarch64: NOT RUN: TK4J_ARM64=off opted out of the aarch64 runs"
+  exit 0
+fi
+[ $# = 0 ] || { echo "usage: scripts/arm64.sh (no arguments; see its header)" >&2; exit 2; }
 
 t_all=$(now)
 case "$(uname -m)" in
@@ -126,10 +134,11 @@ case "$(uname -m)" in
   x86_64)
     t0=$(now)
     setup_emulation
+    make_wrapper
     log "setup: $(took "$t0")"
     java_home="$jdk"
     ;;
-  *) skip "host architecture $(uname -m) is neither x86_64 nor aarch64" ;;
+  *) setup_failed "host architecture $(uname -m) is neither x86_64 nor aarch64" ;;
 esac
 
 status=0

@@ -1,0 +1,94 @@
+package org.timekeeping4j.vdso;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.linux.KernelInfo;
+import org.timekeeping4j.linux.Platform;
+
+/**
+ * The kernel's clocksource switched at run time, tsc -> hpet -> acpi_pm -> tsc, under a reader checking every
+ * exact-mode read against the clock_gettime reads around it: the [vvar]'s clock_mode changes with each switch
+ * (TSC while on tsc; the vDSO's fallback mode while on hpet or acpi_pm), exact mode follows it on every read,
+ * and no read lies outside its bracket or goes back. Changes the clocksource of the kernel it runs on, so it
+ * runs in a lab guest only (scripts/lab/qemu.sh; see {@link LabGuest}). Puts tsc back in a finally block.
+ */
+@Tag("lab")
+class ClocksourceSwitchTest {
+
+    private static final Path CURRENT = Path.of("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+    private static final int VDSO_CLOCKMODE_TSC = 1;
+    /** Per phase: emulated guests are 25-30x slower, so a phase is long and its floor low, but never zero. */
+    private static final long PHASE_MS = Long.getLong("tk4j.lab.switchPhaseMs", 1500);
+    private static final long MIN_READS_PER_PHASE = 1000;
+
+    @Test
+    void exactReadsShouldFollowTheClockModeThroughRuntimeClocksourceSwitches() throws Exception {
+        LabGuest.assumeLabGuestMayChangeTheClock();
+        assumeTrue("x86_64".equals(Platform.ARCH), "tsc, hpet and acpi_pm are x86 clocksources; this is " + Platform.ARCH);
+        List<String> available = KernelInfo.availableClocksources();
+        assumeTrue(available.containsAll(List.of("tsc", "hpet", "acpi_pm")),
+                "the kernel offers " + available + ", not tsc, hpet and acpi_pm");
+        KernelVdsoTest.assumeExactModePossible();
+        assertThat(KernelVdso.ENABLED).as("exact mode on tsc: %s", KernelVdso.reason()).isTrue();
+
+        List<String> phases = List.of("hpet", "acpi_pm", "tsc");
+        List<String> seen = new ArrayList<>();
+        long[] readsPerPhase = new long[phases.size()];
+        int tscMode = KernelVdso.fields(VdsoLayout.CS_HRES_COARSE).clockMode();
+        assertThat(tscMode).as("clock_mode on tsc").isEqualTo(VDSO_CLOCKMODE_TSC);
+        LabGuest.BracketReader reader = new LabGuest.BracketReader(ClockId.REALTIME, ClockId.MONOTONIC,
+                ClockId.MONOTONIC_RAW, ClockId.BOOTTIME, ClockId.TAI);
+        try (reader) {
+            for (int p = 0; p < phases.size(); p++) {
+                String source = phases.get(p);
+                switchTo(source);
+                int mode = awaitClockMode(source.equals("tsc"));
+                long before = reader.reads.get();
+                Thread.sleep(PHASE_MS);
+                readsPerPhase[p] = reader.reads.get() - before;
+                seen.add(source + ": clock_mode " + mode + ", " + readsPerPhase[p] + " reads");
+            }
+        } finally {
+            switchTo("tsc");
+        }
+        assertThat(KernelInfo.currentClocksource()).isEqualTo("tsc");
+        for (int p = 0; p < phases.size(); p++) {
+            assertThat(readsPerPhase[p]).as("reads while on %s (%s)", phases.get(p), seen)
+                    .isGreaterThanOrEqualTo(MIN_READS_PER_PHASE);
+        }
+        assertThat(reader.outside.get()).as("reads outside their bracket of %d (%s; first: %s)", reader.reads.get(),
+                seen, reader.firstFailure()).isZero();
+        assertThat(reader.backwards.get()).as("reads going back (%s; first: %s)", seen, reader.firstFailure())
+                .isZero();
+        System.out.println("ClocksourceSwitchTest: " + seen + ", " + reader.reads.get() + " bracketed reads, 0 outside");
+    }
+
+    private static void switchTo(String source) throws IOException {
+        Files.writeString(CURRENT, source);
+        assertThat(KernelInfo.currentClocksource()).as("clocksource after writing %s", source).isEqualTo(source);
+    }
+
+    /** The [vvar]'s clock_mode once the kernel's next update published the switch: TSC, or not TSC. */
+    private static int awaitClockMode(boolean tsc) throws InterruptedException {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        int mode;
+        do {
+            mode = KernelVdso.fields(VdsoLayout.CS_HRES_COARSE).clockMode();
+            if ((mode == VDSO_CLOCKMODE_TSC) == tsc) {
+                return mode;
+            }
+            Thread.sleep(5);
+        } while (System.nanoTime() - deadline < 0);
+        throw new AssertionError("clock_mode stayed " + mode + " for 5 s after the switch (wanted "
+                + (tsc ? "TSC" : "not TSC") + ")");
+    }
+}

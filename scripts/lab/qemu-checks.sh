@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# scripts/lab/qemu-checks.sh: the QEMU lab's checks, run INSIDE a guest by qemu-suite.sh (through qemu.sh)
+# from the repository, with the CLI jar, core's test classes and target/lab-qemu/lib (the JUnit console
+# launcher, assertj) already built on the host. Each check prints one "check NAME: OK|FAILED ..." line;
+# the last line is "KERNEL: N passed, N failed". Exit 0 when every check passed.
+#
+#   info       `tk4j info` says exact mode serves and names the layout expected ($TK4J_LAB_LAYOUT)
+#   agreement  `tk4j verify agreement --path fast`: every clock OK, max excursion 0 ns, >= $min_reads reads each
+#   switch     (x86) the same verify while the clocksource goes round tsc -> hpet -> acpi_pm -> tsc under it
+#   junit      SteeredAgreementTest (exact mode while adjtimex steers the clock), ClocksourceSwitchTest (x86:
+#              clock_mode followed through the switches) and LeapSecondExactTest (23:59:50 UTC + STA_INS),
+#              with -Dtimekeeping4j.test.steerHost=true: every test must run and pass (a skip fails here)
+#   crash      no JVM wrote an hs_err file during the checks
+# Durations (seconds): TK4J_LAB_AGREE_S (6), TK4J_LAB_SWITCH_S (12). TCG runs the JVM 25-30x slower than
+# native, so the durations are short and each check also demands a minimum sample count.
+set -uo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+kernel="${TK4J_LAB_KERNEL:-unknown}"
+layout="${TK4J_LAB_LAYOUT:-}"
+agree_s="${TK4J_LAB_AGREE_S:-6}"
+switch_s="${TK4J_LAB_SWITCH_S:-12}"
+min_reads=100
+out="$repo/target/lab-qemu/$kernel"
+lib="$repo/target/lab-qemu/lib"
+cd "$repo" || exit 1
+rm -rf "$out"; mkdir -p "$out"
+export JAVA_TOOL_OPTIONS="-XX:ErrorFile=$out/hs_err_%p.log"
+passed=0 failed=0
+ok() { echo "check $1: OK ($2)"; passed=$((passed + 1)); }
+bad() { echo "check $1: FAILED ($2)"; failed=$((failed + 1)); }
+# Seconds of uptime (not REALTIME: the leap test sets the date), and the time since one.
+now() { local u _; read -r u _ </proc/uptime; echo "${u%.*}"; }
+took() { echo "$(( $(now) - $1 )) s"; }
+arch="$(uname -m)"
+cs=/sys/devices/system/clocksource/clocksource0
+
+# A JDK 25 for the JUnit launcher (tk4j finds its own the same way).
+jdk=""
+for c in /usr/lib/jvm/*; do
+  if [ -x "$c/bin/java" ] && grep -q '^JAVA_VERSION="2[5-9]' "$c/release" 2>/dev/null; then jdk="$c"; break; fi
+done
+
+# verify's JSON: every check OK, max excursion 0, at least $min_reads reads; prints a one-line summary.
+judge_agreement() { # json-file -> 0 when it passed
+  local f="$1" n notok nonzero few minr
+  n="$(grep -c '"subject"' "$f")"
+  notok="$(grep '"status"' "$f" | grep -vc '"OK"')"
+  nonzero="$(grep '"excursionMaxNs"' "$f" | grep -vc ': 0,\?$')"
+  minr="$(grep '"reads"' "$f" | tr -dc '0-9\n' | sort -n | head -n 1)"
+  few=0; for r in $(grep '"reads"' "$f" | tr -dc '0-9\n'); do [ "$r" -ge "$min_reads" ] || few=$((few + 1)); done
+  echo "$n clocks, $notok not OK, $nonzero with an excursion above 0 ns, fewest reads ${minr:-none} (floor $min_reads)"
+  [ "$n" -gt 0 ] && [ "$notok" = 0 ] && [ "$nonzero" = 0 ] && [ "$few" = 0 ]
+}
+
+echo "lab-qemu $kernel: $(uname -r) $arch, clocksource $(cat $cs/current_clocksource) (available: $(cat $cs/available_clocksource))"
+
+# --- info ---
+t=$(now)
+./tk4j info >"$out/info.txt" 2>&1; rc=$?
+fast="$(grep '^fast clocks' "$out/info.txt")"; data="$(grep '^kernel data' "$out/info.txt")"
+echo "  $fast"; echo "  $data"
+if [ $rc != 0 ]; then bad info "tk4j info exit $rc, $(took "$t"); $(tail -n 3 "$out/info.txt" | tr '\n' ' ')"
+elif [[ "$fast" != *"exact: the kernel's vDSO data"* ]]; then bad info "exact mode does not serve: $fast"
+elif [ -n "$layout" ] && [[ "$data" != *"$layout"* ]]; then bad info "layout is not '$layout': $data"
+else ok info "layout '${layout:-any}', exact mode, $(took "$t")"; fi
+
+# --- agreement ---
+# A cell under its read floor (a JIT or GC pause can eat a short cell under emulation) is measured again,
+# once, with twice the time: a floor that is not met then fails; an excursion fails at once.
+t=$(now)
+retried=""
+for try in 1 2; do
+  secs=$((agree_s * try))
+  ./tk4j verify agreement --path fast -t "$secs" --json >"$out/agreement.json" 2>"$out/agreement.err"; rc=$?
+  summary="$(judge_agreement "$out/agreement.json")"; judged=$?
+  [ $rc = 0 ] && [ $judged != 0 ] && [[ "$summary" == *" 0 not OK, 0 with an excursion above 0 ns"* ]] || break
+  [ $try = 1 ] && retried=" (again with -t $((agree_s * 2)) after a first run under the floor: ${summary##*, })"
+done
+if [ $rc = 0 ] && [ $judged = 0 ]; then ok agreement "$summary; -t $secs$retried, $(took "$t")"
+else bad agreement "exit $rc; $summary$retried; $(tail -n 2 "$out/agreement.err" | tr '\n' ' ')"; fi
+
+# --- clocksource switches during verify (x86) ---
+# verify's output is only seen when it ends, so the measuring cannot be waited for: the clocksource instead
+# goes round tsc -> hpet -> acpi_pm -> tsc, one switch a second, for the JVM's whole life, and its
+# $switch_s s of measuring cells therefore hold about that many switches.
+if [ "$arch" = x86_64 ]; then
+  t=$(now)
+  ./tk4j verify agreement --path fast -t "$switch_s" --json >"$out/switch.json" 2>"$out/switch.err" &
+  vpid=$!
+  cycle=(hpet acpi_pm tsc) n=0 wrong=""
+  while kill -0 "$vpid" 2>/dev/null; do
+    s="${cycle[$((n % 3))]}"
+    echo "$s" >"$cs/current_clocksource" 2>/dev/null
+    [ "$(cat $cs/current_clocksource)" = "$s" ] || wrong="$wrong $s"
+    n=$((n + 1))
+    sleep 1
+  done
+  echo tsc >"$cs/current_clocksource" 2>/dev/null
+  wait "$vpid"; rc=$?
+  summary="$(judge_agreement "$out/switch.json")"; judged=$?
+  if [ -n "$wrong" ]; then bad switch "the kernel refused the switch to:$wrong"
+  elif [ "$n" -lt "$switch_s" ]; then bad switch "only $n switches while verify ran (fewer than its $switch_s s)"
+  elif [ $rc = 0 ] && [ $judged = 0 ]; then
+    ok switch "$n switches (tsc -> hpet -> acpi_pm -> tsc, 1 s apart) during verify: $summary; -t $switch_s, $(took "$t")"
+  else bad switch "exit $rc; $summary; $(tail -n 2 "$out/switch.err" | tr '\n' ' ')"; fi
+  [ "$(cat $cs/current_clocksource)" = tsc ] || bad switch "the clocksource did not go back to tsc"
+fi
+
+# --- JUnit in the guest: tests that change the clock state ---
+t=$(now)
+classes=(org.timekeeping4j.vdso.SteeredAgreementTest)
+[ "$arch" = x86_64 ] && classes+=(org.timekeeping4j.vdso.ClocksourceSwitchTest)
+classes+=(org.timekeeping4j.vdso.LeapSecondExactTest)
+launcher="$(ls "$lib"/junit-platform-console-standalone-*.jar 2>/dev/null | head -n 1)"
+if [ -z "$jdk" ] || [ -z "$launcher" ]; then
+  bad junit "no JDK 25 in /usr/lib/jvm (${jdk:-none}) or no console launcher in $lib (${launcher:-none})"
+else
+  cp="$repo/core/target/classes:$repo/core/target/test-classes:$(ls "$lib"/*.jar | grep -v console-standalone | paste -sd:)"
+  sel=(); for c in "${classes[@]}"; do sel+=(--select-class "$c"); done
+  # SerialGC (as tk4j runs): fewer threads competing for the guest's two emulated CPUs than ParallelGC's.
+  "$jdk/bin/java" --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Dtimekeeping4j.test.steerHost=true \
+    -jar "$launcher" execute --disable-banner --disable-ansi-colors --details=tree -cp "$cp" "${sel[@]}" \
+    >"$out/junit.txt" 2>&1; rc=$?
+  grep -E '(LeapSecondExactTest|ClocksourceSwitchTest): ' "$out/junit.txt" | sed 's/^/  /'
+  succeeded="$(sed -n 's/^\[ *\([0-9]*\) tests successful.*/\1/p' "$out/junit.txt")"
+  if [ $rc = 0 ] && [ "${succeeded:-0}" = "${#classes[@]}" ]; then
+    ok junit "${succeeded} of ${#classes[@]} tests passed (${classes[*]##*.}), $(took "$t")"
+  else
+    bad junit "exit $rc, ${succeeded:-0} of ${#classes[@]} tests successful; log $out/junit.txt"
+    grep -E 'Assumption failed|Expect|Caused by|AssertionError|✘' "$out/junit.txt" | head -n 20 | sed 's/^/    /'
+  fi
+fi
+
+# --- no JVM crash ---
+crashes="$(ls "$out"/hs_err_*.log 2>/dev/null)"
+if [ -z "$crashes" ]; then ok crash "no hs_err file from any JVM"
+else bad crash "JVM crash: $(echo $crashes); $(grep -m1 -E '^# (SIG|Problematic|J |C )' $crashes | head -n 2 | tr '\n' ' ')"; fi
+
+echo "$kernel: $passed passed, $failed failed"
+[ "$failed" = 0 ]
