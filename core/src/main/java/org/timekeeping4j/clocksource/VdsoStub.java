@@ -8,8 +8,9 @@ import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.Platform;
 
 /**
- * Maps the kernel-data read ({@link VdsoCode} on x86_64, {@link Arm64VdsoCode} on arm64) as a critical downcall:
- * {@code (long vc, long ts, long testCounter) -> long}, addresses as longs so that a caller holding them in
+ * Maps the kernel-data read ({@link VclockCode} and {@link VdsoCode} on x86_64, {@link Arm64VdsoCode} on arm64) as a
+ * critical downcall: {@code (long vc, long ts, long testCounter, long vclock) -> long}, addresses as longs (the
+ * vclock argument: see {@link VclockCode}; the codes without vclock paths ignore it) so that a caller holding them in
  * static finals passes constants. A handle is made once per (algorithm, flavour) and kept by the caller in a
  * static final field, where the JIT inlines the downcall.
  */
@@ -32,7 +33,8 @@ public final class VdsoStub {
         }
     }
 
-    private static final FunctionDescriptor READ = FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
+    private static final FunctionDescriptor READ =
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
 
     /** What the read returns instead of a time when clock_gettime must answer. */
     public static final long FALLBACK = Long.MIN_VALUE;
@@ -138,8 +140,22 @@ public final class VdsoStub {
      * @return the clock's ns, or {@link #FALLBACK}
      */
     public static long invoke(MethodHandle handle, long vc, long ts, long testCounter) {
+        return invoke(handle, vc, ts, testCounter, 0);
+    }
+
+    /**
+     * Calls a mapped read with the vclock argument ({@link VclockCode}).
+     *
+     * @param handle      a handle from {@link #map}
+     * @param vc          the address of the base struct
+     * @param ts          the address of the clock's basetime slot
+     * @param testCounter the counter value for the test flavour (ignored by the others)
+     * @param vclock      the vclock pages and which of them may be read (0: none)
+     * @return the clock's ns, or {@link #FALLBACK}
+     */
+    public static long invoke(MethodHandle handle, long vc, long ts, long testCounter, long vclock) {
         try {
-            return (long) handle.invokeExact(vc, ts, testCounter);
+            return (long) handle.invokeExact(vc, ts, testCounter, vclock);
         } catch (Throwable t) {
             throw Stubs.rethrow(t);
         }
