@@ -81,6 +81,7 @@ final class InfoCommand implements Callable<Integer> {
         m.put("mode", k.enabled() ? "exact: the kernel's vDSO data with the vDSO's arithmetic, one downcall around "
                 + k.counterRead() : "tracker or kernel (exact mode refused: " + k.reason() + ")");
         m.put("layout", k.layout());
+        m.put("vclock", k.vclock());
         if (k.enabled()) {
             m.put("hresMult", k.hresMult());
             m.put("hresShift", k.hresShift());

@@ -52,18 +52,25 @@ public final class VclockCode {
     public static final long PVCLOCK_READABLE = 1;
     /** Bit of the vclock argument: the hvclock page (the next page) may be read. */
     public static final long HVCLOCK_READABLE = 2;
-    /** Offsets in pvclock_vcpu_time_info (packed, 32 bytes). */
+    /** pvclock_vcpu_time_info (packed, 32 bytes): u32 version. */
     public static final int PV_VERSION = 0;
+    /** u64 tsc_timestamp. */
     public static final int PV_TSC_TIMESTAMP = 8;
+    /** u64 system_time. */
     public static final int PV_SYSTEM_TIME = 16;
+    /** u32 tsc_to_system_mul. */
     public static final int PV_MUL = 24;
+    /** s8 tsc_shift. */
     public static final int PV_SHIFT = 28;
+    /** u8 flags. */
     public static final int PV_FLAGS = 29;
     /** PVCLOCK_TSC_STABLE_BIT. */
     public static final int PVCLOCK_TSC_STABLE_BIT = 1;
-    /** Offsets in ms_hyperv_tsc_page. */
+    /** ms_hyperv_tsc_page (packed): u32 tsc_sequence. */
     public static final int HV_SEQUENCE = 0;
+    /** u64 tsc_scale. */
     public static final int HV_SCALE = 8;
+    /** s64 tsc_offset. */
     public static final int HV_OFFSET = 16;
 
     private static final String CODE = "49 89 d3 49 89 ca 41 b9 00 00 10 00 0f 1f 80 00 00 00 00 0f 01 f9 44 8b 07 41 f7 c0 01 00 00 00 75 7e 83 "

@@ -32,6 +32,12 @@ import org.timekeeping4j.timekeeper.CounterClock;
  */
 public final class Discovery {
 
+    /**
+     * {@code timekeeping4j.vclock}: {@code auto} (read kvm-clock's pvclock page where it is backed) or {@code off}
+     * (clock_gettime answers every vclock mode: for comparisons and drills). Any other value is refused.
+     */
+    public static final String VCLOCK_PROPERTY = "timekeeping4j.vclock";
+
     /** Bracketed reads per clock before exact mode is enabled. */
     static final int BRACKETS = 64;
 
@@ -136,6 +142,11 @@ public final class Discovery {
                 : org.timekeeping4j.clocksource.CounterSelector.configError();
         if (config != null) {
             return Result.refused(config.getMessage());
+        }
+        String vclockMode = System.getProperty(VCLOCK_PROPERTY, "auto").trim().toLowerCase(Locale.ROOT);
+        if (!vclockMode.equals("auto") && !vclockMode.equals("off")) {
+            return Result.refused("unknown " + VCLOCK_PROPERTY + "=" + System.getProperty(VCLOCK_PROPERTY)
+                    + ": valid values are auto (read kvm-clock's pvclock page where it is backed) and off");
         }
         String property = System.getProperty(KernelVdso.PROPERTY, "auto").trim().toLowerCase(Locale.ROOT);
         if (property.equals("off")) {
@@ -286,6 +297,10 @@ public final class Discovery {
         String where = mapping.vclockStart() != 0 ? "[vvar_vclock] page 0" : "[vvar] page 1";
         if (pvEnd - pv < 2 * pageSize) {
             return new Vclock(0, "clock_gettime (no pvclock and hvclock pages at " + where + ")", hv);
+        }
+        String v = System.getProperty(VCLOCK_PROPERTY, "auto").trim().toLowerCase(Locale.ROOT);
+        if (v.equals("off")) {
+            return new Vclock(0, "clock_gettime (the vclock readers switched off: " + VCLOCK_PROPERTY + "=off)", hv);
         }
         int errno = PageProbe.copyErrno(pv, 32);
         if (errno != 0) {
