@@ -1,4 +1,5 @@
-# int64_t vclock_read(const vc *rdi, const vdso_timestamp *rsi, uint64_t test_counter rdx, uint64_t vclock rcx)
+# int64_t vclock_read(const vc *rdi, const vdso_timestamp *rsi, uint64_t test_counter_or_clock_id rdx,
+#                     uint64_t vclock rcx)
 # Reference source of the bytes in VclockCode.java: the OVERFLOW read of x86-vdso-read.S (vdso_data 6.10-6.14,
 # vdso_clock 6.15+) that also serves clock_mode PVCLOCK (kvm-clock) and HVCLOCK (Hyper-V TSC page) as the
 # vDSO's __arch_get_hw_counter does. vclock (rcx): the pvclock page's address (page aligned; the hvclock page
@@ -58,7 +59,24 @@ vclock_read:
         pause
         dec     r9d
         jnz     1b
-7:      movabs  rax, 0x8000000000000000  # Long.MIN_VALUE: let clock_gettime answer
+# The vDSO would fall back: clock_gettime answers, called from here (one downcall for the caller) where the
+# mapping put its address in the immediate below (FALLBACK_FN, patched at map time; 0: return the fallback value
+# and let the caller ask). The clock id is the third argument (production flavours read no test counter).
+7:      movabs  rax, 0                  # FALLBACK_FN: int clock_gettime(clockid_t, struct timespec *), or 0
+        test    rax, rax
+        jz      9f
+        sub     rsp, 24                 # a timespec, and rsp 16-byte aligned at the call (no push is open here)
+        mov     edi, r11d               # the clock id
+        mov     rsi, rsp
+        call    rax
+        test    eax, eax
+        jnz     18f                     # an error: the caller asks again, and reports it
+        imul    rax, [rsp], 1000000000  # tv_sec * 1e9 + tv_nsec
+        add     rax, [rsp+8]
+        add     rsp, 24
+        ret
+18:     add     rsp, 24
+9:      movabs  rax, 0x8000000000000000  # Long.MIN_VALUE: let clock_gettime answer
         ret
 # clock_mode is not TSC: edx:eax holds the TSC read before seq; r8d the even seq.
 10:     cmp     dword ptr [rdi+4], 2    # VDSO_CLOCKMODE_PVCLOCK

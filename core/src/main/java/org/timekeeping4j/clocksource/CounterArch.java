@@ -98,8 +98,9 @@ public enum CounterArch {
         }
 
         @Override
-        public VdsoStub.Mapping mapVdsoRead(VdsoCode.Algorithm algorithm, boolean ordered) {
-            return VdsoStub.map(algorithm, ordered ? VdsoStub.orderedFlavour() : VdsoCode.Flavour.RDTSC);
+        public VdsoStub.Mapping mapVdsoRead(VdsoCode.Algorithm algorithm, boolean ordered, boolean completeFallback) {
+            return VdsoStub.map(algorithm, ordered ? VdsoStub.orderedFlavour() : VdsoCode.Flavour.RDTSC,
+                    completeFallback);
         }
 
         @Override
@@ -177,7 +178,7 @@ public enum CounterArch {
         }
 
         @Override
-        public VdsoStub.Mapping mapVdsoRead(VdsoCode.Algorithm algorithm, boolean ordered) {
+        public VdsoStub.Mapping mapVdsoRead(VdsoCode.Algorithm algorithm, boolean ordered, boolean completeFallback) {
             return VdsoStub.mapArm64(ordered); // one algorithm: the generic vdso_calc_ns with the 56-bit mask
         }
 
@@ -326,7 +327,23 @@ public enum CounterArch {
      * @param ordered   true for the ordered counter read, false for the unordered one
      * @return the mapped code, or why it could not be mapped
      */
-    public abstract VdsoStub.Mapping mapVdsoRead(VdsoCode.Algorithm algorithm, boolean ordered);
+    public VdsoStub.Mapping mapVdsoRead(VdsoCode.Algorithm algorithm, boolean ordered) {
+        return mapVdsoRead(algorithm, ordered, false);
+    }
+
+    /**
+     * As {@link #mapVdsoRead(VdsoCode.Algorithm, boolean)}; with {@code completeFallback} the code calls
+     * clock_gettime itself where the vDSO would fall back, where this architecture's code can (x86_64 6.10+
+     * layouts; elsewhere the flag is ignored and a fallback returns {@link VdsoStub#FALLBACK}). Callers then pass
+     * the clock id as the third argument.
+     *
+     * @param algorithm        the layout's algorithm (x86_64; ignored where the architecture has one)
+     * @param ordered          true for the ordered counter read, false for the unordered one
+     * @param completeFallback whether a fallback calls clock_gettime from the code
+     * @return the mapped code, or why it could not be mapped
+     */
+    public abstract VdsoStub.Mapping mapVdsoRead(VdsoCode.Algorithm algorithm, boolean ordered,
+            boolean completeFallback);
 
     /** {@return the ordered counter read of the vDSO-data code, e.g. "rdtscp"} */
     public abstract String vdsoOrderedRead();

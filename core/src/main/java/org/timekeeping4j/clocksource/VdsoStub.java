@@ -49,10 +49,32 @@ public final class VdsoStub {
      * @return the mapped code, or why it could not be mapped
      */
     public static Mapping map(VdsoCode.Algorithm algorithm, VdsoCode.Flavour flavour) {
-        Stubs.Mapped m = Stubs.map("vdso read (" + algorithm + ", " + flavour.instructions() + ")",
-                VdsoCode.x86(algorithm, flavour), READ, CounterArch.X86_64);
+        return map(algorithm, flavour, false);
+    }
+
+    /**
+     * As {@link #map(VdsoCode.Algorithm, VdsoCode.Flavour)}; with {@code completeFallback}, the OVERFLOW code
+     * calls libc's clock_gettime itself where the vDSO would fall back ({@link VclockCode}), the clock id taken
+     * from the third argument: callers then pass the clock id there, and the fallback value means only that
+     * clock_gettime failed.
+     *
+     * @param algorithm        the layout generation's algorithm
+     * @param flavour          the counter read (not the test flavour with {@code completeFallback})
+     * @param completeFallback whether a fallback calls clock_gettime from the code
+     * @return the mapped code, or why it could not be mapped
+     */
+    public static Mapping map(VdsoCode.Algorithm algorithm, VdsoCode.Flavour flavour, boolean completeFallback) {
+        byte[] code = completeFallback && algorithm == VdsoCode.Algorithm.OVERFLOW
+                ? VclockCode.x86(flavour, CLOCK_GETTIME_ADDRESS) : VdsoCode.x86(algorithm, flavour);
+        Stubs.Mapped m = Stubs.map("vdso read (" + algorithm + ", " + flavour.instructions()
+                + (completeFallback ? ", completing its fallback" : "") + ")", code, READ, CounterArch.X86_64);
         return new Mapping(m.handle(), m.failure());
     }
+
+    /** libc's clock_gettime (which calls the vDSO's, or enters the kernel), or 0 off the supported platforms. */
+    private static final long CLOCK_GETTIME_ADDRESS = Platform.UNSUPPORTED_REASON != null ? 0
+            : java.lang.foreign.Linker.nativeLinker().defaultLookup().find("clock_gettime")
+                    .map(java.lang.foreign.MemorySegment::address).orElse(0L);
 
     /**
      * Maps the arm64 code ({@link Arm64VdsoCode}: the generic vdso_calc_ns with the 56-bit mask; vdso_data

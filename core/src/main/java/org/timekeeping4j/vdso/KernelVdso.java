@@ -50,7 +50,12 @@ public final class KernelVdso {
     /** True when exact mode serves the counter-backed clocks. */
     public static final boolean ENABLED = STATE.reason() == null;
 
-    private static final MethodHandle READ = STATE.read();
+    /**
+     * The production read: as discovery's (which it validated), plus, outside a time namespace (where
+     * clock_gettime's value would carry the offsets that the callers add), clock_gettime called from the code
+     * where the vDSO would fall back, so that a fallback costs one downcall.
+     */
+    private static final MethodHandle READ = completing(true, STATE.read());
     /** The read's vclock argument: the pvclock page and which vclock pages it may load from. */
     private static final long VCLOCK = STATE.vclock().word();
     // A time namespace's offsets (0 outside one), added as do_hres_timens adds them.
@@ -106,7 +111,7 @@ public final class KernelVdso {
      */
     public static long aux(int index) {
         long vc = AUX_BASE + index * AUX_STRIDE;
-        return invoke(READ, vc, vc + AUX_TIMESTAMP); // do_aux: no namespace offset
+        return invoke(READ, vc, vc + AUX_TIMESTAMP, ClockId.AUX_BASE + index); // do_aux: no namespace offset
     }
 
     /** Null when {@link #ENABLED}, else why exact mode does not serve (one line). */
@@ -125,27 +130,27 @@ public final class KernelVdso {
      */
     public static long read(CounterClock clock) {
         int r = clock.record();
-        return offset(invoke(READ, BASE[r], TIMESTAMP[r]), OFFSET[r]);
+        return offset(invoke(READ, BASE[r], TIMESTAMP[r], clock.clock().id()), OFFSET[r]);
     }
 
     public static long realtime() {
-        return invoke(READ, HRES, TS_REALTIME);
+        return invoke(READ, HRES, TS_REALTIME, 0);
     }
 
     public static long monotonic() {
-        return offset(invoke(READ, HRES, TS_MONOTONIC), OFFS_MONOTONIC);
+        return offset(invoke(READ, HRES, TS_MONOTONIC, 1), OFFS_MONOTONIC);
     }
 
     public static long monotonicRaw() {
-        return offset(invoke(READ, RAW, TS_RAW), OFFS_MONOTONIC);
+        return offset(invoke(READ, RAW, TS_RAW, 4), OFFS_MONOTONIC);
     }
 
     public static long boottime() {
-        return offset(invoke(READ, HRES, TS_BOOTTIME), OFFS_BOOTTIME);
+        return offset(invoke(READ, HRES, TS_BOOTTIME, 7), OFFS_BOOTTIME);
     }
 
     public static long tai() {
-        return invoke(READ, HRES, TS_TAI);
+        return invoke(READ, HRES, TS_TAI, 11);
     }
 
     /**
@@ -203,18 +208,27 @@ public final class KernelVdso {
      */
     public static long readUnordered(CounterClock clock) {
         int r = clock.record();
-        return offset(invoke(Unordered.READ, BASE[r], TIMESTAMP[r]), OFFSET[r]);
+        return offset(invoke(Unordered.READ, BASE[r], TIMESTAMP[r], clock.clock().id()), OFFSET[r]);
     }
 
     /** The unordered read's code, mapped on first use (most processes never call it). */
     private static final class Unordered {
         static final MethodHandle READ = !ENABLED ? null
-                : STATE.layout().arch().mapVdsoRead(STATE.layout().x86Algorithm(), false).handle();
+                : completing(false, STATE.layout().arch().mapVdsoRead(STATE.layout().x86Algorithm(), false).handle());
     }
 
-    private static long invoke(MethodHandle handle, long vc, long ts) {
+    /** The completing read (see {@link #READ}), or {@code plain} where it cannot be mapped or must not serve. */
+    private static MethodHandle completing(boolean ordered, MethodHandle plain) {
+        if (!ENABLED || STATE.timens().inNamespace()) {
+            return plain;
+        }
+        VdsoStub.Mapping m = STATE.layout().arch().mapVdsoRead(STATE.layout().x86Algorithm(), ordered, true);
+        return m.ok() ? m.handle() : plain;
+    }
+
+    private static long invoke(MethodHandle handle, long vc, long ts, long clockId) {
         try {
-            return (long) handle.invokeExact(vc, ts, 0L, VCLOCK);
+            return (long) handle.invokeExact(vc, ts, clockId, VCLOCK);
         } catch (Throwable t) {
             throw org.timekeeping4j.linux.LinuxTime.rethrow(t);
         }

@@ -1,6 +1,7 @@
 package org.timekeeping4j.vdso;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -225,6 +226,46 @@ class VclockCodeExactnessTest {
             assertThat((long) code.invokeExact(vc, ts, b.cycleLast() + 10, 0x1000L | 3))
                     .isEqualTo(VdsoReference.x86Overflow(b, b.cycleLast() + 10));
         }
+    }
+
+    /**
+     * Mapped to complete its fallback, the code answers every mode the vDSO would not serve with clock_gettime of
+     * the clock id in its third argument (one downcall), inside the brackets of clock_gettime reads; a clock id the
+     * kernel refuses gives the fallback value.
+     */
+    @Test
+    void aCompletedFallbackShouldBeClockGettimesValue() throws Throwable {
+        VdsoCodeExactnessTest.assumeX86();
+        VdsoStub.Mapping m = VdsoStub.map(VdsoCode.Algorithm.OVERFLOW, VdsoCode.Flavour.RDTSCP, true);
+        assertThat(m.failure()).isNull();
+        MethodHandle code = m.handle();
+        try (Arena arena = Arena.ofConfined()) {
+            Pages p = new Pages(arena);
+            VdsoReference.Base b = baseAround(new SplittableRandom(26), 1L << 40);
+            p.data.base(0, 42, 0, b, 1);
+            long vc = p.data.baseAddress(0);
+            long ts = p.data.timestampAddress(0, 1);
+            int served = 0;
+            for (int mode : new int[] {0, VclockCode.MODE_PVCLOCK, VclockCode.MODE_HVCLOCK, 7}) {
+                p.data.mode(0, mode);
+                for (int clock : new int[] {0, 1, 4, 7, 11}) {
+                    for (int i = 0; i < 1000; i++) {
+                        long k0 = org.timekeeping4j.linux.LinuxTime.clockGettimeNanos(clock);
+                        long v = (long) code.invokeExact(vc, ts, (long) clock, 0x1000L); // no vclock readable
+                        long k1 = org.timekeeping4j.linux.LinuxTime.clockGettimeNanos(clock);
+                        assertThat(v).as("mode %d clock %d", mode, clock).isBetween(k0, k1);
+                        served++;
+                    }
+                }
+            }
+            assertThat(served).isEqualTo(20_000);
+            assertThat((long) code.invokeExact(vc, ts, 12345L, 0L)).as("a clock id the kernel refuses")
+                    .isEqualTo(VdsoStub.FALLBACK);
+            p.data.mode(0, 1); // TSC: the code's own arithmetic over the synthetic page (its basetime), no call
+            long v = (long) code.invokeExact(vc, ts, 1L, 0L);
+            assertThat(v / 1_000_000_000L).isBetween(b.sec(), b.sec() + (1L << 24));
+        }
+        assertThatThrownBy(() -> VclockCode.x86(VdsoCode.Flavour.TEST, 4096)).isInstanceOf(IllegalArgumentException.class);
     }
 
     /**
