@@ -1,7 +1,7 @@
 package org.timekeeping4j;
 
 import java.util.Arrays;
-import org.timekeeping4j.clocksource.VdsoStub;
+import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.tracking.Publication;
 import org.timekeeping4j.vdso.KernelVdso;
 import org.timekeeping4j.timekeeper.CounterClock;
@@ -15,12 +15,21 @@ final class Captures {
 
     private Captures() {}
 
+    /** This process's mode, a static final: the identity tests below fold away in compiled code. */
+    private static final ServingMode MODE = ServingMode.PROCESS;
+
     static boolean snapshot(ClockId clock, Snapshot into) {
-        if (KernelVdso.ENABLED) {
+        // Identity tests, not a switch: an enum switch loads a lookup table before the counter read.
+        if (MODE == ServingMode.EXACT) {
             return exactSnapshot(clock, into);
         }
-        long counter = FastPath.Ordered.SOURCE.read();
-        Publication p = FastPath.PUBLICATION;
+        return MODE == ServingMode.TRACKER ? trackerSnapshot(clock, into) : kernelSnapshot(clock, into);
+    }
+
+    /** {@link #snapshot} in tracker mode: through the tracker's history while it serves, else the kernel's. */
+    private static boolean trackerSnapshot(ClockId clock, Snapshot into) {
+        long counter = TrackerMode.Ordered.SOURCE.read();
+        Publication p = TrackerMode.PUBLICATION;
         if (p.snapshot(counter, clock, into.clockConversion, into.rawConversion)) {
             into.counter = counter;
             into.nanos = into.clockConversion.nanos();
@@ -68,6 +77,18 @@ final class Captures {
         return true;
     }
 
+    /** {@link #snapshot} in kernel mode: the kernel's clocks, read one after the other. */
+    private static boolean kernelSnapshot(ClockId clock, Snapshot into) {
+        TrackerMode.checkConfiguration(); // a configuration error is reported here, as by every read
+        if (!Clocks.isCounterBacked(clock)) {
+            throw notSnapshotCapable(clock);
+        }
+        fromKernel(clock, into, TrackerMode.PUBLICATION.sourceChangedSeq());
+        into.clock = clock;
+        into.valid = true;
+        return true;
+    }
+
     /** The kernel path: two clock_gettime reads, not one instant, and said so. */
     private static void fromKernel(ClockId clock, Snapshot into, long sourceChangedSeq) {
         into.counter = 0;
@@ -87,29 +108,50 @@ final class Captures {
     static CrossTimestamp crossTimestamp(ClockId a, ClockId b, int samples, CrossTimestamp into) {
         into.a = a;
         into.b = b;
-        if (KernelVdso.ENABLED && CounterClock.of(a) != null && CounterClock.of(b) != null) {
-            long counter = VdsoStub.readCounterOrdered();
-            if (KernelVdso.convert(counter, CounterClock.of(a), into.exactA)
-                    && KernelVdso.convert(counter, CounterClock.of(b), into.exactB)) {
-                into.aNanos = into.exactA.nanos();
-                into.bNanos = into.exactB.nanos();
-                into.widthNanos = 0;
-                into.fromCounter = true;
-                return into;
-            }
+        boolean fromCounter = switch (ServingMode.PROCESS) {
+            case EXACT -> exactCross(a, b, into);
+            case TRACKER -> trackerCross(a, b, into);
+            case KERNEL -> false;
+        };
+        return fromCounter ? into : sampledCross(a, b, samples, into);
+    }
+
+    /** Exact mode: one counter read converted to both clocks with the kernel's parameters, where both are its. */
+    private static boolean exactCross(ClockId a, ClockId b, CrossTimestamp into) {
+        if (CounterClock.of(a) == null || CounterClock.of(b) == null) {
+            return false;
         }
-        if (!KernelVdso.ENABLED && FastPath.tracker() != null && Clocks.isCounterBacked(a)
-                && Clocks.isCounterBacked(b)) {
-            Publication p = FastPath.PUBLICATION;
-            long counter = FastPath.Ordered.SOURCE.read();
-            if (p.snapshot(counter, a, into.first, into.second) && p.snapshot(counter, b, into.second, into.scratch)) {
-                into.aNanos = into.first.nanos();
-                into.bNanos = into.second.nanos();
-                into.widthNanos = 0;
-                into.fromCounter = true;
-                return into;
-            }
+        long counter = VdsoStub.readCounterOrdered();
+        if (!KernelVdso.convert(counter, CounterClock.of(a), into.exactA)
+                || !KernelVdso.convert(counter, CounterClock.of(b), into.exactB)) {
+            return false;
         }
+        into.aNanos = into.exactA.nanos();
+        into.bNanos = into.exactB.nanos();
+        into.widthNanos = 0;
+        into.fromCounter = true;
+        return true;
+    }
+
+    /** Tracker mode: one counter read converted through the tracker's history, while it serves both clocks. */
+    private static boolean trackerCross(ClockId a, ClockId b, CrossTimestamp into) {
+        if (TrackerMode.tracker() == null || !Clocks.isCounterBacked(a) || !Clocks.isCounterBacked(b)) {
+            return false;
+        }
+        Publication p = TrackerMode.PUBLICATION;
+        long counter = TrackerMode.Ordered.SOURCE.read();
+        if (!p.snapshot(counter, a, into.first, into.second) || !p.snapshot(counter, b, into.second, into.scratch)) {
+            return false;
+        }
+        into.aNanos = into.first.nanos();
+        into.bNanos = into.second.nanos();
+        into.widthNanos = 0;
+        into.fromCounter = true;
+        return true;
+    }
+
+    /** Any mode, where no counter read serves both: the narrowest of {@code samples} brackets (a, b, a). */
+    private static CrossTimestamp sampledCross(ClockId a, ClockId b, int samples, CrossTimestamp into) {
         long best = Long.MAX_VALUE;
         for (int i = 0; i < Math.max(1, samples); i++) {
             long a0 = Clocks.nanos(a);

@@ -13,7 +13,7 @@ import org.timekeeping4j.linux.ErrnoException;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.vdso.KernelVdso;
 import org.timekeeping4j.timekeeper.CounterClock;
-import org.timekeeping4j.clocksource.VdsoStub;
+import org.timekeeping4j.machine.VdsoStub;
 
 /**
  * Reads Linux clocks.
@@ -77,14 +77,14 @@ public final class Clocks {
         if (counterClock != null) {
             return counterNanos(counterClock); // a counter-served clock without a method of its own above
         }
-        if (KernelVdso.ENABLED && clock.isAux() && KernelVdso.servesAux(clock.id() - ClockId.AUX_BASE)) {
+        if (EXACT && clock.isAux() && KernelVdso.servesAux(clock.id() - ClockId.AUX_BASE)) {
             long v = KernelVdso.aux(clock.id() - ClockId.AUX_BASE);
             if (v != VdsoStub.FALLBACK) {
                 return v;
             }
         }
-        if (FastPath.CONFIG_ERROR != null) {
-            throw FastPath.CONFIG_ERROR;
+        if (TrackerMode.CONFIG_ERROR != null) {
+            throw TrackerMode.CONFIG_ERROR;
         }
         return kernelNanos(clock);
     }
@@ -110,32 +110,36 @@ public final class Clocks {
         };
     }
 
-    // Exact mode first: KernelVdso.ENABLED is a static final, so a compiled read keeps one branch of each
-    // method. A FALLBACK (clock_mode changed, seq stuck odd) is answered by clock_gettime, as the vDSO does.
-    // Tracker mode: the clock's slot of the process pages (static finals too), else the publication.
+    // Exact mode first: EXACT is a static final, so a compiled read keeps one branch of each method. A
+    // FALLBACK (clock_mode changed, seq stuck odd) is answered by clock_gettime, as the vDSO does. Otherwise
+    // (tracker mode, and the kernel mode it falls to) the clock's slot of the process pages (static finals
+    // too), else the publication, which answers with clock_gettime while no tracker serves.
+
+    /** {@link ServingMode#PROCESS} is exact mode: a static final for the hot reads, which the JIT folds. */
+    private static final boolean EXACT = ServingMode.PROCESS == ServingMode.EXACT;
 
     private static long monotonicNanos() {
-        return KernelVdso.ENABLED ? exactOr(KernelVdso.monotonic(), ClockId.MONOTONIC)
-                : pageNanos(FastPath.Pages.MONOTONIC);
+        return EXACT ? exactOr(KernelVdso.monotonic(), ClockId.MONOTONIC)
+                : pageNanos(TrackerMode.Pages.MONOTONIC);
     }
 
     private static long realtimeNanos() {
-        return KernelVdso.ENABLED ? exactOr(KernelVdso.realtime(), ClockId.REALTIME)
-                : pageNanos(FastPath.Pages.REALTIME);
+        return EXACT ? exactOr(KernelVdso.realtime(), ClockId.REALTIME)
+                : pageNanos(TrackerMode.Pages.REALTIME);
     }
 
     private static long monotonicRawNanos() {
-        return KernelVdso.ENABLED ? exactOr(KernelVdso.monotonicRaw(), ClockId.MONOTONIC_RAW)
-                : pageNanos(FastPath.Pages.MONOTONIC_RAW);
+        return EXACT ? exactOr(KernelVdso.monotonicRaw(), ClockId.MONOTONIC_RAW)
+                : pageNanos(TrackerMode.Pages.MONOTONIC_RAW);
     }
 
     private static long boottimeNanos() {
-        return KernelVdso.ENABLED ? exactOr(KernelVdso.boottime(), ClockId.BOOTTIME)
-                : pageNanos(FastPath.Pages.BOOTTIME);
+        return EXACT ? exactOr(KernelVdso.boottime(), ClockId.BOOTTIME)
+                : pageNanos(TrackerMode.Pages.BOOTTIME);
     }
 
     private static long taiNanos() {
-        return KernelVdso.ENABLED ? exactOr(KernelVdso.tai(), ClockId.TAI) : pageNanos(FastPath.Pages.TAI);
+        return EXACT ? exactOr(KernelVdso.tai(), ClockId.TAI) : pageNanos(TrackerMode.Pages.TAI);
     }
 
     /**
@@ -143,8 +147,8 @@ public final class Clocks {
      * (those keep the fast reads free of loads from the descriptor), for a clock added to {@link CounterClock}.
      */
     static long counterNanos(CounterClock clock) {
-        return KernelVdso.ENABLED ? exactOr(KernelVdso.read(clock), clock.clock())
-                : pageNanos(FastPath.Pages.SLOTS[clock.record()]);
+        return EXACT ? exactOr(KernelVdso.read(clock), clock.clock())
+                : pageNanos(TrackerMode.Pages.SLOTS[clock.record()]);
     }
 
     /** An exact-mode read's value, or clock_gettime where it fell back. */
@@ -158,17 +162,17 @@ public final class Clocks {
      * then the timekeeper is stale or gone too), else the kernel, never below the floors. Pages.ENABLED and the
      * slot are static finals: inlined, the JIT folds the test and passes the addresses as constants.
      */
-    private static long pageNanos(FastPath.Pages.Slot slot) {
-        if (FastPath.Pages.ENABLED) {
-            long v = FastPath.Pages.read(slot);
+    private static long pageNanos(TrackerMode.Pages.Slot slot) {
+        if (TrackerMode.Pages.ENABLED) {
+            long v = TrackerMode.Pages.read(slot);
             if (v != Timekeeper.STALE) {
                 return v;
             }
         }
-        if (FastPath.CONFIG_ERROR != null) {
-            throw FastPath.CONFIG_ERROR;
+        if (TrackerMode.CONFIG_ERROR != null) {
+            throw TrackerMode.CONFIG_ERROR;
         }
-        return FastPath.PUBLICATION.nanos(slot.clock());
+        return TrackerMode.PUBLICATION.nanos(slot.clock());
     }
 
     /**
@@ -187,10 +191,10 @@ public final class Clocks {
      * @return the counter value (cycles), or MONOTONIC_RAW ns where no counter is trusted
      */
     public static long ticks() {
-        if (KernelVdso.ENABLED) {
+        if (EXACT) {
             return VdsoStub.readCounterUnordered(); // the TSC itself: no calibration, nothing to wait for
         }
-        return FastPath.Ticks.SOURCE.read();
+        return TrackerMode.Ticks.SOURCE.read();
     }
 
     /**
@@ -206,7 +210,7 @@ public final class Clocks {
      * @return the clock's value in ns
      */
     public static long nanosUnordered(ClockId clock) {
-        CounterClock c = KernelVdso.ENABLED ? CounterClock.of(clock) : null;
+        CounterClock c = EXACT ? CounterClock.of(clock) : null;
         if (c != null) {
             long v = KernelVdso.readUnordered(c);
             if (v != VdsoStub.FALLBACK) {
@@ -249,7 +253,7 @@ public final class Clocks {
      * @return true where ticks are counter cycles
      */
     public static boolean ticksAreCounterCycles() {
-        return KernelVdso.ENABLED || FastPath.Ticks.SOURCE instanceof HardwareCounter;
+        return EXACT || TrackerMode.Ticks.SOURCE instanceof HardwareCounter;
     }
 
     /**
@@ -312,13 +316,13 @@ public final class Clocks {
      * @param timeout how long to wait at most
      */
     public static boolean awaitFastPath(java.time.Duration timeout) {
-        if (KernelVdso.ENABLED) {
+        if (EXACT) {
             return true; // exact mode serves from the first call
         }
         nanos(ClockId.MONOTONIC); // starts the process-wide tracker
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (!FastPath.PUBLICATION.isServing()) {
-            if (System.nanoTime() - deadline > 0 || FastPath.hasGivenUp()) {
+        while (!TrackerMode.PUBLICATION.isServing()) {
+            if (System.nanoTime() - deadline > 0 || TrackerMode.hasGivenUp()) {
                 return false;
             }
             java.util.concurrent.locks.LockSupport.parkNanos(5_000_000L);

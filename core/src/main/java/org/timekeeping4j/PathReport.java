@@ -17,22 +17,41 @@ final class PathReport {
     private PathReport() {}
 
     static Calibration calibration() {
-        if (KernelVdso.ENABLED) {
-            KernelVdso.Fields raw = KernelVdso.fields(VdsoLayout.CS_RAW);
-            KernelVdso.Conversion at = new KernelVdso.Conversion();
-            if (raw != null && KernelVdso.convert(raw.cycleLast(), CounterClock.MONOTONIC_RAW, at)) {
-                long maxCycles = raw.maxCycles() > 0 ? raw.maxCycles() : Long.MAX_VALUE;
-                return new Calibration(true, raw.frequencyHz(), raw.mult(), raw.shift(), 0, raw.cycleLast(),
-                        at.nanos(), (long) Math.min(Long.MAX_VALUE, maxCycles / raw.frequencyHz() * 1e9),
-                        "the kernel's own CS_RAW mult/shift from its vDSO data (" + KernelVdso.state().layout()
-                                .description() + "); exact, updated by the kernel");
-            }
+        return switch (ServingMode.PROCESS) {
+            case EXACT -> exactCalibration();
+            case TRACKER -> trackerCalibration();
+            case KERNEL -> kernelCalibration();
+        };
+    }
+
+    /** Exact mode: the kernel's own CS_RAW parameters. */
+    private static Calibration exactCalibration() {
+        KernelVdso.Fields raw = KernelVdso.fields(VdsoLayout.CS_RAW);
+        KernelVdso.Conversion at = new KernelVdso.Conversion();
+        if (raw == null || !KernelVdso.convert(raw.cycleLast(), CounterClock.MONOTONIC_RAW, at)) {
+            return new Calibration(false, 0, 0, 0, 0, 0, 0, 0, "exact mode: the kernel's vDSO data no longer serves "
+                    + "the counter (clock_mode changed)");
         }
-        KernelTracker t = FastPath.tracker();
+        long maxCycles = raw.maxCycles() > 0 ? raw.maxCycles() : Long.MAX_VALUE;
+        return new Calibration(true, raw.frequencyHz(), raw.mult(), raw.shift(), 0, raw.cycleLast(),
+                at.nanos(), (long) Math.min(Long.MAX_VALUE, maxCycles / raw.frequencyHz() * 1e9),
+                "the kernel's own CS_RAW mult/shift from its vDSO data (" + KernelVdso.state().layout()
+                        .description() + "); exact, updated by the kernel");
+    }
+
+    /** Kernel mode: no calibration, and why. */
+    private static Calibration kernelCalibration() {
+        TrackerMode.checkConfiguration();
+        return new Calibration(false, 0, 0, 0, 0, 0, 0, 0, TrackerMode.notTrackingReason());
+    }
+
+    /** Tracker mode: the tracker's raw line while it tracks, else why not. */
+    private static Calibration trackerCalibration() {
+        KernelTracker t = TrackerMode.tracker();
         RawLine line = t != null ? t.rawLine() : null;
         if (line == null) {
             return new Calibration(false, 0, 0, 0, 0, 0, 0, 0, t != null ? t.status().reason()
-                    : FastPath.notTrackingReason());
+                    : TrackerMode.notTrackingReason());
         }
         boolean valid = t.isTracking();
         // The description is built here, on the caller's thread, not at every step of the updater.
@@ -45,7 +64,7 @@ final class PathReport {
     static KernelData kernelData() {
         var st = KernelVdso.state();
         String layout = st.layout() == null ? null : st.layout().description();
-        if (!KernelVdso.ENABLED) {
+        if (ServingMode.PROCESS != ServingMode.EXACT) { // tracker and kernel mode: the kernel's data does not serve
             return new KernelData(false, KernelVdso.reason(), layout, "none", 0, 0, 0, 0, 0, st.layout() == null ? "none"
                     : "pvclock: " + KernelVdso.pvclock() + "; hvclock: " + KernelVdso.hvclock());
         }
@@ -58,18 +77,30 @@ final class PathReport {
     }
 
     static Map<ClockId, ServingPath> servingPaths() {
-        if (KernelVdso.ENABLED) {
-            return exactSource();
+        return switch (ServingMode.PROCESS) {
+            case EXACT -> exactSource();
+            case TRACKER -> trackerSource();
+            case KERNEL -> kernelSource();
+        };
+    }
+
+    private static Map<ClockId, ServingPath> trackerSource() {
+        KernelTracker t = TrackerMode.tracker();
+        if (t == null || !t.isTracking()) {
+            return kernelSource();
         }
-        KernelTracker t = FastPath.tracker();
-        boolean tracking = t != null && t.isTracking();
-        String why = tracking ? null : FastPath.notTrackingReason() + (KernelVdso.reason() == null ? ""
+        return sources(new ServingPath(ClockId.MONOTONIC, ServingPath.Path.COUNTER, "tracker: user-space "
+                + "timekeeper over " + t.counter() + ", following the kernel from outside, within "
+                + t.errorBoundNanos() + " ns of it over its last 32 updates (last rate change: "
+                + t.lastSteeringChange() + ")"));
+    }
+
+    /** The kernel serves the counter-backed clocks (kernel mode, or tracker mode while no tracker serves). */
+    private static Map<ClockId, ServingPath> kernelSource() {
+        TrackerMode.checkConfiguration();
+        String why = TrackerMode.notTrackingReason() + (KernelVdso.reason() == null ? ""
                 : "; exact mode: " + KernelVdso.reason());
-        return sources(!tracking ? new ServingPath(ClockId.MONOTONIC, ServingPath.Path.KERNEL,
-                "kernel clock_gettime: " + why) : new ServingPath(ClockId.MONOTONIC, ServingPath.Path.COUNTER,
-                "tracker: user-space timekeeper over " + t.counter() + ", following the kernel from outside, within "
-                        + t.errorBoundNanos() + " ns of it over its last 32 updates (last rate change: "
-                        + t.lastSteeringChange() + ")"));
+        return sources(new ServingPath(ClockId.MONOTONIC, ServingPath.Path.KERNEL, "kernel clock_gettime: " + why));
     }
 
     private static Map<ClockId, ServingPath> exactSource() {
@@ -85,7 +116,7 @@ final class PathReport {
         for (ClockId c : ClockId.values()) {
             if (Clocks.isCounterBacked(c)) {
                 m.put(c, new ServingPath(c, counterBacked.path(), counterBacked.reason()));
-            } else if (c.isAux() && KernelVdso.ENABLED && KernelVdso.servesAux(c.id() - ClockId.AUX_BASE)) {
+            } else if (c.isAux() && ServingMode.PROCESS == ServingMode.EXACT && KernelVdso.servesAux(c.id() - ClockId.AUX_BASE)) {
                 m.put(c, new ServingPath(c, ServingPath.Path.COUNTER, "exact: the kernel's AUX clock data with the "
                         + "vDSO's arithmetic (do_aux), equal to clock_gettime"));
             } else if (c == ClockId.REALTIME_COARSE || c == ClockId.MONOTONIC_COARSE) {

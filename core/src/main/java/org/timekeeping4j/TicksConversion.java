@@ -47,25 +47,36 @@ final class TicksConversion {
      * @throws IllegalStateException in exact mode when the kernel's data no longer serves the counter
      */
     void convert(long ticks, ClockId clock) {
-        if (KernelVdso.ENABLED) {
-            CounterClock c = CounterClock.of(clock);
-            if (c != null && KernelVdso.convert(ticks, c, kernelData)) {
-                nanos = kernelData.nanos();
-                exact = kernelData.exact();
-                return;
-            }
-            // Another clock (COARSE, CPU time...), or the data cannot serve now: MONOTONIC_RAW at the tick, then
-            // the other clock's current offset from it.
-            if (KernelVdso.convert(ticks, CounterClock.MONOTONIC_RAW, kernelData)) {
-                nanos = fromRawByOffset(kernelData.nanos(), clock);
-                exact = false;
-                return;
-            }
-            throw new IllegalStateException("the kernel's vDSO data cannot convert ticks now (clock_mode is no "
-                    + "longer the counter): " + Clocks.servingPaths().get(ClockId.MONOTONIC).reason());
+        switch (ServingMode.PROCESS) {
+            case EXACT -> convertExact(ticks, clock);
+            case TRACKER -> convertTracked(ticks, clock);
+            case KERNEL -> convertUntracked(ticks, clock);
         }
-        KernelTracker t = FastPath.tracker();
-        Clocksource cs = FastPath.Ticks.SOURCE;
+    }
+
+    /** Exact mode: the kernel's current parameters. */
+    private void convertExact(long ticks, ClockId clock) {
+        CounterClock c = CounterClock.of(clock);
+        if (c != null && KernelVdso.convert(ticks, c, kernelData)) {
+            nanos = kernelData.nanos();
+            exact = kernelData.exact();
+            return;
+        }
+        // Another clock (COARSE, CPU time...), or the data cannot serve now: MONOTONIC_RAW at the tick, then
+        // the other clock's current offset from it.
+        if (KernelVdso.convert(ticks, CounterClock.MONOTONIC_RAW, kernelData)) {
+            nanos = fromRawByOffset(kernelData.nanos(), clock);
+            exact = false;
+            return;
+        }
+        throw new IllegalStateException("the kernel's vDSO data cannot convert ticks now (clock_mode is no "
+                + "longer the counter): " + Clocks.servingPaths().get(ClockId.MONOTONIC).reason());
+    }
+
+    /** Tracker mode: through the tracker's parameter history while it serves, else {@link #convertUntracked}. */
+    private void convertTracked(long ticks, ClockId clock) {
+        KernelTracker t = TrackerMode.tracker();
+        Clocksource cs = TrackerMode.Ticks.SOURCE;
         if (t != null && cs instanceof HardwareCounter && cs.frequencyHz() == t.counter().frequencyHz()) {
             try {
                 exact = t.convert(ticks, clock, tracker); // ticks and the tracker read the same counter
@@ -75,6 +86,16 @@ final class TicksConversion {
                 // fall through to the approximate conversion
             }
         }
+        convertUntracked(ticks, clock);
+    }
+
+    /**
+     * No tracker: kernel ticks (MONOTONIC_RAW ns) by the clocks' current offset, or hardware ticks scaled by the
+     * calibrated frequency from now.
+     */
+    private void convertUntracked(long ticks, ClockId clock) {
+        TrackerMode.checkConfiguration();
+        Clocksource cs = TrackerMode.Ticks.SOURCE;
         if (cs instanceof KernelCounter) {
             nanos = fromRawByOffset(ticks, clock);
             exact = clock == ClockId.MONOTONIC_RAW;

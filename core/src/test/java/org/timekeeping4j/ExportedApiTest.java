@@ -11,6 +11,7 @@ import java.lang.reflect.Field;
 import java.lang.reflect.GenericArrayType;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.lang.reflect.Parameter;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
@@ -21,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
@@ -37,10 +39,42 @@ import org.junit.jupiter.api.Test;
  * and reflection on the value fails). Every public or protected member of every public type in an exported
  * package is checked: superclass, interfaces, fields, constructors, methods (return, parameters, exceptions,
  * generic bounds and arguments), record components and nested types.
+ *
+ * <p>Two more promises: each exported package holds exactly the public types its package-info describes (an
+ * allow-list, so a new public type is a decision, not an accident), and no exported member takes or returns a raw
+ * address or a handle over native code: the JVM grants native access to this module, and such a member would
+ * hand it to every caller (a class-path caller could read any address, or crash the JVM).
  */
 class ExportedApiTest {
 
     private static final String ROOT = "org.timekeeping4j";
+
+    /** The public top-level types of each exported package: what its package-info promises. */
+    private static final Map<String, Set<String>> PUBLIC_TYPES = Map.of(
+            ROOT, Set.of("Calibration", "ClockId", "ClockReader", "Clocks", "CrossTimestamp", "DynamicClockId",
+                    "EventRecorder", "KernelData", "ServingPath", "Snapshot", "SyncStatus", "TimeSpec"),
+            ROOT + ".adjust", Set.of("ClockAdjustment", "NtpAdjuster"),
+            ROOT + ".clocksource", Set.of("Clocksource", "CounterArch", "CounterFlavour", "CounterSelection",
+                    "CounterSelector", "Frequency", "HardwareCounter", "KernelCounter", "MultShift", "Rejection",
+                    "SeqlockReader", "SimulatedCounter"),
+            ROOT + ".device", Set.of("BoundedClock", "ClockBound", "DeviceException", "DeviceSyscalls",
+                    "PpsCapabilities", "PpsEvent", "PpsSource", "PtpCapabilities", "PtpClock", "PtpOffset",
+                    "TimeBounds"),
+            ROOT + ".timekeeper", Set.of("Conversion", "CounterClock", "Timekeeper", "TimekeeperBuilder",
+                    "UserClock", "VvarPage"));
+
+    /**
+     * The exported members allowed to take a segment, each with why it hands out no native access: the device
+     * package's system-call boundary, which tests implement, and whose real implementation refuses a segment
+     * smaller than what the kernel writes (a caller without native access can only make zero-length ones at an
+     * address of its choice).
+     */
+    private static final Set<String> SEGMENT_BOUNDARY = Set.of(
+            ROOT + ".device.DeviceSyscalls.ioctl parameter arg: java.lang.foreign.MemorySegment",
+            ROOT + ".device.DeviceSyscalls.clockGettime parameter timespec: java.lang.foreign.MemorySegment");
+
+    /** Parameter names that mean a raw address when the parameter is a long. */
+    private static final Set<String> ADDRESS_NAMES = Set.of("address", "addr", "ptr");
 
     private static Path classes;
     private static ModuleDescriptor descriptor;
@@ -100,11 +134,145 @@ class ExportedApiTest {
         assertThat(leaks).singleElement().asString().contains("linux.Platform");
     }
 
+    @Test
+    void shouldHoldExactlyTheAllowedPublicTypesInEachExportedPackage() throws Exception {
+        assertThat(PUBLIC_TYPES.keySet()).as("allow-listed packages").isEqualTo(exported);
+        for (String pkg : exported) {
+            Set<String> names = publicTypesOf(pkg).stream()
+                    .filter(t -> t.getDeclaringClass() == null)
+                    .map(Class::getSimpleName)
+                    .collect(Collectors.toCollection(TreeSet::new));
+            assertThat(names).as("public types of %s (a new one belongs in its package-info and here)", pkg)
+                    .containsExactlyInAnyOrderElementsOf(PUBLIC_TYPES.get(pkg));
+        }
+    }
+
+    @Test
+    void shouldTakeNoRawAddressAndHandOutNoHandleInAnyExportedMember() throws Exception {
+        List<String> leaks = new ArrayList<>();
+        int checkedMembers = 0;
+        for (String pkg : exported) {
+            for (Class<?> type : publicTypesOf(pkg)) {
+                checkedMembers += checkNative(type, leaks);
+            }
+        }
+        assertThat(checkedMembers).as("exported members checked").isGreaterThan(200);
+        assertThat(leaks).as("the allowed boundary, still there").containsAll(SEGMENT_BOUNDARY);
+        leaks.removeAll(SEGMENT_BOUNDARY);
+        assertThat(leaks).as("exported members taking or returning a raw address or a native handle").isEmpty();
+    }
+
+    @Test
+    void shouldFlagAPlantedRawAddressOrHandle() throws Exception {
+        // The checker itself, on a planted leak of each kind: it must name every one.
+        assertThat(LeakingForTest.class.getMethod("read", long.class, long.class).getParameters()[0].isNamePresent())
+                .as("parameter names compiled in (maven-compiler-plugin parameters=true)").isTrue();
+        List<String> leaks = new ArrayList<>();
+        checkNative(LeakingForTest.class, leaks);
+        String t = LeakingForTest.class.getName();
+        assertThat(leaks).containsExactlyInAnyOrder(
+                t + ".SEGMENT: java.lang.foreign.MemorySegment",
+                t + ".handle returns: java.lang.invoke.MethodHandle",
+                t + ".read parameter address: a raw address",
+                t + ".write parameter segment: java.lang.foreign.MemorySegment",
+                t + ".write parameter ptr: a raw address");
+    }
+
     /** A public type whose public method names an unexported type (test fixture for the checker). */
     public static final class LeakingForTest {
+        /** A native segment in a public field. */
+        public static final java.lang.foreign.MemorySegment SEGMENT = null;
+
         /** @return a type a modular application cannot name */
         public org.timekeeping4j.linux.Platform platform() {
             return null;
+        }
+
+        /** @return a handle over native code */
+        public static java.lang.invoke.MethodHandle handle() {
+            return null;
+        }
+
+        /**
+         * @param address a raw address
+         * @param limit   not an address
+         * @return what lies there
+         */
+        public static long read(long address, long limit) {
+            return address + limit;
+        }
+
+        /**
+         * @param segment a native segment
+         * @param ptr     a raw address
+         */
+        public void write(java.lang.foreign.MemorySegment segment, long ptr) {
+        }
+
+        /** @param nanos not an address */
+        public void fine(long nanos) {
+        }
+    }
+
+    /** Adds each raw-address or handle member of {@code type} (and its nested types) to leaks; returns how many it checked. */
+    private static int checkNative(Class<?> type, List<String> leaks) {
+        String where = type.getName();
+        int checked = 0;
+        for (Field f : type.getDeclaredFields()) {
+            if (isApi(f.getModifiers(), type) && !f.isSynthetic()) {
+                checked++;
+                nativeType(where + "." + f.getName(), f.getGenericType(), leaks);
+            }
+        }
+        List<Executable> executables = new ArrayList<>(List.of(type.getDeclaredConstructors()));
+        executables.addAll(List.of(type.getDeclaredMethods()));
+        for (Executable e : executables) {
+            if (!isApi(e.getModifiers(), type) || e.isSynthetic() || e instanceof Method m && m.isBridge()) {
+                continue;
+            }
+            checked++;
+            String name = where + "." + (e instanceof Method ? e.getName() : "<init>");
+            if (e instanceof Method m) {
+                nativeType(name + " returns", m.getGenericReturnType(), leaks);
+            }
+            for (Parameter p : e.getParameters()) {
+                nativeType(name + " parameter " + p.getName(), p.getParameterizedType(), leaks);
+                if (p.getType() == long.class && ADDRESS_NAMES.contains(p.getName())) {
+                    leaks.add(name + " parameter " + p.getName() + ": a raw address");
+                }
+            }
+        }
+        for (Class<?> nested : type.getDeclaredClasses()) {
+            if (isVisible(nested)) {
+                checked += checkNative(nested, leaks);
+            }
+        }
+        return checked;
+    }
+
+    /** A type that carries native access: a segment, a method or var handle, or a generic or array of one. */
+    private static void nativeType(String where, Type type, List<String> leaks) {
+        switch (type) {
+            case Class<?> c when c.isArray() -> nativeType(where, c.getComponentType(), leaks);
+            case Class<?> c -> {
+                if (c == java.lang.foreign.MemorySegment.class || c == java.lang.invoke.MethodHandle.class
+                        || c == java.lang.invoke.VarHandle.class || c == java.lang.foreign.SymbolLookup.class) {
+                    leaks.add(where + ": " + c.getName());
+                }
+            }
+            case ParameterizedType p -> {
+                nativeType(where, p.getRawType(), leaks);
+                for (Type a : p.getActualTypeArguments()) {
+                    nativeType(where, a, leaks);
+                }
+            }
+            case GenericArrayType a -> nativeType(where, a.getGenericComponentType(), leaks);
+            case WildcardType w -> {
+                for (Type b : w.getUpperBounds()) {
+                    nativeType(where, b, leaks);
+                }
+            }
+            default -> { }
         }
     }
 

@@ -35,7 +35,7 @@ class FastClocksTest {
         assertThat(Clocks.awaitFastPath(java.time.Duration.ofSeconds(20))).as(Clocks.servingPaths().toString())
                 .isEqualTo(HARDWARE);
         if (HARDWARE) {
-            assertThat(FastPath.tracker().isTracking()).isTrue();
+            assertThat(TrackerMode.tracker().isTracking()).isTrue();
         }
     }
 
@@ -47,10 +47,10 @@ class FastClocksTest {
                     .isEqualTo(HARDWARE ? ServingPath.Path.COUNTER : ServingPath.Path.KERNEL);
         }
         assertThat(sources.get(ClockId.MONOTONIC_COARSE).path()).isEqualTo(ServingPath.Path.KERNEL);
-        if (HARDWARE && FastPath.Pages.ENABLED) {
+        if (HARDWARE && TrackerMode.Pages.ENABLED) {
             // The tracker's timekeepers mirror into the process pages: reads through them are served, not stale.
-            assertThat(FastPath.Pages.read(FastPath.Pages.MONOTONIC)).isNotEqualTo(Long.MIN_VALUE);
-            assertThat(FastPath.Pages.read(FastPath.Pages.MONOTONIC_RAW)).isNotEqualTo(Long.MIN_VALUE);
+            assertThat(TrackerMode.Pages.read(TrackerMode.Pages.MONOTONIC)).isNotEqualTo(Long.MIN_VALUE);
+            assertThat(TrackerMode.Pages.read(TrackerMode.Pages.MONOTONIC_RAW)).isNotEqualTo(Long.MIN_VALUE);
         }
         assertThat(sources.get(ClockId.MONOTONIC_COARSE).reason()).contains("last tick");
     }
@@ -159,7 +159,7 @@ class FastClocksTest {
             }
         }
         if (HARDWARE) {
-            KernelTracker t = FastPath.tracker();
+            KernelTracker t = TrackerMode.tracker();
             long ticks = Clocks.ticks();
             assertThat(Clocks.ticksToNanos(ticks, ClockId.MONOTONIC))
                     .isEqualTo(t.timekeeper(ClockId.MONOTONIC).convert(ticks, ClockId.MONOTONIC));
@@ -176,7 +176,7 @@ class FastClocksTest {
             assertThat(cal.uncertaintyPpb()).isPositive();
             assertThat(cal.shift()).isBetween(1, 63);
             // The exported formula gives MONOTONIC_RAW for a counter value after the base.
-            long c = FastPath.tracker().counter().read();
+            long c = TrackerMode.tracker().counter().read();
             long formula = cal.rawBaseNanos() + (long) ((c - cal.counterBase()) * (double) cal.mult()
                     / Math.scalb(1.0, cal.shift()));
             long before = Clocks.kernelNanos(ClockId.MONOTONIC_RAW);
@@ -208,7 +208,7 @@ class FastClocksTest {
         if (!HARDWARE) {
             return;
         }
-        KernelTracker.Status s = FastPath.tracker().status();
+        KernelTracker.Status s = TrackerMode.tracker().status();
         long wall = Clocks.kernelNanos(ClockId.MONOTONIC);
         assertThat(s.steps()).isPositive();
         // Reported, not asserted against wall time: the figure goes to the note via tk4j.

@@ -37,7 +37,7 @@ class SnapshotTest {
                     assertThat(s.counter()).isZero(); // the kernel path says so
                     continue;
                 }
-                KernelTracker t = FastPath.tracker();
+                KernelTracker t = TrackerMode.tracker();
                 // nanos() is what Clocks.nanos(c) returned at that counter value, rawNanos() what
                 // nanos(MONOTONIC_RAW) returned there: the same conversion the read path makes.
                 assertThat(s.nanos()).isEqualTo(t.convert(s.counter(), c));
@@ -162,7 +162,7 @@ class SnapshotTest {
         }
         EventRecorder recorder = new EventRecorder(4);
         // A counter value from long before the tracker started: outside any history.
-        recorder.record(FastPath.tracker().counter().read() - (long) (3600 * Clocks.calibration().frequencyHz()), 7);
+        recorder.record(TrackerMode.tracker().counter().read() - (long) (3600 * Clocks.calibration().frequencyHz()), 7);
         List<Boolean> exact = new ArrayList<>();
         recorder.export(ClockId.MONOTONIC, (nanos, payload, ex) -> exact.add(ex));
         assertThat(exact).containsExactly(false);

@@ -22,7 +22,7 @@ import org.timekeeping4j.clocksource.HardwareCounter;
  */
 final class CounterInternals {
 
-    private static final String STUBS = "org.timekeeping4j.clocksource.Stubs$";
+    private static final String STUBS = "org.timekeeping4j.machine.Stubs$";
 
     /** rdtsc (unordered). */
     static final MethodHandle RDTSC = stubHandle("Rdtsc");

@@ -10,8 +10,10 @@ import org.timekeeping4j.clocksource.CounterSelection;
 import org.timekeeping4j.clocksource.CounterSelector;
 import org.timekeeping4j.clocksource.HardwareCounter;
 import org.timekeeping4j.clocksource.SeqlockReader;
+import org.timekeeping4j.machine.SeqlockPage;
+import org.timekeeping4j.machine.SeqlockStub;
+import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.timekeeper.Timekeeper;
-import org.timekeeping4j.timekeeper.VvarPage;
 
 /**
  * The timekeeper's seqlock read (issue 4), in ns per call: a {@link Timekeeper} of its own over the ordered
@@ -63,10 +65,10 @@ public class TimekeeperReadBenchmark extends PerCallBenchmark {
                 .build();
         timekeeper.update();
         if (SeqlockReader.preferredReader() != null) {
-            VvarPage mirror = VvarPage.allocate();
+            SeqlockPage mirror = SeqlockPage.allocate();
             timekeeper.mirrorTo(mirror);
             mirrorPage = mirror.address();
-            mirrorRecord = mirror.recordAddress(ClockId.MONOTONIC);
+            mirrorRecord = mirror.recordAddress(CounterClock.MONOTONIC);
         }
         if (!(s.ticks() instanceof HardwareCounter u) || u.isOrdered()) {
             throw new IllegalStateException("no unordered hardware counter selected: " + s);
@@ -94,10 +96,10 @@ public class TimekeeperReadBenchmark extends PerCallBenchmark {
         return timekeeper.monotonicNanos();
     }
 
-    /** Diagnostic: SeqlockReader.readPreferred over MONOTONIC's record, the addresses in fields. */
+    /** Diagnostic: SeqlockStub.readPreferred over MONOTONIC's record, the addresses in fields. */
     @Benchmark
     public long seqlockStubMonotonic() {
-        return SeqlockReader.readPreferred(mirrorPage, mirrorRecord, SeqlockReader.ANY);
+        return SeqlockStub.readPreferred(mirrorPage, mirrorRecord, SeqlockStub.ANY);
     }
 
     @Benchmark

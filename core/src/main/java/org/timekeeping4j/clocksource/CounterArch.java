@@ -11,6 +11,8 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.timekeeping4j.linux.Platform;
+import org.timekeeping4j.machine.Stubs;
+import org.timekeeping4j.machine.VdsoStub;
 
 /**
  * The architectures whose counter timekeeping4j reads, one constant each, holding every fact that differs
@@ -27,10 +29,11 @@ import org.timekeeping4j.linux.Platform;
  *   <li>A constant here: its machine name (uname -m), the kernel's clocksource
  *       for its counter, the counter's width, its clock_gettime syscall number; and the bodies of the abstract
  *       methods: the CPU feature check ({@link #unfit}), the flavour order ({@link #flavours}), the stated
- *       frequency, the vDSO facts ({@link #vdsoCountsWith}, {@link #vdsoMask}, {@link #vdsoRefusal}, the
- *       kernel-data read's machine code in {@link #mapVdsoRead}) and the counter reads exact mode uses.</li>
+ *       frequency, the vDSO facts ({@link #vdsoCountsWith}, {@link #vdsoMask}, {@link #vdsoRefusal}); the
+ *       kernel-data read's machine code and the counter reads exact mode uses are in the machine package
+ *       ({@code VdsoStub}, not exported: they hand out method handles over machine code).</li>
  *   <li>Its stub bytes: each {@link CounterFlavour} (an ordered and an unordered read), its machine code in
- *       {@link MachineCode}, a holder in {@link Stubs} and a {@link HardwareCounter} subclass (the static final
+ *       {@code machine.MachineCode}, a holder in {@code machine.Stubs} and a {@link HardwareCounter} subclass (the static final
  *       handle in each is what lets the JIT inline the downcall; a table lookup would not).</li>
  *   <li>Its vDSO data layouts (vdso.VdsoLayout) where exact mode should serve; without them exact mode
  *       refuses ("no known vDSO data layout") and the counter selection still works.</li>
@@ -51,7 +54,7 @@ public enum CounterArch {
         }
 
         @Override
-        List<CounterFlavour> flavours(boolean ordered, Set<String> flags, long hwcap2) {
+        public List<CounterFlavour> flavours(boolean ordered, Set<String> flags, long hwcap2) {
             if (!ordered) {
                 return List.of(CounterFlavour.X86_RDTSC);
             }
@@ -98,34 +101,11 @@ public enum CounterArch {
         }
 
         @Override
-        public VdsoStub.Mapping mapVdsoRead(VdsoCode.Algorithm algorithm, boolean ordered, boolean completeFallback) {
-            return VdsoStub.map(algorithm, ordered ? VdsoStub.orderedFlavour() : VdsoCode.Flavour.RDTSC,
-                    completeFallback);
-        }
-
-        @Override
         public String vdsoOrderedRead() {
             return VdsoStub.orderedFlavour().instructions();
         }
 
-        @Override
-        long readOrdered() {
-            try { // ORDERED_LFENCE is a static final: the JIT keeps one branch
-                return VdsoStub.ORDERED_LFENCE ? (long) Stubs.LfenceRdtsc.HANDLE.invokeExact()
-                        : (long) Stubs.RdtscpNoAux.HANDLE.invokeExact();
-            } catch (Throwable t) {
-                throw Stubs.rethrow(t);
-            }
-        }
 
-        @Override
-        long readUnordered() {
-            try {
-                return (long) Stubs.Rdtsc.HANDLE.invokeExact();
-            } catch (Throwable t) {
-                throw Stubs.rethrow(t);
-            }
-        }
     },
 
     /** aarch64: the generic timer's virtual counter, read with mrs cntvct_el0 (after an isb) or cntvctss_el0. */
@@ -139,7 +119,7 @@ public enum CounterArch {
         }
 
         @Override
-        List<CounterFlavour> flavours(boolean ordered, Set<String> flags, long hwcap2) {
+        public List<CounterFlavour> flavours(boolean ordered, Set<String> flags, long hwcap2) {
             if (!ordered) {
                 return List.of(CounterFlavour.A64_CNTVCT);
             }
@@ -178,36 +158,16 @@ public enum CounterArch {
         }
 
         @Override
-        public VdsoStub.Mapping mapVdsoRead(VdsoCode.Algorithm algorithm, boolean ordered, boolean completeFallback) {
-            return VdsoStub.mapArm64(ordered); // one algorithm: the generic vdso_calc_ns with the 56-bit mask
-        }
-
-        @Override
         public String vdsoOrderedRead() {
             return CounterFlavour.A64_ISB_CNTVCT.instructions();
         }
-
-        @Override
-        long readOrdered() {
-            try {
-                return (long) Stubs.IsbCntvct.HANDLE.invokeExact();
-            } catch (Throwable t) {
-                throw Stubs.rethrow(t);
-            }
-        }
-
-        @Override
-        long readUnordered() {
-            try {
-                return (long) Stubs.Cntvct.HANDLE.invokeExact();
-            } catch (Throwable t) {
-                throw Stubs.rethrow(t);
-            }
-        }
     };
 
-    /** This machine's descriptor, or null: another architecture, or a platform the bindings refuse. */
-    static final CounterArch HERE = of(Platform.ARCH);
+    /**
+     * This machine's descriptor, or null: another architecture, or a platform the bindings refuse. Public for the
+     * machine-code layer's static finals (null is no {@link Optional}); {@link #here()} says the same.
+     */
+    public static final CounterArch HERE = of(Platform.ARCH);
 
     private final String machine;
     private final String kernelClocksource;
@@ -288,8 +248,15 @@ public enum CounterArch {
      */
     abstract String unfit(CounterSelector.Environment env);
 
-    /** The flavours to try, best first: the ordered reads, or the one unordered read. */
-    abstract List<CounterFlavour> flavours(boolean ordered, Set<String> flags, long hwcap2);
+    /**
+     * The flavours to try, best first: the ordered reads, or the one unordered read.
+     *
+     * @param ordered true for the ordered reads, false for the unordered one
+     * @param flags   the CPU's flags as /proc/cpuinfo lists them (x86)
+     * @param hwcap2  the kernel's AT_HWCAP2 (arm64)
+     * @return the flavours, best first
+     */
+    public abstract List<CounterFlavour> flavours(boolean ordered, Set<String> flags, long hwcap2);
 
     /** The frequency the platform states without privilege, if any. */
     abstract Optional<Frequency> statedFrequency();
@@ -320,39 +287,8 @@ public enum CounterArch {
      */
     public abstract String vdsoRefusal(String kernelRelease);
 
-    /**
-     * Maps the machine code that reads the vDSO data with this counter (see {@link VdsoStub}).
-     *
-     * @param algorithm the layout's algorithm (x86_64; ignored where the architecture has one)
-     * @param ordered   true for the ordered counter read, false for the unordered one
-     * @return the mapped code, or why it could not be mapped
-     */
-    public VdsoStub.Mapping mapVdsoRead(VdsoCode.Algorithm algorithm, boolean ordered) {
-        return mapVdsoRead(algorithm, ordered, false);
-    }
-
-    /**
-     * As {@link #mapVdsoRead(VdsoCode.Algorithm, boolean)}; with {@code completeFallback} the code calls
-     * clock_gettime itself where the vDSO would fall back, where this architecture's code can (x86_64 6.10+
-     * layouts; elsewhere the flag is ignored and a fallback returns {@link VdsoStub#FALLBACK}). Callers then pass
-     * the clock id as the third argument.
-     *
-     * @param algorithm        the layout's algorithm (x86_64; ignored where the architecture has one)
-     * @param ordered          true for the ordered counter read, false for the unordered one
-     * @param completeFallback whether a fallback calls clock_gettime from the code
-     * @return the mapped code, or why it could not be mapped
-     */
-    public abstract VdsoStub.Mapping mapVdsoRead(VdsoCode.Algorithm algorithm, boolean ordered,
-            boolean completeFallback);
-
     /** {@return the ordered counter read of the vDSO-data code, e.g. "rdtscp"} */
     public abstract String vdsoOrderedRead();
-
-    /** The counter read ordered as the vDSO-data code reads it; only where its stub mapped. */
-    abstract long readOrdered();
-
-    /** The counter read unordered; only where its stub mapped. */
-    abstract long readUnordered();
 
     /** arm64: the release is 5.7 or later (a vendor string that cannot be parsed counts as too old). */
     static boolean keepsModeMeaning(String release) {

@@ -1,5 +1,7 @@
 package org.timekeeping4j.clocksource;
 
+import org.timekeeping4j.machine.Stubs;
+
 /** The ways a hardware counter can be read, with their ordering guarantee. */
 public enum CounterFlavour {
     /** x86 rdtsc: cheapest, may execute before earlier instructions. */

@@ -10,9 +10,11 @@ import java.util.Set;
 import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 import org.timekeeping4j.ClockId;
+import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.Platform;
+import org.timekeeping4j.machine.Stubs;
 
 /**
  * Chooses the counter that timekeeping4j reads: a hardware counter where it is provably linear with the
@@ -45,7 +47,7 @@ import org.timekeeping4j.linux.Platform;
 public final class CounterSelector {
 
     /** The system property that chooses the counter mode. */
-    public static final String PROPERTY = "timekeeping4j.counter";
+    public static final String PROPERTY = Configuration.COUNTER;
 
     /** The agreement the self-test demands between the counter's frequency and CLOCK_MONOTONIC_RAW. */
     public static final double SELF_TEST_PPM = 100;
@@ -124,13 +126,9 @@ public final class CounterSelector {
      * @return the error, or null when both properties are valid
      */
     public static IllegalArgumentException configError() {
-        try {
-            Mode.parse(System.getProperty(PROPERTY, "auto"));
-        } catch (IllegalArgumentException e) {
-            return e;
-        }
-        String execmem = Stubs.execmemError();
-        return execmem == null ? null : new IllegalArgumentException(execmem);
+        Configuration c = Configuration.PROCESS;
+        String e = c.counterError() != null ? c.counterError() : c.execmemError();
+        return e == null ? null : new IllegalArgumentException(e);
     }
 
     /**
@@ -150,7 +148,7 @@ public final class CounterSelector {
                     if (bad != null) {
                         throw bad;
                     }
-                    s = select(Mode.parse(System.getProperty(PROPERTY, "auto")), RealEnvironment.INSTANCE);
+                    s = select(Configuration.PROCESS.counter(), RealEnvironment.INSTANCE);
                     selected = s;
                 }
             }
@@ -167,12 +165,10 @@ public final class CounterSelector {
      * @return the reader, or null
      */
     public static SeqlockReader processSeqlockReader() {
-        Mode mode;
-        try {
-            mode = Mode.parse(System.getProperty(PROPERTY, "auto"));
-        } catch (IllegalArgumentException e) {
+        if (Configuration.PROCESS.counterError() != null) {
             return null;
         }
+        Mode mode = Configuration.PROCESS.counter();
         Environment env = RealEnvironment.INSTANCE;
         CounterArch arch = CounterArch.of(env.machine());
         if (mode == Mode.KERNEL || mode == Mode.UNORDERED || arch == null

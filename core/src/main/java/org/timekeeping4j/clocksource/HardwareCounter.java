@@ -1,10 +1,11 @@
 package org.timekeeping4j.clocksource;
 
 import java.lang.foreign.MemorySegment;
+import org.timekeeping4j.machine.Stubs;
 
 /**
  * The CPU's own counter read from Java: the x86 TSC or the arm64 virtual counter, through a stub of a few
- * instructions (see {@link MachineCode}).
+ * instructions (their bytes: machine.MachineCode).
  *
  * <p>One subclass per flavour, each reading through its holder's {@code static final} handle, so that the
  * JIT inlines the downcall: a virtual call on a {@code Clocksource} whose concrete class is one of these

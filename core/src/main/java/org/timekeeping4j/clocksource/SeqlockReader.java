@@ -1,129 +1,32 @@
 package org.timekeeping4j.clocksource;
 
-import org.timekeeping4j.linux.KernelInfo;
+import org.timekeeping4j.machine.SeqlockStub;
+import org.timekeeping4j.machine.Stubs;
 
 /**
- * A whole timekeeper read in machine code: ordered counter read, sequence, conversion and validation in one
- * downcall, over a page of published parameters (the vDSO's do_hres over its vvar page). A read through it
- * costs the bare counter read plus a 128-bit multiply and an add (about 1.3 ns here); the same read in Java
- * pays for each field's load and check after the downcall returns (docs/PERFORMANCE.md). The code and its
- * memory-ordering argument: {@link MachineCode#x86SeqlockRead}.
+ * That a counter's timekeeper can read in machine code: the ordered counter read, the sequence, the conversion
+ * and the validation in one downcall, over a page of published parameters (the vDSO's do_hres over its vvar
+ * page). What it costs and why is in docs/PERFORMANCE.md.
  *
- * <h2>Page layout (native, little-endian, 64-byte aligned)</h2>
- * <pre>
- *   page +  0   seq             odd while the writer is inside its window
- *   page +  8   shift           of every record's mult
- *   record (128 bytes each; the timekeeper puts one per clock after a 64-byte header):
- *   first cache line, all the fast path reads (E = cycle_last's high 32 bits, hi = the counter's):
- *        +  0   cycle_last      counter value of the last update (E is its high half, at +4)
- *        +  8   mult'           mult * 2^(64 - shift)
- *        + 16   k0 (low word)   k + E * 2^32 * mult', where k = (base + offset) * 2^64 + xtime * 2^(64 - shift)
- *        + 24   k0 (high word)      - cycle_last * mult' (128 bits, modulo 2^128)
- *        + 32   fresh limit     deltas below it (unsigned) take the fast path, for a fresh read
- *        + 40   any limit       the same for a read that may extrapolate
- *        + 48   k1 (low word)   k + (E + 1) * 2^32 * mult'
- *        + 56   k1 (high word)
- *   second line, for the slow path:
- *        + 64   valid cycles    deltas beyond this (unsigned) are stale for a fresh read
- *        + 72   base            the line's value at cycle_last, ns
- *        + 80   offset          added to the line's value (REALTIME - MONOTONIC, ...)
- *        + 88   leap threshold  line value from which the leap step applies (Long.MAX_VALUE: none)
- *        + 96   leap step       ns
- *        +104   mult
- *        +112   xtime           sub-ns remainder, shifted
- * </pre>
- * Either path returns {@code base + ((xtime + delta * mult) >>> shift) + offset}, plus the leap step from
- * the threshold on, with {@code delta = now - cycle_last} on a 64-bit counter (the TSC: no mask), clamped
- * to 0 for a counter value before cycle_last, the product on 128 bits; a fresh read of a delta beyond the
- * valid cycles returns {@link #STALE}. The fast path (the high word of {@code lo * mult' + k_hi}, for the
- * counter's low and high halves lo and hi, which equals that of {@code now * mult' + k}) is taken below the
- * limit the writer proved it exact for, which also keeps hi within E, E + 1.
+ * <p>Only a name for the read here: the code and its entry points, which take raw addresses, are this module's
+ * own and not part of the API.
  *
  * <p>x86_64 only (rdtscp or lfence;rdtsc); elsewhere {@link Clocksource#seqlockReader()} is null and the
  * timekeeper reads in Java.
  */
 public final class SeqlockReader {
 
-    /** Page offset of the sequence (64-bit): odd while the writer is inside its window, else even. */
-    public static final long SEQ = 0;
-    /** Page offset of the shift (read as 32 bits, stored as 64) every record's mult is scaled by. */
-    public static final long SHIFT = 8;
-    /** Bytes before the first record: seq, shift, and padding to the next 64-byte line. */
-    public static final long HEADER_BYTES = 64;
-    /** Bytes per record, two cache lines: the fast path's fields, then the slow path's. */
-    public static final long RECORD_BYTES = 128;
-    /** Record offset of cycle_last: the counter value of the last update (E, its high half, at +4). */
-    public static final long CYCLE_LAST = 0;
-    /** Record offset of mult' = mult * 2^(64 - shift); 0 when it does not fit 64 bits (no fast path). */
-    public static final long MULT_WIDE = 8;
-    /**
-     * Record offset of k0, the fast path's 128-bit constant for a counter high half of E: a low word, then a
-     * high word 8 bytes further (as for {@link #K1}).
-     */
-    public static final long K0 = 16;
-    /** Record offset of the fresh limit: deltas below it (unsigned) take the fast path of a {@link #FRESH} read. */
-    public static final long FRESH_LIMIT = 32;
-    /** Record offset of the any limit: deltas below it (unsigned) take the fast path of an {@link #ANY} read. */
-    public static final long ANY_LIMIT = 40;
-    /** Record offset of k1, the fast path's constant for a counter high half of E + 1 (low word, then high). */
-    public static final long K1 = 48;
-    /** Record offset of the valid cycles: a {@link #FRESH} read of a larger delta (unsigned) is {@link #STALE}. */
-    public static final long VALID_CYCLES = 64;
-    /** Record offset of base: the line's value at cycle_last, ns. */
-    public static final long BASE = 72;
-    /** Record offset of the offset added to the line's value (REALTIME - MONOTONIC, ...), ns. */
-    public static final long OFFSET = 80;
-    /**
-     * Record offset of the leap threshold: the line's value (signed, before the offset) from which the leap
-     * step is added; Long.MAX_VALUE for none.
-     */
-    public static final long LEAP_THRESHOLD = 88;
-    /** Record offset of the leap step, ns (-10^9 for an inserted second, +10^9 for a deleted one, else 0). */
-    public static final long LEAP_STEP = 96;
-    /** Record offset of the line's mult (0 while the timekeeper is suspended: the line stands still). */
-    public static final long MULT = 104;
-    /** Record offset of xtime: the line's sub-ns remainder at cycle_last, in units of 2^-shift ns. */
-    public static final long XTIME = 112;
-
     private static final SeqlockReader RDTSCP = new SeqlockReader(false);
     private static final SeqlockReader LFENCE_RDTSC = new SeqlockReader(true);
 
-    /** {@link #read}'s last argument: honour the record's validity (the fresh limit). */
-    public static final long FRESH = 0;
-    /** {@link #read}'s last argument: extrapolate however far (the any limit). */
-    public static final long ANY = ANY_LIMIT - FRESH_LIMIT;
-
-    /** What a fresh read of a stale record returns: Long.MIN_VALUE. */
-    public static final long STALE = Long.MIN_VALUE;
-
-
-    /**
-     * The build every machine-code read in this process goes through, whichever ordered TSC flavour the
-     * timekeeper's clocksource reads with: the same counter, read in order, so any of them serves any page.
-     * The order is the selection's (CounterSelector): lfence;rdtsc where the kernel says lfence orders rdtsc,
-     * else rdtscp where the CPU has it, else lfence;rdtsc. Null where no x86 stub maps. A constant, so that
-     * the choice costs a read nothing (a per-timekeeper choice was a load and a branch before the counter).
-     */
-    static final SeqlockReader PREFERRED = preferred();
-    private static final boolean PREFERRED_LFENCE = PREFERRED != null && PREFERRED.lfence;
+    /** The reader every machine-code read in this process goes through, or null where no x86 stub maps. */
+    private static final SeqlockReader PREFERRED = !SeqlockStub.AVAILABLE ? null
+            : SeqlockStub.PREFERRED_LFENCE ? LFENCE_RDTSC : RDTSCP;
 
     private final boolean lfence;
 
     private SeqlockReader(boolean lfence) {
         this.lfence = lfence;
-    }
-
-    private static SeqlockReader preferred() {
-        if (CounterArch.HERE != CounterArch.X86_64) { // the machine code is x86_64's (MachineCode.x86SeqlockRead)
-            return null;
-        }
-        for (CounterFlavour f : CounterArch.X86_64.flavours(true, KernelInfo.cpuFlags(), 0)) {
-            SeqlockReader r = f == CounterFlavour.X86_RDTSCP ? rdtscp() : lfenceRdtsc();
-            if (r != null) {
-                return r;
-            }
-        }
-        return null;
     }
 
     /**
@@ -132,20 +35,6 @@ public final class SeqlockReader {
      */
     public static SeqlockReader preferredReader() {
         return PREFERRED;
-    }
-
-    /**
-     * A read through {@link #PREFERRED} (see {@link #read}); for pages of timekeepers whose clocksource has a
-     * reader, so that one exists.
-     *
-     * @param page   the address of the page (its seq and shift)
-     * @param record the address of the clock's record in that page
-     * @param limit  {@link #FRESH} (a stale record gives {@link #STALE}) or {@link #ANY}; not checked
-     * @return the record's clock in ns (a REALTIME or TAI record: since the epoch), or {@link #STALE}
-     * @throws IllegalStateException where no reader exists ({@link #preferredReader()} is null)
-     */
-    public static long readPreferred(long page, long record, long limit) {
-        return PREFERRED_LFENCE ? readLfenceRdtsc(page, record, limit) : readRdtscp(page, record, limit);
     }
 
     /** The reader for rdtscp, or null where its stub did not map (another architecture, refused memory). */
@@ -161,70 +50,5 @@ public final class SeqlockReader {
     /** {@return the ordered counter read the machine code is built around: "lfence;rdtsc" or "rdtscp"} */
     public String instructions() {
         return lfence ? "lfence;rdtsc" : "rdtscp";
-    }
-
-    /**
-     * Reads the clock of the record at address {@code record}, validated by the seq at address {@code page}.
-     * Both must stay mapped for the call (the timekeeper's page lives in the global arena). Spins while the
-     * page's writer is inside its window; never blocks otherwise. The addresses are not checked: a wrong one
-     * reads whatever lies there, or faults.
-     *
-     * @param page   the address of the page (its seq and shift), 64-byte aligned
-     * @param record the address of the clock's record in that page
-     *               ({@code page + HEADER_BYTES + i * RECORD_BYTES})
-     * @param limit  {@link #FRESH} (a stale record gives {@link #STALE}) or {@link #ANY}; not checked (it is
-     *               the byte offset of the limit the stub compares with, from {@link #FRESH_LIMIT})
-     * @return the record's clock in ns: {@code base + ((xtime + delta * mult) >>> shift) + offset}, plus the
-     *         leap step from the threshold on (a REALTIME or TAI record: ns since the epoch); {@link #STALE}
-     *         for a {@link #FRESH} read of a delta beyond the valid cycles (so for every record of a page not
-     *         yet published into: its valid cycles are 0)
-     */
-    public long read(long page, long record, long limit) {
-        return lfence ? readLfenceRdtsc(page, record, limit) : readRdtscp(page, record, limit);
-    }
-
-    private static IllegalStateException unavailable(Stubs.Mapped m) {
-        return new IllegalStateException("the seqlock read stub is unavailable: " + m.failure()
-                + "; obtain a reader through Clocksource.seqlockReader(), which is null in that case");
-    }
-
-    /**
-     * {@link #read} through the rdtscp code, whichever reader a caller holds (both read the same counter).
-     *
-     * @param page   the address of the page
-     * @param record the address of the clock's record in that page
-     * @param limit  {@link #FRESH} or {@link #ANY}
-     * @return as {@link #read}: the clock in ns, or {@link #STALE}
-     * @throws IllegalStateException where the rdtscp stub did not map, naming why
-     */
-    public static long readRdtscp(long page, long record, long limit) {
-        if (Stubs.RdtscpSeqlock.HANDLE == null) { // a static final: the JIT folds the test away
-            throw unavailable(Stubs.RdtscpSeqlock.MAPPED);
-        }
-        try {
-            return (long) Stubs.RdtscpSeqlock.HANDLE.invokeExact(page, record, limit);
-        } catch (Throwable t) {
-            throw Stubs.rethrow(t);
-        }
-    }
-
-    /**
-     * {@link #read} through the lfence;rdtsc code; only where the CPU orders rdtsc after lfence.
-     *
-     * @param page   the address of the page
-     * @param record the address of the clock's record in that page
-     * @param limit  {@link #FRESH} or {@link #ANY}
-     * @return as {@link #read}: the clock in ns, or {@link #STALE}
-     * @throws IllegalStateException where the lfence;rdtsc stub did not map, naming why
-     */
-    public static long readLfenceRdtsc(long page, long record, long limit) {
-        if (Stubs.LfenceRdtscSeqlock.HANDLE == null) { // a static final: the JIT folds the test away
-            throw unavailable(Stubs.LfenceRdtscSeqlock.MAPPED);
-        }
-        try {
-            return (long) Stubs.LfenceRdtscSeqlock.HANDLE.invokeExact(page, record, limit);
-        } catch (Throwable t) {
-            throw Stubs.rethrow(t);
-        }
     }
 }

@@ -8,6 +8,9 @@ import org.timekeeping4j.linux.DeviceIo;
  * libc through FFM ({@link #linux()}); a test (or a simulator) implements the same four calls and writes
  * into the same {@link MemorySegment} struct layouts the kernel would.
  *
+ * <p>The real implementation refuses a segment smaller than what the kernel writes into it (the struct timespec,
+ * an ioctl request's encoded size), so it writes nowhere but into memory the caller owns.
+ *
  * <p>Every method follows the kernel's convention: a non-negative result on success, {@code -errno} on
  * failure. Nothing here throws for a refused call.
  */
@@ -71,13 +74,28 @@ final class LinuxDeviceSyscalls implements DeviceSyscalls {
         return DeviceIo.close(fd);
     }
 
+    // The checks below keep this public door from being a raw write: a caller without native access can make
+    // only zero-length segments at an address it picks (MemorySegment.ofAddress), and the kernel would write
+    // through them. A request must say its size (_IOC_SIZE, as every PTP and PPS request does) and the segment
+    // must hold it.
+
     @Override
     public int ioctl(int fd, long request, MemorySegment arg) {
+        long size = (request >>> 16) & 0x3fff; // _IOC_SIZE
+        if (size == 0 || arg.byteSize() < size) {
+            throw new IllegalArgumentException(String.format(
+                    "ioctl request 0x%x needs a segment of its encoded size (%d bytes), got %d", request, size,
+                    arg.byteSize()));
+        }
         return DeviceIo.ioctl(fd, request, arg);
     }
 
     @Override
     public int clockGettime(int clockId, MemorySegment timespec) {
+        if (timespec.byteSize() < 16) {
+            throw new IllegalArgumentException("clock_gettime needs a 16-byte struct timespec, got "
+                    + timespec.byteSize() + " bytes");
+        }
         return DeviceIo.clockGettime(clockId, timespec);
     }
 }

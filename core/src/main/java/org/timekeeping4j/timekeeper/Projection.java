@@ -7,7 +7,7 @@ import org.timekeeping4j.ClockId;
  * counts, whether the counter is read at all. The one table of the timekeeper's projections: the counter
  * clocks of {@link CounterClock} (their {@link #record} is the clock's {@link VvarPage} record), then the
  * COARSE clocks and the TAI offset, which have no record and are always read in Java. {@link Timekeeper}'s
- * readers, its history conversion and {@link VvarPage#publish} all read a clock through its entry here.
+ * readers, its history conversion and {@link VvarPublisher#publish} all read a clock through its entry here.
  *
  * <p>A record, and constants in static finals: the JIT folds a static final record's fields (a record's
  * fields are trusted as final), so a per-clock read such as {@link Timekeeper#monotonicNanos()} inlines to

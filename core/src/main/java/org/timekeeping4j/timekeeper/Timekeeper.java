@@ -3,14 +3,16 @@ package org.timekeeping4j.timekeeper;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
-import static org.timekeeping4j.clocksource.SeqlockReader.HEADER_BYTES;
-import static org.timekeeping4j.clocksource.SeqlockReader.RECORD_BYTES;
+import static org.timekeeping4j.machine.SeqlockStub.HEADER_BYTES;
+import static org.timekeeping4j.machine.SeqlockStub.RECORD_BYTES;
 
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.adjust.ClockAdjustment;
 import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.MultShift;
 import org.timekeeping4j.clocksource.SeqlockReader;
+import org.timekeeping4j.machine.SeqlockPage;
+import org.timekeeping4j.machine.SeqlockStub;
 
 /**
  * The read path of kernel/time/timekeeping.c in Java: a counter ({@link Clocksource}) turned into
@@ -74,7 +76,7 @@ public final class Timekeeper {
     final int ringMask;
     private final UserClocks userClocks = new UserClocks();
     /** Where the clocksource offers one: the vvar page and the stub that reads it; else null and 0. */
-    final VvarPage page;
+    final SeqlockPage page;
     private final SeqlockReader seqlockReader;
     private final long pageAddress;
     /** Every mutation of the published state. */
@@ -101,9 +103,9 @@ public final class Timekeeper {
         this.ringMask = ring.length - 1;
         SeqlockReader r = b.machineCodeReader && mask == -1L && clocksource.seqlockReader() != null
                 ? SeqlockReader.preferredReader() : null;
-        this.page = r == null ? null : VvarPage.allocate();
+        this.page = r == null ? null : SeqlockPage.allocate();
         this.seqlockReader = r;
-        this.pageAddress = r == null ? 0 : page.address;
+        this.pageAddress = r == null ? 0 : page.address();
         this.writer = new TimekeeperWriter(this, b); // publishes the first state: the last store readers depend on
     }
 
@@ -183,7 +185,7 @@ public final class Timekeeper {
     }
 
     /** Value returned by {@link #readFresh} when the published state is older than its validity. */
-    public static final long STALE = SeqlockReader.STALE;
+    public static final long STALE = SeqlockStub.STALE;
 
     /**
      * As {@link #nanos(ClockId)} for REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME and TAI, but returns
@@ -248,10 +250,10 @@ public final class Timekeeper {
         if (pageAddress != 0 && p.record() != Projection.NO_RECORD) {
             // The whole read in machine code over the page: counter, seqlock and conversion in one downcall;
             // its memory ordering is argued where the code is (MachineCode.x86SeqlockRead). FRESH honours
-            // the record's validity (STALE is SeqlockReader.STALE), ANY never. The process's preferred
+            // the record's validity (STALE is SeqlockStub.STALE), ANY never. The process's preferred
             // build, a constant: nothing but pageAddress is loaded before the counter read.
             long record = pageAddress + HEADER_BYTES + p.record() * RECORD_BYTES;
-            return SeqlockReader.readPreferred(pageAddress, record, fresh ? SeqlockReader.FRESH : SeqlockReader.ANY);
+            return SeqlockStub.readPreferred(pageAddress, record, fresh ? SeqlockStub.FRESH : SeqlockStub.ANY);
         }
         return TimekeeperReader.read(this, p, fresh);
     }
@@ -468,6 +470,8 @@ public final class Timekeeper {
      * @throws IllegalStateException if another timekeeper mirrors into {@code target}, or if this one has
      *         no machine-code reader (the page's records assume a 64-bit counter read by one)
      *
+     * @throws IllegalArgumentException if {@code target} is not from {@link VvarPage#allocate()}
+     *
      * @param target a page from {@link VvarPage#allocate()}; the page this timekeeper mirrors into already
      *               is accepted and changes nothing
      */
@@ -475,7 +479,10 @@ public final class Timekeeper {
         if (page == null) {
             throw new IllegalStateException("no vvar page for " + clocksource + ": its reads are in Java");
         }
-        writer.mirrorTo(target);
+        if (!(target instanceof SeqlockPage p)) {
+            throw new IllegalArgumentException("mirror into a page from VvarPage.allocate(), not " + target);
+        }
+        writer.mirrorTo(p);
     }
 
     /** Stops publishing into the page given to {@link #mirrorTo}; it keeps the last state published. */

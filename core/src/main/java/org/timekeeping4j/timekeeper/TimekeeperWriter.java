@@ -5,6 +5,7 @@ import java.lang.invoke.VarHandle;
 import org.timekeeping4j.adjust.ClockAdjustment;
 import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.MultShift;
+import org.timekeeping4j.machine.SeqlockPage;
 
 /**
  * The single writer of a {@link Timekeeper} (kernel/time/timekeeping.c's timekeeping_advance,
@@ -73,13 +74,13 @@ final class TimekeeperWriter {
     private final TimekeeperState[] ring;
     private final int ringMask;
     /** The timekeeper's own vvar page, or null. */
-    private final VvarPage page;
+    private final SeqlockPage page;
     /** See {@link Timekeeper#maxIdleNanos()} and "How often to update" above. */
     final long maxIdleNanos;
 
     // Writer state, guarded by this object's monitor.
     /** A page the timekeeper also publishes into (see {@link #mirrorTo}), or null. */
-    private VvarPage mirror;
+    private SeqlockPage mirror;
     /** The writer's copy of the timekeeper's sequence. */
     private long writerSeq;
     private long lastAdjustCycles;
@@ -133,7 +134,7 @@ final class TimekeeperWriter {
         this.lastAdjustCycles = now;
         if (page != null) {
             page.attach(tk);
-            page.publish(s, shift);
+            VvarPublisher.publish(page, s, shift);
         }
         // Pairs with the readers' getAcquire in TimekeeperReader.readBegin(); every store a reader depends on comes first.
         Timekeeper.SEQ.setRelease(tk, 0L);
@@ -334,10 +335,10 @@ final class TimekeeperWriter {
         writerSeq++;
         // Each page's own release store of its seq; readers of the page pair with it.
         if (page != null) {
-            page.publish(next, shift);
+            VvarPublisher.publish(page, next, shift);
         }
         if (mirror != null) {
-            mirror.publish(next, shift);
+            VvarPublisher.publish(mirror, next, shift);
         }
         // Release: the next slot's stores and our counter read happen before the even value is visible.
         // Pairs with the readers' getAcquire in TimekeeperReader.readBegin().
@@ -347,7 +348,7 @@ final class TimekeeperWriter {
     // ------------------------------------------------------------------------------------------------
     // Mirroring and the writer's view
 
-    synchronized void mirrorTo(VvarPage target) {
+    synchronized void mirrorTo(SeqlockPage target) {
         if (mirror == target) {
             return;
         }
@@ -357,7 +358,7 @@ final class TimekeeperWriter {
         target.attach(tk);
         target.beginWrite();
         VarHandle.fullFence(); // the odd seq before the record stores, as in beginWrite()
-        target.publish(newest(), shift);
+        VvarPublisher.publish(target, newest(), shift);
         mirror = target;
     }
 

@@ -142,7 +142,7 @@ final class TrackingPolicy {
     /**
      * The longest interval for a counter of {@code frequencyHz}: {@link #MAX_INTERVAL_NANOS}, or 80% of 2^32 cycles
      * if that is shorter (a counter faster than 1.72 GHz). The machine-code read's fast path serves at least 2^32
-     * cycles past an update (VvarPage.anyLimit: the counter's high half may move on by one), so every read before
+     * cycles past an update (VvarPublisher.anyLimit: the counter's high half may move on by one), so every read before
      * the next update, even one late by a quarter of the interval, is served by it; later reads are exact too, on
      * the slow path, a few ns dearer.
      */

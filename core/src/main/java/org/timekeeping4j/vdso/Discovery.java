@@ -6,8 +6,9 @@ import java.lang.invoke.MethodHandle;
 import java.util.List;
 import java.util.Locale;
 import org.timekeeping4j.clocksource.CounterArch;
-import org.timekeeping4j.clocksource.VclockCode;
-import org.timekeeping4j.clocksource.VdsoStub;
+import org.timekeeping4j.config.Configuration;
+import org.timekeeping4j.machine.VclockCode;
+import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.PageProbe;
 import org.timekeeping4j.linux.Platform;
@@ -86,7 +87,7 @@ public final class Discovery {
 
     /**
      * The vclock pages (x86: the pvclock page of kvm-clock, the hvclock page of Hyper-V) and whether the read
-     * may load from each: the read's vclock argument ({@code org.timekeeping4j.clocksource.VclockCode}).
+     * may load from each: the read's vclock argument ({@code org.timekeeping4j.machine.VclockCode}).
      *
      * @param word   the pvclock page's address with the readable bits, or 0
      * @param pvclock what serves clock_mode PVCLOCK, or why clock_gettime does
@@ -148,11 +149,10 @@ public final class Discovery {
             return Result.refused("unknown " + VCLOCK_PROPERTY + "=" + System.getProperty(VCLOCK_PROPERTY)
                     + ": valid values are auto (read kvm-clock's pvclock page where it is backed) and off");
         }
-        String property = System.getProperty(KernelVdso.PROPERTY, "auto").trim().toLowerCase(Locale.ROOT);
-        if (property.equals("off")) {
+        if (!Configuration.PROCESS.exactMode()) {
             return Result.refused("exact mode switched off (" + KernelVdso.PROPERTY + "=off)");
         }
-        if ("kernel".equals(System.getProperty("timekeeping4j.counter"))) {
+        if (Configuration.PROCESS.kernelChosen()) {
             return Result.refused("the counter is not read by choice (timekeeping4j.counter=kernel)");
         }
         if (Platform.UNSUPPORTED_REASON != null) {
@@ -252,7 +252,7 @@ public final class Discovery {
         if (refusal != null) {
             return new Result(refusal, layout, mapping, null, null, rec.rejected(), vclock, timens);
         }
-        VdsoStub.Mapping ordered = arch.mapVdsoRead(layout.x86Algorithm(), true);
+        VdsoStub.Mapping ordered = VdsoStub.map(arch, layout.x86Algorithm(), true);
         if (!ordered.ok()) {
             return new Result("the read's machine code cannot run: " + ordered.failure(), layout, mapping, null,
                     null, rec.rejected(), vclock, timens);
@@ -287,7 +287,7 @@ public final class Discovery {
      * the hvclock page (the next one) is never read on a real kernel: no Hyper-V guest has confirmed the reader.
      */
     private static Vclock vclock(VdsoLayout layout, VvarMapping mapping, long pageSize) {
-        if (layout.x86Algorithm() != org.timekeeping4j.clocksource.VdsoCode.Algorithm.OVERFLOW) {
+        if (layout.x86Algorithm() != org.timekeeping4j.machine.VdsoCode.Algorithm.OVERFLOW) {
             return Vclock.NONE;
         }
         String hv = "clock_gettime (the hvclock reader is proven on synthetic pages only: refused until a real"

@@ -5,7 +5,8 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.clocksource.VdsoStub;
+import org.timekeeping4j.config.Configuration;
+import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.timekeeper.CounterClock;
 
 /**
@@ -30,7 +31,7 @@ import org.timekeeping4j.timekeeper.CounterClock;
 public final class KernelVdso {
 
     /** {@code timekeeping4j.vdso}: {@code auto} (exact mode wherever it validates) or {@code off}. */
-    public static final String PROPERTY = "timekeeping4j.vdso";
+    public static final String PROPERTY = Configuration.VDSO;
 
     private static final Discovery.Result STATE = Discovery.run();
 
@@ -41,10 +42,8 @@ public final class KernelVdso {
      * @return the error, or null
      */
     public static IllegalArgumentException configError() {
-        String v = System.getProperty(PROPERTY, "auto").trim().toLowerCase(java.util.Locale.ROOT);
-        return v.equals("auto") || v.equals("off") ? null : new IllegalArgumentException("unknown " + PROPERTY
-                + "=" + System.getProperty(PROPERTY) + ": valid values are auto (exact mode wherever the kernel's"
-                + " vDSO data validates) and off");
+        String e = Configuration.PROCESS.vdsoError();
+        return e == null ? null : new IllegalArgumentException(e);
     }
 
     /** True when exact mode serves the counter-backed clocks. */
@@ -214,7 +213,7 @@ public final class KernelVdso {
     /** The unordered read's code, mapped on first use (most processes never call it). */
     private static final class Unordered {
         static final MethodHandle READ = !ENABLED ? null
-                : completing(false, STATE.layout().arch().mapVdsoRead(STATE.layout().x86Algorithm(), false).handle());
+                : completing(false, VdsoStub.map(STATE.layout().arch(), STATE.layout().x86Algorithm(), false).handle());
     }
 
     /** The completing read (see {@link #READ}), or {@code plain} where it cannot be mapped or must not serve. */
@@ -222,7 +221,7 @@ public final class KernelVdso {
         if (!ENABLED || STATE.timens().inNamespace()) {
             return plain;
         }
-        VdsoStub.Mapping m = STATE.layout().arch().mapVdsoRead(STATE.layout().x86Algorithm(), ordered, true);
+        VdsoStub.Mapping m = VdsoStub.map(STATE.layout().arch(), STATE.layout().x86Algorithm(), ordered, true);
         return m.ok() ? m.handle() : plain;
     }
 

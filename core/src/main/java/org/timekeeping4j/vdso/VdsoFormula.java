@@ -3,8 +3,8 @@ package org.timekeeping4j.vdso;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import org.timekeeping4j.clocksource.VclockCode;
-import org.timekeeping4j.clocksource.VdsoCode;
+import org.timekeeping4j.machine.VclockCode;
+import org.timekeeping4j.machine.VdsoCode;
 
 /**
  * The vDSO's arithmetic in Java (lib/vdso/gettimeofday.c vdso_calc_ns and the x86 forms), for conversions

@@ -4,7 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
-import org.timekeeping4j.clocksource.VdsoCode;
+import org.timekeeping4j.machine.VdsoCode;
 import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.timekeeper.CounterClock;
 
@@ -142,7 +142,7 @@ public enum VdsoLayout {
         return auxOffset() + (long) index * stride;
     }
 
-    /** The x86 machine code's algorithm for this layout (CounterArch.mapVdsoRead); null elsewhere. */
+    /** The x86 machine code's algorithm for this layout (VdsoStub.map); null elsewhere. */
     public VdsoCode.Algorithm x86Algorithm() {
         return x86Algorithm;
     }

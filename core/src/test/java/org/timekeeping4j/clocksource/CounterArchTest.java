@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.linux.Platform;
+import org.timekeeping4j.machine.Stubs;
 
 /** The per-architecture facts, read from the descriptor as the kernel and the CPU manuals state them. */
 class CounterArchTest {

@@ -288,4 +288,11 @@ class CounterSelectorTest {
         List<String> unused = new ArrayList<>();
         assertThat(unused).isEmpty();
     }
+
+    @Test
+    void theKernelModeIsReportedAsAChoice() {
+        CounterSelection s = CounterSelector.select(CounterSelector.Mode.KERNEL, new CounterSelectorTest.Fake());
+        assertThat(s.rejected()).singleElement().extracting(Rejection::reason).asString()
+                .contains("timekeeping4j.counter=kernel chose the kernel's clocks");
+    }
 }

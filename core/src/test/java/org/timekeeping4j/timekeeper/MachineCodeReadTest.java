@@ -3,11 +3,11 @@ package org.timekeeping4j.timekeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
-import static org.timekeeping4j.clocksource.SeqlockReader.ANY;
-import static org.timekeeping4j.clocksource.SeqlockReader.FRESH;
-import static org.timekeeping4j.clocksource.SeqlockReader.HEADER_BYTES;
-import static org.timekeeping4j.clocksource.SeqlockReader.RECORD_BYTES;
-import static org.timekeeping4j.clocksource.SeqlockReader.STALE;
+import static org.timekeeping4j.machine.SeqlockStub.ANY;
+import static org.timekeeping4j.machine.SeqlockStub.FRESH;
+import static org.timekeeping4j.machine.SeqlockStub.HEADER_BYTES;
+import static org.timekeeping4j.machine.SeqlockStub.RECORD_BYTES;
+import static org.timekeeping4j.machine.SeqlockStub.STALE;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -23,9 +23,11 @@ import org.timekeeping4j.adjust.NtpAdjuster;
 import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.CounterSelector;
 import org.timekeeping4j.clocksource.SeqlockReader;
+import org.timekeeping4j.machine.SeqlockPage;
+import org.timekeeping4j.machine.SeqlockStub;
 
 /**
- * The machine-code read (SeqlockReader over a VvarPage) against a BigInteger reference of the
+ * The machine-code read (SeqlockStub over a SeqlockPage VvarPublisher filled) against a BigInteger reference of the
  * Java reader's arithmetic, on the real counter: each read is bracketed by two ordered counter reads c1
  * and c2, and since the reference is non-decreasing in the counter (for a non-negative leap step), the stub's
  * value must lie in [ref(c1), ref(c2)]. States are random (seeded), and chosen to drive every branch:
@@ -91,12 +93,12 @@ class MachineCodeReadTest {
         return st;
     }
 
-    private static long read(VvarPage page, int p, long limit) {
-        return reader.read(page.address, page.address + HEADER_BYTES + p * RECORD_BYTES, limit);
+    private static long read(SeqlockPage page, int p, long limit) {
+        return SeqlockStub.readPreferred(page.address(), page.address() + HEADER_BYTES + p * RECORD_BYTES, limit);
     }
 
     /** Reads record p between two counter reads and checks the bracket; returns the value. */
-    private static long checkBracketed(VvarPage page, TimekeeperState st, int shift, int p, long limit) {
+    private static long checkBracketed(SeqlockPage page, TimekeeperState st, int shift, int p, long limit) {
         long c1 = counter.read();
         long v = read(page, p, limit);
         long c2 = counter.read();
@@ -111,10 +113,10 @@ class MachineCodeReadTest {
     void randomStatesShouldReadAsTheReferenceOnBothPaths() {
         SplittableRandom rnd = new SplittableRandom(20261130);
         int shift = 24;
-        VvarPage page = VvarPage.allocate();
+        SeqlockPage page = SeqlockPage.allocate();
         for (int i = 0; i < 2000; i++) {
             TimekeeperState st = randomState(rnd, shift, counter.read());
-            page.publish(st, shift);
+            VvarPublisher.publish(page, st, shift);
             for (int p = 0; p < 5; p++) {
                 checkBracketed(page, st, shift, p, ANY);
                 checkBracketed(page, st, shift, p, FRESH);
@@ -134,7 +136,7 @@ class MachineCodeReadTest {
     void slowLinesShouldReadExactlyOnTheFastPath() {
         SplittableRandom rnd = new SplittableRandom(29);
         int shift = 24;
-        VvarPage page = VvarPage.allocate();
+        SeqlockPage page = SeqlockPage.allocate();
         int exact = 0;
         int[] byEpoch = new int[2];
         for (int i = 0; i < 5000; i++) {
@@ -151,7 +153,7 @@ class MachineCodeReadTest {
             st.raw.cycleLast = st.mono.cycleLast;
             st.mono.mult = 1 + rnd.nextLong(256);
             st.raw.mult = 1 + rnd.nextLong(256);
-            page.publish(st, shift);
+            VvarPublisher.publish(page, st, shift);
             spoilSlowPath(page);
             for (int p = 0; p < 5; p++) {
                 long c1 = counter.read();
@@ -170,14 +172,14 @@ class MachineCodeReadTest {
     }
 
     /** Writes nonsense into every record's slow-path fields, which the fast path does not read. */
-    private static void spoilSlowPath(VvarPage page) {
-        MemorySegment m = MemorySegment.ofAddress(page.address).reinterpret(HEADER_BYTES + 5 * RECORD_BYTES);
+    private static void spoilSlowPath(SeqlockPage page) {
+        MemorySegment m = MemorySegment.ofAddress(page.address()).reinterpret(HEADER_BYTES + 5 * RECORD_BYTES);
         for (int p = 0; p < 5; p++) {
             long r = HEADER_BYTES + p * RECORD_BYTES;
-            m.set(ValueLayout.JAVA_LONG, r + SeqlockReader.BASE, 0x5555_5555_5555L);
-            m.set(ValueLayout.JAVA_LONG, r + SeqlockReader.OFFSET, -0x1234_5678_9abcL);
-            m.set(ValueLayout.JAVA_LONG, r + SeqlockReader.MULT, 0);
-            m.set(ValueLayout.JAVA_LONG, r + SeqlockReader.XTIME, 0);
+            m.set(ValueLayout.JAVA_LONG, r + SeqlockStub.BASE, 0x5555_5555_5555L);
+            m.set(ValueLayout.JAVA_LONG, r + SeqlockStub.OFFSET, -0x1234_5678_9abcL);
+            m.set(ValueLayout.JAVA_LONG, r + SeqlockStub.MULT, 0);
+            m.set(ValueLayout.JAVA_LONG, r + SeqlockStub.XTIME, 0);
         }
     }
 
@@ -185,11 +187,11 @@ class MachineCodeReadTest {
     void aCounterValueBeforeCycleLastShouldReadAsCycleLast() {
         SplittableRandom rnd = new SplittableRandom(7);
         int shift = 26;
-        VvarPage page = VvarPage.allocate();
+        SeqlockPage page = SeqlockPage.allocate();
         TimekeeperState st = randomState(rnd, shift, counter.read());
         st.mono.cycleLast = counter.read() + 1_000_000_000_000L; // far ahead: every read is "before" it
         st.raw.cycleLast = st.mono.cycleLast;
-        page.publish(st, shift);
+        VvarPublisher.publish(page, st, shift);
         for (int p = 0; p < 5; p++) {
             long atCycleLast = reference(st, p, shift, st.mono.cycleLast);
             assertThat(read(page, p, ANY)).isEqualTo(atCycleLast);
@@ -201,15 +203,15 @@ class MachineCodeReadTest {
     void aCounterSlowerThanOneGigahertzShouldTakeTheExactSlowPath() {
         SplittableRandom rnd = new SplittableRandom(11);
         int shift = 20;
-        VvarPage page = VvarPage.allocate();
+        SeqlockPage page = SeqlockPage.allocate();
         for (int i = 0; i < 200; i++) {
             TimekeeperState st = randomState(rnd, shift, counter.read());
             st.mono.mult = (1L << shift) + rnd.nextLong(1L << (shift + 4)); // > 1 ns per cycle: mult' > 2^64
             st.raw.mult = st.mono.mult;
             st.mono.cycleLast = counter.read() - rnd.nextLong(1L << 30);
             st.raw.cycleLast = st.mono.cycleLast;
-            assertThat(VvarPage.anyLimit(st.mono, Long.MAX_VALUE, shift)).isZero();
-            page.publish(st, shift);
+            assertThat(VvarPublisher.anyLimit(st.mono, Long.MAX_VALUE, shift)).isZero();
+            VvarPublisher.publish(page, st, shift);
             for (int p = 0; p < 5; p++) {
                 checkBracketed(page, st, shift, p, ANY);
             }
@@ -220,18 +222,18 @@ class MachineCodeReadTest {
     void aFreshReadOfAStaleRecordShouldSayStaleAndAnyReadShouldExtrapolate() {
         SplittableRandom rnd = new SplittableRandom(3);
         int shift = 24;
-        VvarPage page = VvarPage.allocate();
+        SeqlockPage page = SeqlockPage.allocate();
         TimekeeperState st = randomState(rnd, shift, counter.read());
         st.mono.cycleLast = counter.read() - 100_000_000L;
         st.raw.cycleLast = st.mono.cycleLast;
         st.validCycles = 50_000_000L;
-        page.publish(st, shift);
+        VvarPublisher.publish(page, st, shift);
         for (int p = 0; p < 5; p++) {
             assertThat(read(page, p, FRESH)).isEqualTo(STALE);
             checkBracketed(page, st, shift, p, ANY);
         }
         st.validCycles = 1L << 40; // valid for minutes: fresh reads are served
-        page.publish(st, shift);
+        VvarPublisher.publish(page, st, shift);
         for (int p = 0; p < 5; p++) {
             checkBracketed(page, st, shift, p, FRESH);
         }
@@ -247,7 +249,7 @@ class MachineCodeReadTest {
         int before = 0;
         int after = 0;
         for (int attempt = 0; attempt < 5 && (before == 0 || after == 0); attempt++) {
-            VvarPage page = VvarPage.allocate();
+            SeqlockPage page = SeqlockPage.allocate();
             TimekeeperState st = randomState(rnd, shift, counter.read());
             long now = counter.read();
             st.mono.cycleLast = now;
@@ -255,8 +257,8 @@ class MachineCodeReadTest {
             long pointCycles = now + (long) (counter.frequencyHz() / 50); // 20 ms ahead: room for a pause
             st.leapMono = reference(st, 1, shift, pointCycles);
             st.leapStepNs = 1_000_000_000L; // a deleted second: REALTIME jumps ahead, the reference stays monotonic
-            page.publish(st, shift);
-            assertThat(VvarPage.anyLimit(st.mono, st.leapMono, shift))
+            VvarPublisher.publish(page, st, shift);
+            assertThat(VvarPublisher.anyLimit(st.mono, st.leapMono, shift))
                     .isBetween(pointCycles - now - 4, pointCycles - now); // ns per cycle < 1: a few deltas share a ns
             before = 0;
             after = 0;
@@ -284,17 +286,17 @@ class MachineCodeReadTest {
             line.xtimeNsec = rnd.nextLong(1L << shift);
             line.base = rnd.nextLong(1L << 60);
             long threshold = line.base + 1 + rnd.nextLong(i % 2 == 0 ? 1_000_000L : 86_400_000_000_000L);
-            long d = VvarPage.leapDelta(line, threshold, shift);
+            long d = VvarPublisher.leapDelta(line, threshold, shift);
             assertThat(lineValue(line, d, shift)).isGreaterThanOrEqualTo(threshold);
             assertThat(lineValue(line, d - 1, shift)).isLessThan(threshold);
         }
         TkReadBase line = new TkReadBase(-1L, shift);
         line.mult = 1L << 23;
         line.base = 100;
-        assertThat(VvarPage.leapDelta(line, Long.MAX_VALUE, shift)).isEqualTo(-1L); // none armed
-        assertThat(VvarPage.leapDelta(line, 100, shift)).isZero(); // already past
+        assertThat(VvarPublisher.leapDelta(line, Long.MAX_VALUE, shift)).isEqualTo(-1L); // none armed
+        assertThat(VvarPublisher.leapDelta(line, 100, shift)).isZero(); // already past
         line.mult = 0;
-        assertThat(VvarPage.leapDelta(line, 200, shift)).isEqualTo(-1L); // suspended: never reached
+        assertThat(VvarPublisher.leapDelta(line, 200, shift)).isEqualTo(-1L); // suspended: never reached
     }
 
     private static long lineValue(TkReadBase line, long delta, int shift) {
@@ -307,28 +309,28 @@ class MachineCodeReadTest {
         TkReadBase line = new TkReadBase(-1L, 24);
         line.mult = 1L << 23;
         line.cycleLast = -1000L; // 1000 cycles before the 64-bit counter wraps
-        assertThat(VvarPage.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo(1000L);
+        assertThat(VvarPublisher.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo(1000L);
         // Otherwise the window ends where the counter's high half would pass E + 1 (E: cycle_last's).
         line.cycleLast = 5;
-        assertThat(VvarPage.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo((2L << 32) - 5);
+        assertThat(VvarPublisher.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo((2L << 32) - 5);
         line.cycleLast = (77L << 32) + 0xFFFF_FFFFL; // the last cycle of epoch 77: one epoch and one cycle left
-        assertThat(VvarPage.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo((1L << 32) + 1);
+        assertThat(VvarPublisher.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo((1L << 32) + 1);
         line.cycleLast = 0xFFFF_FFFDL << 32; // the last epoch whose window ends before the wrap
-        assertThat(VvarPage.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo(2L << 32);
+        assertThat(VvarPublisher.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo(2L << 32);
         line.cycleLast = (0xFFFF_FFFFL << 32) + 7; // past it, the wrap bounds the window
-        assertThat(VvarPage.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo((1L << 32) - 7);
-        assertThat(VvarPage.freshLimit(Long.MIN_VALUE, 99)).isEqualTo(100);
-        assertThat(VvarPage.freshLimit(50, 99)).isEqualTo(50);
-        assertThat(VvarPage.freshLimit(Long.MIN_VALUE, -1L)).isEqualTo(Long.MIN_VALUE);
+        assertThat(VvarPublisher.anyLimit(line, Long.MAX_VALUE, 24)).isEqualTo((1L << 32) - 7);
+        assertThat(VvarPublisher.freshLimit(Long.MIN_VALUE, 99)).isEqualTo(100);
+        assertThat(VvarPublisher.freshLimit(50, 99)).isEqualTo(50);
+        assertThat(VvarPublisher.freshLimit(Long.MIN_VALUE, -1L)).isEqualTo(Long.MIN_VALUE);
     }
 
     @Test
     void aReaderShouldWaitWhileTheWriterIsInsideItsWindow() throws Exception {
         SplittableRandom rnd = new SplittableRandom(17);
         int shift = 24;
-        VvarPage page = VvarPage.allocate();
+        SeqlockPage page = SeqlockPage.allocate();
         TimekeeperState st = randomState(rnd, shift, counter.read());
-        page.publish(st, shift);
+        VvarPublisher.publish(page, st, shift);
         page.beginWrite();
         AtomicLong result = new AtomicLong(Long.MIN_VALUE);
         long started = counter.read();
@@ -336,7 +338,7 @@ class MachineCodeReadTest {
         t.join(100);
         assertThat(t.isAlive()).as("the reader spins while seq is odd").isTrue();
         TimekeeperState next = randomState(rnd, shift, counter.read());
-        page.publish(next, shift);
+        VvarPublisher.publish(page, next, shift);
         t.join(5_000);
         assertThat(t.isAlive()).isFalse();
         // It returned the new state's value at a counter value it read after it started.
@@ -383,9 +385,9 @@ class MachineCodeReadTest {
      */
     @Test
     void aMirroredPageShouldReadAsTheTimekeeperBehindIt() {
-        VvarPage page = VvarPage.allocate();
-        long rec = page.recordAddress(ClockId.REALTIME);
-        assertThat(reader.read(page.address(), rec, FRESH)).as("a new page is stale").isEqualTo(STALE);
+        SeqlockPage page = SeqlockPage.allocate();
+        long rec = page.recordAddress(CounterClock.REALTIME);
+        assertThat(SeqlockStub.readPreferred(page.address(), rec, FRESH)).as("a new page is stale").isEqualTo(STALE);
         Timekeeper a = Timekeeper.builder(counter).realtimeNanos(1_764_000_000_000_000_000L).build();
         Timekeeper b = Timekeeper.builder(counter).realtimeNanos(1_000_000_000_000_000_000L).build();
         a.mirrorTo(page);
@@ -395,7 +397,7 @@ class MachineCodeReadTest {
                 a.update();
             }
             long c1 = counter.read();
-            long v = reader.read(page.address(), rec, FRESH);
+            long v = SeqlockStub.readPreferred(page.address(), rec, FRESH);
             long c2 = counter.read();
             assertThat(v).isBetween(a.convert(c1, ClockId.REALTIME), a.convert(c2, ClockId.REALTIME));
         }
@@ -403,18 +405,15 @@ class MachineCodeReadTest {
         a.update(); // no longer mirrored: the page keeps a's last state
         b.mirrorTo(page);
         long c1 = counter.read();
-        long v = reader.read(page.address(), rec, FRESH);
+        long v = SeqlockStub.readPreferred(page.address(), rec, FRESH);
         long c2 = counter.read();
         assertThat(v).isBetween(b.convert(c1, ClockId.REALTIME), b.convert(c2, ClockId.REALTIME));
-        assertThatThrownBy(() -> page.recordAddress(ClockId.MONOTONIC_COARSE))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no record");
 
         b.setValidityCycles(0);
         b.update();
-        for (ClockId clock : new ClockId[] {ClockId.REALTIME, ClockId.MONOTONIC, ClockId.MONOTONIC_RAW,
-                ClockId.BOOTTIME, ClockId.TAI}) {
-            assertThat(reader.read(page.address(), page.recordAddress(clock), FRESH)).as("%s", clock).isEqualTo(STALE);
-            assertThat(b.readFresh(clock)).isEqualTo(Timekeeper.STALE);
+        for (CounterClock clock : CounterClock.values()) {
+            assertThat(SeqlockStub.readPreferred(page.address(), page.recordAddress(clock), FRESH)).as("%s", clock).isEqualTo(STALE);
+            assertThat(b.readFresh(clock.clock())).isEqualTo(Timekeeper.STALE);
         }
     }
 }

@@ -13,9 +13,9 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
-import org.timekeeping4j.clocksource.VclockCode;
-import org.timekeeping4j.clocksource.VdsoCode;
-import org.timekeeping4j.clocksource.VdsoStub;
+import org.timekeeping4j.machine.VclockCode;
+import org.timekeeping4j.machine.VdsoCode;
+import org.timekeeping4j.machine.VdsoStub;
 
 /**
  * The vclock paths of the x86 machine code (clock_mode PVCLOCK: kvm-clock; HVCLOCK: Hyper-V's TSC page), in

@@ -7,8 +7,8 @@ import java.lang.foreign.Arena;
 import java.lang.invoke.MethodHandle;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
-import org.timekeeping4j.clocksource.VdsoCode;
-import org.timekeeping4j.clocksource.VdsoStub;
+import org.timekeeping4j.machine.VdsoCode;
+import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.linux.Platform;
 
 /**

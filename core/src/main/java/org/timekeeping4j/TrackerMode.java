@@ -4,28 +4,33 @@ import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.CounterSelection;
 import org.timekeeping4j.clocksource.CounterSelector;
 import org.timekeeping4j.clocksource.SeqlockReader;
+import org.timekeeping4j.config.Configuration;
+import org.timekeeping4j.machine.SeqlockPage;
+import org.timekeeping4j.machine.SeqlockStub;
 import org.timekeeping4j.timekeeper.CounterClock;
-import org.timekeeping4j.timekeeper.VvarPage;
 import org.timekeeping4j.tracking.KernelTracker;
 import org.timekeeping4j.tracking.Publication;
-import org.timekeeping4j.vdso.KernelVdso;
 
 /**
- * The process-wide fast path: the counter selection and the tracker, started on first use.
+ * Tracker mode's process-wide state ({@link ServingMode#TRACKER}): the counter selection and the tracker,
+ * started on first use, the publication it serves through and the process pages the reads go to; also the
+ * configuration error every read reports, and the counters {@code Clocks.ticks()} and the snapshots read
+ * outside exact mode.
  *
- * <p>The counter mode is parsed at once (an unknown {@code timekeeping4j.counter} fails the first read
+ * <p>The configuration is parsed at once (an unknown {@code timekeeping4j.counter} fails the first read
  * with a message listing the valid values); the selection and the tracker start on a background thread,
  * because calibration takes a few hundred milliseconds, and reads use the kernel until the tracker has
- * converged. {@link #ticks()} is the exception: a tick is a counter value, so the first call waits for
- * the selection.
+ * converged. {@code Clocks.ticks()} is the exception: a tick is a counter value, so the first call waits
+ * for the selection.
  */
-final class FastPath {
+final class TrackerMode {
 
     /** Null, or the configuration error every read reports. */
     static final IllegalArgumentException CONFIG_ERROR = configError();
 
-    // Written once by the starter thread (volatile store), read by every fast read (volatile load: a
-    // plain load on x86 and an ldar on arm64). Null until the tracker exists.
+    // Written once by the starter thread (volatile store), read by the cold paths that ask for the tracker
+    // (snapshots, conversions, reports: a volatile load, a plain load on x86 and an ldar on arm64). Null until
+    // the tracker exists.
     private static volatile KernelTracker tracker;
     private static volatile String notTrackingReason = "starting";
 
@@ -37,22 +42,20 @@ final class FastPath {
     static final Publication PUBLICATION = new Publication();
 
     static {
-        if (CONFIG_ERROR == null && KernelVdso.ENABLED) {
-            notTrackingReason = "exact mode serves the counter-backed clocks from the kernel's vDSO data: "
-                    + "no tracker runs";
-        } else if (CONFIG_ERROR == null) {
-            Thread.ofPlatform().daemon().name("timekeeping4j-start").start(FastPath::start);
-        } else {
-            notTrackingReason = CONFIG_ERROR.getMessage();
+        switch (ServingMode.PROCESS) {
+            case EXACT -> notTrackingReason = "exact mode serves the counter-backed clocks from the kernel's vDSO "
+                    + "data: no tracker runs";
+            case TRACKER -> Thread.ofPlatform().daemon().name("timekeeping4j-start").start(TrackerMode::start);
+            case KERNEL -> notTrackingReason = CONFIG_ERROR != null ? CONFIG_ERROR.getMessage()
+                    : "the kernel's clocks, as chosen (" + CounterSelector.PROPERTY + "=kernel)";
         }
     }
 
-    private FastPath() {}
+    private TrackerMode() {}
 
     /** A bad timekeeping4j.counter, timekeeping4j.execmem or timekeeping4j.vdso value, or null. */
     private static IllegalArgumentException configError() {
-        IllegalArgumentException e = CounterSelector.configError();
-        return e != null ? e : KernelVdso.configError();
+        return Configuration.PROCESS.error();
     }
 
     private static void start() {
@@ -63,8 +66,6 @@ final class FastPath {
                     PUBLICATION.mirrorInto(Pages.ADJUSTED, Pages.RAW); // before the updater starts: see Publication
                 }
                 tracker = KernelTracker.start(s.clocksource(), PUBLICATION);
-            } else if (s.mode() == CounterSelector.Mode.KERNEL) {
-                notTrackingReason = "the kernel's clocks, as chosen (" + CounterSelector.PROPERTY + "=kernel)";
             } else {
                 notTrackingReason = "no trustworthy hardware counter: "
                         + (s.rejected().isEmpty() ? "none" : s.rejected().getFirst().toString());
@@ -76,10 +77,15 @@ final class FastPath {
 
     /** The tracker, or null while the kernel serves every read. */
     static KernelTracker tracker() {
+        checkConfiguration();
+        return tracker;
+    }
+
+    /** Throws the configuration error every read reports, if there is one. */
+    static void checkConfiguration() {
         if (CONFIG_ERROR != null) {
             throw CONFIG_ERROR;
         }
-        return tracker;
     }
 
     /** True when the fast path will not serve: bad configuration, no trusted counter, or a failed start. */
@@ -103,8 +109,8 @@ final class FastPath {
     static final class Pages {
         static final SeqlockReader READER = CONFIG_ERROR == null ? CounterSelector.processSeqlockReader() : null;
         static final boolean ENABLED = READER != null;
-        static final VvarPage ADJUSTED = VvarPage.allocate(); // the adjusted timekeeper's records
-        static final VvarPage RAW = VvarPage.allocate(); // the raw timekeeper's
+        static final SeqlockPage ADJUSTED = SeqlockPage.allocate(); // the adjusted timekeeper's records
+        static final SeqlockPage RAW = SeqlockPage.allocate(); // the raw timekeeper's
         /** Every counter clock's slot, at its {@link CounterClock#record()} index. */
         static final Slot[] SLOTS = slots();
         static final Slot REALTIME = SLOTS[CounterClock.REALTIME.record()];
@@ -128,15 +134,16 @@ final class FastPath {
         private static Slot[] slots() {
             Slot[] slots = new Slot[CounterClock.values().length];
             for (CounterClock clock : CounterClock.values()) {
-                VvarPage page = clock.raw() ? RAW : ADJUSTED;
-                slots[clock.record()] = new Slot(clock, page.address(), page.recordAddress(Publication.line(clock)));
+                SeqlockPage page = clock.raw() ? RAW : ADJUSTED;
+                slots[clock.record()] = new Slot(clock, page.address(),
+                        page.recordAddress(CounterClock.of(Publication.line(clock))));
             }
             return slots;
         }
 
         /** A fresh read of {@code slot}'s record, or STALE. */
         static long read(Slot slot) {
-            return SeqlockReader.readPreferred(slot.page(), slot.record(), SeqlockReader.FRESH);
+            return SeqlockStub.readPreferred(slot.page(), slot.record(), SeqlockStub.FRESH);
         }
     }
 

@@ -1,4 +1,4 @@
-package org.timekeeping4j.clocksource;
+package org.timekeeping4j.machine;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -163,7 +163,7 @@ final class MachineCode {
      *     before cycle_last is a huge unsigned delta.</li>
      * <li>the writer bounds each limit so that a delta below it implies {@code hi} in {E, E + 1} (E =
      *     cycle_last's high half: a window of one to two 2^32-cycle epochs, 1.75 to 3.5 s at 2.45 GHz) and
-     *     the conversion exact (see VvarPage.anyLimit); beyond it, the slow path, exact too.</li>
+     *     the conversion exact (see timekeeper.VvarPublisher.anyLimit); beyond it, the slow path, exact too.</li>
      * <li>the fast path's fields fill the record's first cache line (64 bytes).</li>
      * </ul>
      *

@@ -1,4 +1,4 @@
-package org.timekeeping4j.clocksource;
+package org.timekeeping4j.machine;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -8,6 +8,8 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+import org.timekeeping4j.clocksource.CounterArch;
+import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.linux.ErrnoException;
 import org.timekeeping4j.linux.ExecutableMemory;
 import org.timekeeping4j.linux.LinuxTime;
@@ -25,30 +27,17 @@ import org.timekeeping4j.linux.Platform;
  * <p>Critical downcalls (Linker.Option.critical(false)) skip the thread-state transition: allowed because
  * the stubs neither block, nor call back, nor touch the Java heap.
  */
-final class Stubs {
+public final class Stubs {
 
     /**
-     * "deny" behaves as if the system refused executable memory (tests, hardened-system drills); "allow", the
-     * default, maps the stubs. Any other value is an error (see {@link #execmemError}), as for
-     * {@code timekeeping4j.counter}: a typo must not silently mean "allow".
+     * Null, or why the timekeeping4j.execmem property's value is no mode (naming the valid ones): "deny" behaves
+     * as if the system refused executable memory (tests, hardened-system drills); "allow", the default, maps
+     * the stubs; a typo must not silently mean "allow" ({@link Configuration}).
+     *
+     * @return the error, or null
      */
-    static final String EXECMEM_PROPERTY = "timekeeping4j.execmem";
-
-    /** Null, or why the {@value #EXECMEM_PROPERTY} property's value is no mode (naming the valid ones). */
-    static String execmemError() {
-        return execmemError(System.getProperty(EXECMEM_PROPERTY));
-    }
-
-    /** Null, or why {@code v} (null: unset) is no execmem mode. */
-    static String execmemError(String v) {
-        String mode = v == null ? "allow" : v.trim().toLowerCase(java.util.Locale.ROOT);
-        return mode.equals("allow") || mode.equals("deny") ? null
-                : EXECMEM_PROPERTY + "=" + v + " is not an execmem mode; use one of allow, deny";
-    }
-
-    private static boolean execmemDenied() {
-        String v = System.getProperty(EXECMEM_PROPERTY);
-        return v != null && v.trim().toLowerCase(java.util.Locale.ROOT).equals("deny");
+    public static String execmemError() {
+        return Configuration.PROCESS.execmemError();
     }
 
     private static final FunctionDescriptor LONG_VOID = FunctionDescriptor.of(JAVA_LONG);
@@ -58,13 +47,14 @@ final class Stubs {
     private Stubs() {}
 
     /** A mapped stub's handle, or why there is none. */
-    record Mapped(MethodHandle handle, String failure) {
-        boolean ok() {
+    public record Mapped(MethodHandle handle, String failure) {
+        /** {@return whether the stub mapped} */
+        public boolean ok() {
             return handle != null;
         }
     }
 
-    static Mapped map(String name, byte[] code, FunctionDescriptor descriptor, CounterArch arch) {
+    public static Mapped map(String name, byte[] code, FunctionDescriptor descriptor, CounterArch arch) {
         if (Platform.UNSUPPORTED_REASON != null) {
             return new Mapped(null, Platform.UNSUPPORTED_REASON);
         }
@@ -75,8 +65,8 @@ final class Stubs {
         if (badProperty != null) {
             return new Mapped(null, badProperty);
         }
-        if (execmemDenied()) {
-            return new Mapped(null, "executable memory refused (" + EXECMEM_PROPERTY + "=deny)");
+        if (!Configuration.PROCESS.execmem()) {
+            return new Mapped(null, "executable memory refused (" + Configuration.EXECMEM + "=deny)");
         }
         try {
             MemorySegment code1 = ExecutableMemory.map(code);
@@ -88,72 +78,72 @@ final class Stubs {
         }
     }
 
-    static final class Rdtsc {
-        static final Mapped MAPPED = map("rdtsc", MachineCode.X86_RDTSC, LONG_VOID, CounterArch.X86_64);
-        static final MethodHandle HANDLE = MAPPED.handle();
+    public static final class Rdtsc {
+        public static final Mapped MAPPED = map("rdtsc", MachineCode.X86_RDTSC, LONG_VOID, CounterArch.X86_64);
+        public static final MethodHandle HANDLE = MAPPED.handle();
     }
 
-    static final class LfenceRdtsc {
-        static final Mapped MAPPED =
+    public static final class LfenceRdtsc {
+        public static final Mapped MAPPED =
                 map("lfence;rdtsc", MachineCode.X86_LFENCE_RDTSC, LONG_VOID, CounterArch.X86_64);
-        static final MethodHandle HANDLE = MAPPED.handle();
+        public static final MethodHandle HANDLE = MAPPED.handle();
     }
 
-    static final class Rdtscp {
-        static final Mapped MAPPED = map("rdtscp", MachineCode.X86_RDTSCP,
+    public static final class Rdtscp {
+        public static final Mapped MAPPED = map("rdtscp", MachineCode.X86_RDTSCP,
                 FunctionDescriptor.of(JAVA_LONG, ADDRESS), CounterArch.X86_64);
-        static final MethodHandle HANDLE = MAPPED.handle();
+        public static final MethodHandle HANDLE = MAPPED.handle();
     }
 
-    static final class RdtscpNoAux {
-        static final Mapped MAPPED = map("rdtscp", MachineCode.X86_RDTSCP_NOAUX, LONG_VOID, CounterArch.X86_64);
-        static final MethodHandle HANDLE = MAPPED.handle();
+    public static final class RdtscpNoAux {
+        public static final Mapped MAPPED = map("rdtscp", MachineCode.X86_RDTSCP_NOAUX, LONG_VOID, CounterArch.X86_64);
+        public static final MethodHandle HANDLE = MAPPED.handle();
     }
 
     /** The whole timekeeper read around rdtscp (see {@link MachineCode#x86SeqlockRead}). */
-    static final class RdtscpSeqlock {
-        static final Mapped MAPPED = map("rdtscp seqlock read", MachineCode.x86SeqlockRead(MachineCode.X86_RDTSCP_INSN),
+    public static final class RdtscpSeqlock {
+        public static final Mapped MAPPED = map("rdtscp seqlock read", MachineCode.x86SeqlockRead(MachineCode.X86_RDTSCP_INSN),
                 SEQLOCK_READ, CounterArch.X86_64);
-        static final MethodHandle HANDLE = MAPPED.handle();
+        public static final MethodHandle HANDLE = MAPPED.handle();
     }
 
     /** The whole timekeeper read around lfence;rdtsc. */
-    static final class LfenceRdtscSeqlock {
-        static final Mapped MAPPED = map("lfence;rdtsc seqlock read",
+    public static final class LfenceRdtscSeqlock {
+        public static final Mapped MAPPED = map("lfence;rdtsc seqlock read",
                 MachineCode.x86SeqlockRead(MachineCode.X86_LFENCE_RDTSC_INSN), SEQLOCK_READ, CounterArch.X86_64);
-        static final MethodHandle HANDLE = MAPPED.handle();
+        public static final MethodHandle HANDLE = MAPPED.handle();
     }
 
-    static final class Cpuid {
-        static final Mapped MAPPED = map("cpuid", MachineCode.X86_CPUID,
+    public static final class Cpuid {
+        public static final Mapped MAPPED = map("cpuid", MachineCode.X86_CPUID,
                 FunctionDescriptor.ofVoid(JAVA_INT, JAVA_INT, ADDRESS), CounterArch.X86_64);
-        static final MethodHandle HANDLE = MAPPED.handle();
+        public static final MethodHandle HANDLE = MAPPED.handle();
     }
 
-    static final class Cntvct {
-        static final Mapped MAPPED = map("mrs cntvct_el0", MachineCode.A64_CNTVCT, LONG_VOID, CounterArch.AARCH64);
-        static final MethodHandle HANDLE = MAPPED.handle();
+    public static final class Cntvct {
+        public static final Mapped MAPPED = map("mrs cntvct_el0", MachineCode.A64_CNTVCT, LONG_VOID, CounterArch.AARCH64);
+        public static final MethodHandle HANDLE = MAPPED.handle();
     }
 
-    static final class IsbCntvct {
-        static final Mapped MAPPED =
+    public static final class IsbCntvct {
+        public static final Mapped MAPPED =
                 map("isb;mrs cntvct_el0", MachineCode.A64_ISB_CNTVCT, LONG_VOID, CounterArch.AARCH64);
-        static final MethodHandle HANDLE = MAPPED.handle();
+        public static final MethodHandle HANDLE = MAPPED.handle();
     }
 
     /** Maps on any aarch64; only HWCAP2_ECV says it may be called (it is undefined, SIGILL, elsewhere). */
-    static final class Cntvctss {
-        static final Mapped MAPPED =
+    public static final class Cntvctss {
+        public static final Mapped MAPPED =
                 map("mrs cntvctss_el0", MachineCode.A64_CNTVCTSS, LONG_VOID, CounterArch.AARCH64);
-        static final MethodHandle HANDLE = MAPPED.handle();
+        public static final MethodHandle HANDLE = MAPPED.handle();
     }
 
-    static final class Cntfrq {
-        static final Mapped MAPPED = map("mrs cntfrq_el0", MachineCode.A64_CNTFRQ, LONG_VOID, CounterArch.AARCH64);
-        static final MethodHandle HANDLE = MAPPED.handle();
+    public static final class Cntfrq {
+        public static final Mapped MAPPED = map("mrs cntfrq_el0", MachineCode.A64_CNTFRQ, LONG_VOID, CounterArch.AARCH64);
+        public static final MethodHandle HANDLE = MAPPED.handle();
     }
 
-    static RuntimeException rethrow(Throwable t) {
+    public static RuntimeException rethrow(Throwable t) {
         return LinuxTime.rethrow(t);
     }
 }

@@ -1,9 +1,11 @@
-package org.timekeeping4j.clocksource;
+package org.timekeeping4j.machine;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.invoke.MethodHandle;
+import org.timekeeping4j.clocksource.CounterArch;
+import org.timekeeping4j.clocksource.CounterFlavour;
 import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.Platform;
 
@@ -13,6 +15,9 @@ import org.timekeeping4j.linux.Platform;
  * vclock argument: see {@link VclockCode}; the codes without vclock paths ignore it) so that a caller holding them in
  * static finals passes constants. A handle is made once per (algorithm, flavour) and kept by the caller in a
  * static final field, where the JIT inlines the downcall.
+ *
+ * <p>Not API: a handle reads whatever addresses it is given. The vdso package holds the handles, with the
+ * addresses of the kernel's data it found, in its own static finals.
  */
 public final class VdsoStub {
 
@@ -40,6 +45,38 @@ public final class VdsoStub {
     public static final long FALLBACK = Long.MIN_VALUE;
 
     private VdsoStub() {}
+
+    /**
+     * Maps the machine code that reads the vDSO data with {@code arch}'s counter.
+     *
+     * @param arch      the architecture (this machine's)
+     * @param algorithm the layout's algorithm (x86_64; ignored where the architecture has one)
+     * @param ordered   true for the ordered counter read, false for the unordered one
+     * @return the mapped code, or why it could not be mapped
+     */
+    public static Mapping map(CounterArch arch, VdsoCode.Algorithm algorithm, boolean ordered) {
+        return map(arch, algorithm, ordered, false);
+    }
+
+    /**
+     * As {@link #map(CounterArch, VdsoCode.Algorithm, boolean)}; with {@code completeFallback} the code calls
+     * clock_gettime itself where the vDSO would fall back, where the architecture's code can (x86_64 6.10+
+     * layouts, {@link VclockCode}; elsewhere the flag is ignored and a fallback returns {@link #FALLBACK}).
+     * Callers then pass the clock id as the third argument.
+     *
+     * @param arch             the architecture (this machine's)
+     * @param algorithm        the layout's algorithm (x86_64; ignored where the architecture has one)
+     * @param ordered          true for the ordered counter read, false for the unordered one
+     * @param completeFallback whether a fallback calls clock_gettime from the code
+     * @return the mapped code, or why it could not be mapped
+     */
+    public static Mapping map(CounterArch arch, VdsoCode.Algorithm algorithm, boolean ordered,
+            boolean completeFallback) {
+        return switch (arch) {
+            case X86_64 -> map(algorithm, ordered ? orderedFlavour() : VdsoCode.Flavour.RDTSC, completeFallback);
+            case AARCH64 -> mapArm64(ordered); // one algorithm: the generic vdso_calc_ns with the 56-bit mask
+        };
+    }
 
     /**
      * Maps the x86_64 code for {@code algorithm} around {@code flavour}'s counter read.
@@ -116,11 +153,9 @@ public final class VdsoStub {
     /** x86_64: the ordered read is lfence;rdtsc (else rdtscp). A static final, so the JIT keeps one branch. */
     static final boolean ORDERED_LFENCE = ORDERED_FLAVOUR == VdsoCode.Flavour.LFENCE_RDTSC;
 
-    /**
-     * This machine's architecture: a static final, so that the JIT calls its counter read directly (the
-     * constant's class is known). Null where timekeeping4j has no descriptor; exact mode does not serve there.
-     */
-    private static final CounterArch HERE = CounterArch.HERE;
+    /** This machine's architecture, as static finals: the JIT folds the tests below away. */
+    private static final boolean X86_64 = CounterArch.HERE == CounterArch.X86_64;
+    private static final boolean AARCH64 = CounterArch.HERE == CounterArch.AARCH64;
 
     /**
      * The counter, read as the exact-mode code reads it (x86: {@link #orderedFlavour()}; arm64: isb; mrs
@@ -129,10 +164,18 @@ public final class VdsoStub {
      * @return the counter value (cycles), read after every earlier load
      */
     public static long readCounterOrdered() {
-        if (HERE == null) { // a static final: the JIT folds the test away
-            throw noCounter();
+        try {
+            if (X86_64) { // ORDERED_LFENCE is a static final too: the JIT keeps one branch
+                return ORDERED_LFENCE ? (long) Stubs.LfenceRdtsc.HANDLE.invokeExact()
+                        : (long) Stubs.RdtscpNoAux.HANDLE.invokeExact();
+            }
+            if (AARCH64) {
+                return (long) Stubs.IsbCntvct.HANDLE.invokeExact();
+            }
+        } catch (Throwable t) {
+            throw Stubs.rethrow(t);
         }
-        return HERE.readOrdered();
+        throw noCounter();
     }
 
     /**
@@ -141,10 +184,17 @@ public final class VdsoStub {
      * @return the counter value (cycles)
      */
     public static long readCounterUnordered() {
-        if (HERE == null) { // a static final: the JIT folds the test away
-            throw noCounter();
+        try {
+            if (X86_64) {
+                return (long) Stubs.Rdtsc.HANDLE.invokeExact();
+            }
+            if (AARCH64) {
+                return (long) Stubs.Cntvct.HANDLE.invokeExact();
+            }
+        } catch (Throwable t) {
+            throw Stubs.rethrow(t);
         }
-        return HERE.readUnordered();
+        throw noCounter();
     }
 
     private static IllegalStateException noCounter() {

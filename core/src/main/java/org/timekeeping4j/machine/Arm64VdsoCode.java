@@ -1,4 +1,4 @@
-package org.timekeeping4j.clocksource;
+package org.timekeeping4j.machine;
 
 /**
  * The arm64 machine code of the vDSO-data read, byte for byte, with its disassembly: one function under

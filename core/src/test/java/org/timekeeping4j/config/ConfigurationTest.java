@@ -1,0 +1,101 @@
+package org.timekeeping4j.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.Clocks;
+import org.timekeeping4j.ServingPath;
+import org.timekeeping4j.clocksource.CounterSelection;
+import org.timekeeping4j.clocksource.CounterSelector;
+import org.timekeeping4j.clocksource.Rejection;
+import org.timekeeping4j.vdso.KernelVdso;
+
+/**
+ * The three properties, parsed once and alike for every reader: each value trimmed and its case ignored, a value
+ * that names nothing an error naming the valid ones. The process's own values are read once per JVM, so the
+ * end-to-end case runs a JVM of its own.
+ */
+class ConfigurationTest {
+
+    private static Configuration read(Map<String, String> properties) {
+        return Configuration.read(properties::get);
+    }
+
+    @Test
+    void unsetPropertiesAreTheDefaults() {
+        Configuration c = read(Map.of());
+        assertThat(c.counter()).isEqualTo(CounterSelector.Mode.AUTO);
+        assertThat(c.exactMode()).isTrue();
+        assertThat(c.execmem()).isTrue();
+        assertThat(c.kernelChosen()).isFalse();
+        assertThat(c.error()).isNull();
+    }
+
+    @Test
+    void everyValueIsTrimmedAndItsCaseIgnored() {
+        Configuration c = read(Map.of(Configuration.COUNTER, " KERNEL ", Configuration.VDSO, "Off\t",
+                Configuration.EXECMEM, " Deny "));
+        assertThat(c.counter()).isEqualTo(CounterSelector.Mode.KERNEL);
+        assertThat(c.kernelChosen()).isTrue();
+        assertThat(c.exactMode()).isFalse();
+        assertThat(c.execmem()).isFalse();
+        assertThat(c.error()).isNull();
+    }
+
+    @Test
+    void aValueThatNamesNothingIsAnErrorNamingTheValidOnes() {
+        Configuration c = read(Map.of(Configuration.EXECMEM, "maybe"));
+        assertThat(c.execmemError())
+                .isEqualTo("timekeeping4j.execmem=maybe is not an execmem mode; use one of allow, deny");
+        assertThat(c.execmem()).as("the default stands in").isTrue();
+        assertThat(read(Map.of(Configuration.EXECMEM, "")).execmemError()).contains("use one of allow, deny");
+        assertThat(read(Map.of(Configuration.VDSO, "on")).vdsoError())
+                .isEqualTo("unknown timekeeping4j.vdso=on: valid values are auto (exact mode wherever the kernel's "
+                        + "vDSO data validates) and off");
+        assertThat(read(Map.of(Configuration.COUNTER, "fastest")).counterError())
+                .startsWith("timekeeping4j.counter=fastest is not a counter mode; use one of auto");
+        // The first bad value, in the order counter, execmem, vdso; the others still parse.
+        Configuration all = read(Map.of(Configuration.COUNTER, "x", Configuration.VDSO, "OFF",
+                Configuration.EXECMEM, "y"));
+        assertThat(all.error()).hasMessageStartingWith("timekeeping4j.counter=x");
+        assertThat(all.exactMode()).isFalse();
+    }
+
+    /** Run in the child JVM: what each part of the library decided, one line each. */
+    public static void main(String[] args) {
+        CounterSelection s = CounterSelector.selected();
+        System.out.println("mode " + s.mode());
+        System.out.println("exact " + KernelVdso.ENABLED + " " + KernelVdso.reason());
+        System.out.println("rejected " + s.rejected().stream().map(Rejection::reason).toList());
+        Map<ClockId, ServingPath> paths = Clocks.servingPaths();
+        for (ClockId clock : List.of(ClockId.REALTIME, ClockId.MONOTONIC, ClockId.MONOTONIC_RAW)) {
+            System.out.println("path " + clock + " " + paths.get(clock).path() + " " + paths.get(clock).reason());
+        }
+    }
+
+    /**
+     * -Dtimekeeping4j.counter=" KERNEL ": the selection, exact mode and the serving paths all read it as kernel.
+     * (Discovery used to compare the raw string, so exact mode kept serving while the selection chose the
+     * kernel.)
+     */
+    @Test
+    void theKernelCounterModeInAnyCaseKeepsExactModeFromServing() throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-Dtimekeeping4j.counter= KERNEL ", "-cp",
+                System.getProperty("java.class.path"), ConfigurationTest.class.getName()))
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(out).isZero();
+        assertThat(out).contains("mode KERNEL")
+                .contains("exact false the counter is not read by choice (timekeeping4j.counter=kernel)")
+                .contains("rejected [not tried: timekeeping4j.counter=kernel chose the kernel's clocks]")
+                .contains("path REALTIME KERNEL").contains("path MONOTONIC KERNEL").contains("path MONOTONIC_RAW KERNEL")
+                .doesNotContain("path REALTIME COUNTER");
+    }
+}
