@@ -1,9 +1,13 @@
 package org.timekeeping4j.benchmarks;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.TearDown;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
 
@@ -16,20 +20,43 @@ import org.timekeeping4j.Clocks;
  *
  * <pre>
  * $JDK/bin/java -jar benchmarks/target/benchmarks.jar VclockBenchmark -f 3 -wi 3 -i 5 -prof gc
- * # a fallback on every read (kvm-clock with the pvclock reader switched off):
- * $JDK/bin/java -jar benchmarks/target/benchmarks.jar VclockBenchmark -f 3 -wi 3 -i 5 -jvmArgsAppend -Dtimekeeping4j.vclock=off
+ * # started on tsc, then kvm-clock (root; the clocksource is restored at each trial's end):
+ * $JDK/bin/java -jar benchmarks/target/benchmarks.jar VclockBenchmark -f 3 -wi 3 -i 5 -jvmArgsAppend -Dtk4j.bench.switchTo=kvm-clock
+ * # the same with a fallback on every read (the pvclock reader switched off: one downcall that completes in clock_gettime):
+ * $JDK/bin/java -jar benchmarks/target/benchmarks.jar VclockBenchmark -f 3 -wi 3 -i 5 \
+ *     -jvmArgsAppend "-Dtk4j.bench.switchTo=kvm-clock -Dtimekeeping4j.vclock=off"
  * </pre>
  * Targets on kvm-clock: nanos(MONOTONIC) &lt;= 0.90x nanoTime, nanos(REALTIME) &lt;= 0.70x Instant.now. Results:
  * docs/PERFORMANCE.md.
  */
 public class VclockBenchmark extends PerCallBenchmark {
 
+    /**
+     * {@code tk4j.bench.switchTo}: a clocksource to switch the host to after exact mode's discovery (root only;
+     * restored at the trial's end), e.g. kvm-clock: a process that found tsc and then meets kvm-clock, its pvclock
+     * page read by exact mode, or with {@code -Dtimekeeping4j.vclock=off} answered by the fallback on every read.
+     */
+    static final String SWITCH_TO = System.getProperty("tk4j.bench.switchTo");
+    private static final Path CURRENT = Path.of("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+    private String original;
+
     @Setup(Level.Trial)
-    public void setup() {
+    public void setup() throws IOException {
         if (!Clocks.kernelData().enabled()) {
             throw new IllegalStateException("exact mode does not serve here: " + Clocks.kernelData().reason());
         }
+        if (SWITCH_TO != null) {
+            original = Files.readString(CURRENT).trim();
+            Files.writeString(CURRENT, SWITCH_TO);
+        }
         System.out.println("# vclock: " + Clocks.kernelData().vclock());
+    }
+
+    @TearDown(Level.Trial)
+    public void restore() throws IOException {
+        if (original != null) {
+            Files.writeString(CURRENT, original);
+        }
     }
 
     @Benchmark
