@@ -153,6 +153,7 @@ final class InfoCommand implements Callable<Integer> {
                     x0.get("layout"), x0.get("hresMult"), x0.get("steeringPpb"), x0.get("rawMult"),
                     x0.get("rawShift"), (Double) x0.get("rawFrequencyHz") / 1e6);
         }
+        out.printf("vclock        %s%n", x0.get("vclock"));
         Map<String, Object> k = (Map<String, Object>) r.get("counter");
         out.printf("counter       %s read with %s (mode %s); ticks with %s%n", k.get("clocksource"), k.get("read"),
                 k.get("mode"), k.get("ticksRead"));

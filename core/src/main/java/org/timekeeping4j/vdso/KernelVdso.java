@@ -180,7 +180,8 @@ public final class KernelVdso {
             return "unknown (exact mode does not serve)";
         }
         return switch (f.clockMode()) {
-            case 1 -> STATE.layout().arch() == org.timekeeping4j.clocksource.CounterArch.X86_64 ? "tsc: read by exact mode"
+            case 1 -> STATE.layout().arch() == org.timekeeping4j.clocksource.CounterArch.X86_64
+                    ? "tsc: read by exact mode (on kvm-clock: " + STATE.vclock().pvclock() + ")"
                     : "the arch timer: read by exact mode";
             case 2 -> STATE.layout().arch() == org.timekeeping4j.clocksource.CounterArch.X86_64
                     ? "kvm-clock (clock_mode PVCLOCK): " + (Discovery.servesVclock(STATE.vclock(), 2)
