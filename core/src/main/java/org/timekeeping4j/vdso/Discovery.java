@@ -101,6 +101,11 @@ public final class Discovery {
         public long pvclockPage() {
             return (word & VclockCode.PVCLOCK_READABLE) != 0 ? word & -4096L : 0;
         }
+
+        /** vCPU 0's pvclock_vcpu_time_info (32 bytes at the pvclock page), or null when it may not be read. */
+        public MemorySegment pvti() {
+            return pvclockPage() == 0 ? null : MemorySegment.ofAddress(pvclockPage()).reinterpret(32);
+        }
     }
 
     /**
@@ -352,7 +357,7 @@ public final class Discovery {
             long counter = VdsoStub.readCounterOrdered();
             long k1 = LinuxTime.clockGettimeNanos(c.clock().id());
             if (VdsoFormula.convert(r.layout(), r.page(), r.layout().baseOffset(VdsoLayout.base(c)), c.clock().id(),
-                    counter, r.vclock().pvclockPage(), r.timens().offset(c.clock().id()), conv)
+                    counter, r.vclock().pvti(), r.timens().offset(c.clock().id()), conv)
                     && conv.exact() && (conv.nanos() - k0 < 0 || k1 - conv.nanos() < 0)) {
                 return "the conversion of a counter value to " + c.clock() + " left clock_gettime's bracket ("
                         + k0 + " <= " + conv.nanos() + " <= " + k1 + " fails) with layout " + r.layout();

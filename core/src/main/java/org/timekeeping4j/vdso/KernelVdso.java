@@ -57,6 +57,8 @@ public final class KernelVdso {
     private static final MethodHandle READ = completing(true, STATE.read());
     /** The read's vclock argument: the pvclock page and which vclock pages it may load from. */
     private static final long VCLOCK = STATE.vclock().word();
+    /** The pvclock page for conversions in Java (snapshots, ticksToNanos), or null: made once, read allocation-free. */
+    private static final MemorySegment PVTI = STATE.vclock().pvti();
     // A time namespace's offsets (0 outside one), added as do_hres_timens adds them.
     private static final long OFFS_MONOTONIC = STATE.timens().monotonic();
     private static final long OFFS_BOOTTIME = STATE.timens().boottime();
@@ -246,7 +248,7 @@ public final class KernelVdso {
     public static boolean convert(long counter, CounterClock clock, Conversion into) {
         return STATE.page() != null && VdsoFormula.convert(STATE.layout(), STATE.page(),
                 STATE.layout().baseOffset(VdsoLayout.base(clock)), clock.clock().id(), counter,
-                STATE.vclock().pvclockPage(), OFFSET[clock.record()], into);
+                PVTI, OFFSET[clock.record()], into);
     }
 
     /** The result of {@link #convert}: caller-owned, reusable. */

@@ -51,8 +51,7 @@ final class VdsoFormula {
      * page's tsc_timestamp (extrapolated backwards: not what the vDSO computes, flagged by the sign); or
      * {@link Long#MIN_VALUE} when the stable bit is clear or the version never settles.
      */
-    static long pvclock(long pvclockPage, long tsc) {
-        MemorySegment pvti = MemorySegment.ofAddress(pvclockPage).reinterpret(32);
+    static long pvclock(MemorySegment pvti, long tsc) {
         for (int spins = 0; spins < 1 << 20; spins++) {
             // Acquire: the loads below stay after the version load; pairs with the hypervisor's write barrier
             // after its version increment (the kernel's pvclock_read_begin: virt_rmb).
@@ -99,16 +98,16 @@ final class VdsoFormula {
      */
     static boolean convert(VdsoLayout l, MemorySegment page, long baseOffset, int slot, long counter,
             KernelVdso.Conversion into) {
-        return convert(l, page, baseOffset, slot, counter, 0, 0, into);
+        return convert(l, page, baseOffset, slot, counter, null, 0, into);
     }
 
     /**
      * As {@link #convert(VdsoLayout, MemorySegment, long, int, long, KernelVdso.Conversion)}, where clock_mode
-     * PVCLOCK converts the TSC value through the pvclock page at {@code pvclockPage} (0: not readable, then
-     * PVCLOCK cannot convert), and {@code offsetNanos} (a time namespace's) is added to the result.
+     * PVCLOCK converts the TSC value through the pvclock page {@code pvti} (its first 32 bytes; null: not
+     * readable, then PVCLOCK cannot convert), and {@code offsetNanos} (a time namespace's) is added to the result.
      */
     static boolean convert(VdsoLayout l, MemorySegment page, long baseOffset, int slot, long counter,
-            long pvclockPage, long offsetNanos, KernelVdso.Conversion into) {
+            MemorySegment pvti, long offsetNanos, KernelVdso.Conversion into) {
         long ts = baseOffset + l.basetimeOffset() + (long) slot * VdsoLayout.TIMESTAMP_BYTES;
         for (int spins = 0; spins < 1 << 20; ) {
             // Acquire: every later load (the fields) is ordered after the seq load; pairs with the kernel's
@@ -136,10 +135,10 @@ final class VdsoFormula {
             }
             boolean pvExact = true;
             long cycles = counter;
-            if (mode == VclockCode.MODE_PVCLOCK && pvclockPage != 0
+            if (mode == VclockCode.MODE_PVCLOCK && pvti != null
                     && l.x86Algorithm() == VdsoCode.Algorithm.OVERFLOW) {
                 // Under the vdso seq (its re-load below covers these loads too).
-                long pv = pvclock(pvclockPage, counter);
+                long pv = pvclock(pvti, counter);
                 if (pv == Long.MIN_VALUE) {
                     return false;
                 }
