@@ -10,6 +10,8 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.TearDown;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
+import org.timekeeping4j.machine.VdsoStub;
+import org.timekeeping4j.vdso.KernelVdso;
 
 /**
  * Exact mode on whichever clocksource the host runs now (tsc, kvm-clock), side by side with the JDK's own
@@ -67,6 +69,17 @@ public class VclockBenchmark extends PerCallBenchmark {
     @Benchmark
     public long nanosMonotonic() {
         return Clocks.nanos(ClockId.MONOTONIC);
+    }
+
+    /**
+     * MONOTONIC as exact mode read it before its machine code completed its own fallback: the read, then (where it
+     * returned the fallback value) Clocks.kernelNanos, two downcalls. The baseline of {@link #nanosMonotonic}'s
+     * fallback.
+     */
+    @Benchmark
+    public long twoDowncallFallbackMonotonic() {
+        long v = KernelVdso.monotonicWithoutOwnFallback();
+        return v != VdsoStub.FALLBACK ? v : Clocks.kernelNanos(ClockId.MONOTONIC);
     }
 
     @Benchmark

@@ -55,6 +55,8 @@ public final class KernelVdso {
      * where the vDSO would fall back, so that a fallback costs one downcall.
      */
     private static final MethodHandle READ = completing(true, STATE.read());
+    /** Discovery's read: the fallback value where the vDSO would fall back (see {@link #monotonicWithoutOwnFallback}). */
+    private static final MethodHandle PLAIN = STATE.read();
     /** The read's vclock argument: the pvclock page and which vclock pages it may load from. */
     private static final long VCLOCK = STATE.vclock().word();
     /** The pvclock page for conversions in Java (snapshots, ticksToNanos), or null: made once, read allocation-free. */
@@ -152,6 +154,16 @@ public final class KernelVdso {
 
     public static long tai() {
         return invoke(READ, HRES, TS_TAI, 11);
+    }
+
+    /**
+     * MONOTONIC through discovery's read, which returns {@link VdsoStub#FALLBACK} where the vDSO would fall back
+     * instead of calling clock_gettime itself: for comparing the two fallbacks (benchmarks), not for clock reads.
+     *
+     * @return ns, or {@link VdsoStub#FALLBACK}
+     */
+    public static long monotonicWithoutOwnFallback() {
+        return offset(invoke(PLAIN, HRES, TS_MONOTONIC, 1), OFFS_MONOTONIC);
     }
 
     /**
