@@ -14,9 +14,12 @@ package org.timekeeping4j;
  * @param rawMult     mult of the raw base
  * @param rawShift    its shift
  * @param seq         the data's sequence count when read
+ * @param vclock      the counter behind the data now and who reads it (e.g. "kvm-clock (clock_mode PVCLOCK): read
+ *                    by exact mode from the pvclock page ..."), with the time namespace's offsets where there is
+ *                    one; when not enabled, what exact mode found about the vclock pages, or "none"
  */
 public record KernelData(boolean enabled, String reason, String layout, String counterRead, long hresMult,
-                         int hresShift, long rawMult, int rawShift, long seq) {
+                         int hresShift, long rawMult, int rawShift, long seq, String vclock) {
 
     /**
      * The counter frequency the raw parameters stand for: 2^rawShift * 10^9 / rawMult.

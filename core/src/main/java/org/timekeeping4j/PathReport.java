@@ -65,12 +65,15 @@ final class PathReport {
         var st = KernelVdso.state();
         String layout = st.layout() == null ? null : st.layout().description();
         if (ServingMode.PROCESS != ServingMode.EXACT) { // tracker and kernel mode: the kernel's data does not serve
-            return new KernelData(false, KernelVdso.reason(), layout, "none", 0, 0, 0, 0, 0);
+            return new KernelData(false, KernelVdso.reason(), layout, "none", 0, 0, 0, 0, 0, st.layout() == null ? "none"
+                    : "pvclock: " + KernelVdso.pvclock() + "; hvclock: " + KernelVdso.hvclock());
         }
         KernelVdso.Fields h = KernelVdso.fields(VdsoLayout.CS_HRES_COARSE);
         KernelVdso.Fields r = KernelVdso.fields(VdsoLayout.CS_RAW);
+        var ns = KernelVdso.timens();
         return new KernelData(true, null, layout, KernelVdso.counterRead(), h.mult(), h.shift(), r.mult(), r.shift(),
-                h.seq());
+                h.seq(), KernelVdso.vclockNow() + (ns.inNamespace() ? "; in a time namespace: MONOTONIC and"
+                        + " MONOTONIC_RAW + " + ns.monotonic() + " ns, BOOTTIME + " + ns.boottime() + " ns" : ""));
     }
 
     static Map<ClockId, ServingPath> servingPaths() {
@@ -103,7 +106,8 @@ final class PathReport {
     private static Map<ClockId, ServingPath> exactSource() {
         return sources(new ServingPath(ClockId.MONOTONIC, ServingPath.Path.COUNTER, "exact: the kernel's vDSO data ("
                 + KernelVdso.state().layout().description() + ") with the vDSO's arithmetic around "
-                + KernelVdso.counterRead() + ", equal to clock_gettime"));
+                + KernelVdso.counterRead() + ", equal to clock_gettime; now " + KernelVdso.vclockNow()
+                + (KernelVdso.timens().inNamespace() ? "; with the time namespace's offsets" : "")));
     }
 
     /** Every clock's source: {@code counterBacked}'s path and reason for the counter-backed ones, the kernel else. */

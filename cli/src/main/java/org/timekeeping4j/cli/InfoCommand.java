@@ -82,6 +82,7 @@ final class InfoCommand implements Callable<Integer> {
         m.put("mode", k.enabled() ? "exact: the kernel's vDSO data with the vDSO's arithmetic, one downcall around "
                 + k.counterRead() : "tracker or kernel (exact mode refused: " + k.reason() + ")");
         m.put("layout", k.layout());
+        m.put("vclock", k.vclock());
         if (k.enabled()) {
             m.put("hresMult", k.hresMult());
             m.put("hresShift", k.hresShift());
@@ -165,6 +166,7 @@ final class InfoCommand implements Callable<Integer> {
                     x0.get("layout"), x0.get("hresMult"), x0.get("steeringPpb"), x0.get("rawMult"),
                     x0.get("rawShift"), (Double) x0.get("rawFrequencyHz") / 1e6);
         }
+        out.printf("vclock        %s%n", x0.get("vclock"));
         Map<String, Object> k = (Map<String, Object>) r.get("counter");
         out.printf("counter       %s read with %s (mode %s); ticks with %s%n", k.get("clocksource"), k.get("read"),
                 k.get("mode"), k.get("ticksRead"));

@@ -2,7 +2,8 @@ package org.timekeeping4j.machine;
 
 /**
  * Machine code of the kernel-data read: the vDSO's do_hres over the kernel's own vDSO time data, for
- * x86_64, as {@code int64_t vdso_read(const struct vdso_clock *vc, const struct vdso_timestamp *ts,
+ * x86_64 (the OVERFLOW code as mapped is {@link VclockCode}'s: the listing below, shifted by one move on entry,
+ * plus the PVCLOCK and HVCLOCK modes), as {@code int64_t vdso_read(const struct vdso_clock *vc, const struct vdso_timestamp *ts,
  * uint64_t test_counter)}. It returns {@code sec * 10^9 + ns} (u64 arithmetic) for the clock whose basetime
  * slot is {@code ts}, exactly as lib/vdso/gettimeofday.c computes sec and ns before vdso_set_timespec
  * (splitting ns into seconds afterwards does not change the sum), or {@code Long.MIN_VALUE} when the
@@ -159,14 +160,6 @@ public final class VdsoCode {
     /** Length of the counter slot in bytes. */
     static final int SLOT_BYTES = 10;
 
-    private static final String OVERFLOW_CODE = "49 89 d3 41 b9 00 00 10 00 0f 1f 80 00 00 00 00 0f 01 f9 44 8b 07 41 f7 c0 01 00 00 00 75 7e 83 7f"
-            + " 04 01 0f 85 88 00 00 00 48 c1 e2 20 48 09 d0 48 2b 47 08 48 3b 47 10 77 21 8b 4f 20 48 0f af c1 48"
-            + " 03 46 08 8b 4f 24 48 d3 e8 48 69 16 00 ca 9a 3b 48 01 d0 44 3b 07 75 af c3 48 03 47 08 48 0f ba f0"
-            + " 3f 48 2b 47 08 48 3b 47 10 76 cc 48 0f ba e0 3e 72 1c 48 0f ba f0 3f 8b 4f 20 48 f7 e1 48 03 46 08"
-            + " 48 83 d2 00 8b 4f 24 48 0f ad d0 eb ba 48 8b 46 08 8b 4f 24 48 d3 e8 eb ae 81 7f 04 ff ff ff 7f 74"
-            + " 0b f3 90 41 ff c9 0f 85 58 ff ff ff 48 b8 00 00 00 00 00 00 00 80 c3";
-    private static final int OVERFLOW_SLOT = 0x09;
-
     private static final String LEGACY_CODE = "49 89 d3 41 b9 00 00 10 00 0f 1f 80 00 00 00 00 0f 01 f9 44 8b 07 41 f7 c0 01 00 00 00 75 3b 83 7f"
             + " 04 01 75 45 48 c1 e2 20 48 09 d0 48 8b 4f 08 31 d2 48 29 c8 48 0f 46 c2 8b 4f 18 48 0f af c1 48 03"
             + " 46 08 8b 4f 1c 48 d3 e8 48 69 16 00 ca 9a 3b 48 01 d0 44 3b 07 75 b0 c3 81 7f 04 ff ff ff 7f 74 07"
@@ -181,7 +174,10 @@ public final class VdsoCode {
      * @return the function's machine code, a fresh array
      */
     public static byte[] x86(Algorithm algorithm, Flavour flavour) {
-        byte[] code = MachineCode.x86(algorithm == Algorithm.OVERFLOW ? OVERFLOW_CODE : LEGACY_CODE);
+        if (algorithm == Algorithm.OVERFLOW) {
+            return VclockCode.x86(flavour); // the same TSC path, with the vclock modes
+        }
+        byte[] code = MachineCode.x86(LEGACY_CODE);
         int slot = slotOffset(algorithm);
         System.arraycopy(flavour.slot, 0, code, slot, SLOT_BYTES);
         return code;
@@ -194,7 +190,7 @@ public final class VdsoCode {
      * @return the byte offset of the 10-byte counter slot
      */
     public static int slotOffset(Algorithm algorithm) {
-        return algorithm == Algorithm.OVERFLOW ? OVERFLOW_SLOT : LEGACY_SLOT;
+        return algorithm == Algorithm.OVERFLOW ? VclockCode.slotOffset() : LEGACY_SLOT;
     }
 
     /** The slot's bytes for {@code flavour} (a copy). */

@@ -10,8 +10,9 @@ import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.Platform;
 
 /**
- * Maps the kernel-data read ({@link VdsoCode} on x86_64, {@link Arm64VdsoCode} on arm64) as a critical downcall:
- * {@code (long vc, long ts, long testCounter) -> long}, addresses as longs so that a caller holding them in
+ * Maps the kernel-data read ({@link VclockCode} and {@link VdsoCode} on x86_64, {@link Arm64VdsoCode} on arm64) as a
+ * critical downcall: {@code (long vc, long ts, long testCounter, long vclock) -> long}, addresses as longs (the
+ * vclock argument: see {@link VclockCode}; the codes without vclock paths ignore it) so that a caller holding them in
  * static finals passes constants. A handle is made once per (algorithm, flavour) and kept by the caller in a
  * static final field, where the JIT inlines the downcall.
  *
@@ -37,7 +38,8 @@ public final class VdsoStub {
         }
     }
 
-    private static final FunctionDescriptor READ = FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
+    private static final FunctionDescriptor READ =
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
 
     /** What the read returns instead of a time when clock_gettime must answer. */
     public static final long FALLBACK = Long.MIN_VALUE;
@@ -53,8 +55,25 @@ public final class VdsoStub {
      * @return the mapped code, or why it could not be mapped
      */
     public static Mapping map(CounterArch arch, VdsoCode.Algorithm algorithm, boolean ordered) {
+        return map(arch, algorithm, ordered, false);
+    }
+
+    /**
+     * As {@link #map(CounterArch, VdsoCode.Algorithm, boolean)}; with {@code completeFallback} the code calls
+     * clock_gettime itself where the vDSO would fall back, where the architecture's code can (x86_64 6.10+
+     * layouts, {@link VclockCode}; elsewhere the flag is ignored and a fallback returns {@link #FALLBACK}).
+     * Callers then pass the clock id as the third argument.
+     *
+     * @param arch             the architecture (this machine's)
+     * @param algorithm        the layout's algorithm (x86_64; ignored where the architecture has one)
+     * @param ordered          true for the ordered counter read, false for the unordered one
+     * @param completeFallback whether a fallback calls clock_gettime from the code
+     * @return the mapped code, or why it could not be mapped
+     */
+    public static Mapping map(CounterArch arch, VdsoCode.Algorithm algorithm, boolean ordered,
+            boolean completeFallback) {
         return switch (arch) {
-            case X86_64 -> map(algorithm, ordered ? orderedFlavour() : VdsoCode.Flavour.RDTSC);
+            case X86_64 -> map(algorithm, ordered ? orderedFlavour() : VdsoCode.Flavour.RDTSC, completeFallback);
             case AARCH64 -> mapArm64(ordered); // one algorithm: the generic vdso_calc_ns with the 56-bit mask
         };
     }
@@ -67,10 +86,32 @@ public final class VdsoStub {
      * @return the mapped code, or why it could not be mapped
      */
     public static Mapping map(VdsoCode.Algorithm algorithm, VdsoCode.Flavour flavour) {
-        Stubs.Mapped m = Stubs.map("vdso read (" + algorithm + ", " + flavour.instructions() + ")",
-                VdsoCode.x86(algorithm, flavour), READ, CounterArch.X86_64);
+        return map(algorithm, flavour, false);
+    }
+
+    /**
+     * As {@link #map(VdsoCode.Algorithm, VdsoCode.Flavour)}; with {@code completeFallback}, the OVERFLOW code
+     * calls libc's clock_gettime itself where the vDSO would fall back ({@link VclockCode}), the clock id taken
+     * from the third argument: callers then pass the clock id there, and the fallback value means only that
+     * clock_gettime failed.
+     *
+     * @param algorithm        the layout generation's algorithm
+     * @param flavour          the counter read (not the test flavour with {@code completeFallback})
+     * @param completeFallback whether a fallback calls clock_gettime from the code
+     * @return the mapped code, or why it could not be mapped
+     */
+    public static Mapping map(VdsoCode.Algorithm algorithm, VdsoCode.Flavour flavour, boolean completeFallback) {
+        byte[] code = completeFallback && algorithm == VdsoCode.Algorithm.OVERFLOW
+                ? VclockCode.x86(flavour, CLOCK_GETTIME_ADDRESS) : VdsoCode.x86(algorithm, flavour);
+        Stubs.Mapped m = Stubs.map("vdso read (" + algorithm + ", " + flavour.instructions()
+                + (completeFallback ? ", completing its fallback" : "") + ")", code, READ, CounterArch.X86_64);
         return new Mapping(m.handle(), m.failure());
     }
+
+    /** libc's clock_gettime (which calls the vDSO's, or enters the kernel), or 0 off the supported platforms. */
+    private static final long CLOCK_GETTIME_ADDRESS = Platform.UNSUPPORTED_REASON != null ? 0
+            : java.lang.foreign.Linker.nativeLinker().defaultLookup().find("clock_gettime")
+                    .map(java.lang.foreign.MemorySegment::address).orElse(0L);
 
     /**
      * Maps the arm64 code ({@link Arm64VdsoCode}: the generic vdso_calc_ns with the 56-bit mask; vdso_data
@@ -169,8 +210,22 @@ public final class VdsoStub {
      * @return the clock's ns, or {@link #FALLBACK}
      */
     public static long invoke(MethodHandle handle, long vc, long ts, long testCounter) {
+        return invoke(handle, vc, ts, testCounter, 0);
+    }
+
+    /**
+     * Calls a mapped read with the vclock argument ({@link VclockCode}).
+     *
+     * @param handle      a handle from {@link #map}
+     * @param vc          the address of the base struct
+     * @param ts          the address of the clock's basetime slot
+     * @param testCounter the counter value for the test flavour (ignored by the others)
+     * @param vclock      the vclock pages and which of them may be read (0: none)
+     * @return the clock's ns, or {@link #FALLBACK}
+     */
+    public static long invoke(MethodHandle handle, long vc, long ts, long testCounter, long vclock) {
         try {
-            return (long) handle.invokeExact(vc, ts, testCounter);
+            return (long) handle.invokeExact(vc, ts, testCounter, vclock);
         } catch (Throwable t) {
             throw Stubs.rethrow(t);
         }

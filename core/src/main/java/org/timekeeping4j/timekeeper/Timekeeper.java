@@ -333,13 +333,10 @@ public final class Timekeeper {
      * difference at once, backwards too, so this is for a timekeeper nobody reads yet (the tracker refining
      * its offset before publication) or for a deliberate correction.
      *
-     * @param nanos the new BOOTTIME - MONOTONIC, ns, at least 0
-     * @throws IllegalArgumentException if {@code nanos} is negative
+     * @param nanos the new BOOTTIME - MONOTONIC, ns; any sign (a time namespace's offsets can put BOOTTIME
+     *              below MONOTONIC)
      */
     public void setBoottimeOffsetNanos(long nanos) {
-        if (nanos < 0) {
-            throw new IllegalArgumentException("boot offset must be >= 0: " + nanos);
-        }
         writer.setBoottimeOffsetNanos(nanos);
     }
 

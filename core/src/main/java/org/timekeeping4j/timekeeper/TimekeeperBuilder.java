@@ -83,16 +83,13 @@ public final class TimekeeperBuilder {
     }
 
     /**
-     * BOOTTIME - MONOTONIC at construction: time already spent in suspend (default 0).
+     * BOOTTIME - MONOTONIC at construction: time already spent in suspend (default 0); any sign, because in a
+     * time namespace BOOTTIME and MONOTONIC carry offsets of their own and BOOTTIME may read below MONOTONIC.
      *
-     * @param nanos the offset, ns, at least 0
+     * @param nanos the offset, ns
      * @return this builder
-     * @throws IllegalArgumentException if {@code nanos} is negative
      */
     public TimekeeperBuilder boottimeOffsetNanos(long nanos) {
-        if (nanos < 0) {
-            throw new IllegalArgumentException("boot offset must be >= 0: " + nanos);
-        }
         this.boottimeOffsetNanos = nanos;
         return this;
     }

@@ -43,9 +43,12 @@ final class OffsetFollower {
         return mid(realtimeLo, realtimeHi);
     }
 
-    /** {@return BOOTTIME - MONOTONIC to build a timekeeper with: the middle of the bounds, not negative} */
+    /**
+     * {@return BOOTTIME - MONOTONIC to build a timekeeper with: the middle of the bounds} Negative too: in a time
+     * namespace the two clocks carry offsets of their own, and BOOTTIME may read below MONOTONIC.
+     */
     long boottimeOffsetNanos() {
-        return Math.max(0, mid(boottimeLo, boottimeHi));
+        return mid(boottimeLo, boottimeHi);
     }
 
     /** {@return TAI - UTC in whole seconds, from the kernel's clocks} */
@@ -114,8 +117,7 @@ final class OffsetFollower {
             // estimate, the midpoint of brackets taken while this code still ran interpreted (hundreds of ns
             // wide), had put BOOTTIME tens of ns off the kernel's (docs/PERFORMANCE.md).
             long boot = tk.boottimeOffsetNanos();
-            long want = Math.max(0, withinBounds(boot + offsetError(tk, ClockId.BOOTTIME, monoError), boottimeLo,
-                    boottimeHi));
+            long want = withinBounds(boot + offsetError(tk, ClockId.BOOTTIME, monoError), boottimeLo, boottimeHi);
             if (want != boot) {
                 tk.setBoottimeOffsetNanos(want);
             }

@@ -4,10 +4,13 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.util.List;
+import java.util.Locale;
 import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.config.Configuration;
+import org.timekeeping4j.machine.VclockCode;
 import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.linux.PageProbe;
 import org.timekeeping4j.linux.Platform;
 import org.timekeeping4j.timekeeper.CounterClock;
 
@@ -16,17 +19,25 @@ import org.timekeeping4j.timekeeper.CounterClock;
  * include/vdso/datapage.h and lib/vdso/gettimeofday.c), in this order, refusing at the first doubt with a one-line reason:
  * <ol>
  * <li>configuration ({@code timekeeping4j.vdso=off}, {@code timekeeping4j.counter=kernel});</li>
- * <li>the time namespace: a process in one of its own reads the namespace's page at page 0, whose seq
- *     stays odd; exact mode refuses it (clock_gettime applies the offsets);</li>
- * <li>[vvar] by its exact name in /proc/self/maps; only its first page is ever touched (other vvar pages
- *     may be unbacked: a load there is SIGBUS, a JVM crash);</li>
+ * <li>[vvar] by its exact name in /proc/self/maps; page 0 is touched first (other vvar pages may be
+ *     unbacked: a load there is SIGBUS, a JVM crash);</li>
+ * <li>the time namespace: a process in one of its own reads the namespace's page at page 0 (seq odd,
+ *     clock_mode VDSO_CLOCKMODE_TIMENS, the offsets in its basetime slots); the kernel's data is then the
+ *     next page (x86_64 6.13+, as do_hres_timens reads it), and reads add the offsets;</li>
  * <li>the layout, recognised by content ({@link VdsoLayout#recognise});</li>
- * <li>clock_mode: the counter (TSC, ARCHTIMER), not pvclock/hvclock or none;</li>
+ * <li>clock_mode: the counter (TSC, ARCHTIMER), or PVCLOCK where the pvclock page is backed (found without a
+ *     load from it) and stable; not HVCLOCK or none;</li>
  * <li>the machine code mapped (executable memory may be refused);</li>
  * <li>every served clock within brackets of clock_gettime reads, {@value #BRACKETS} times each.</li>
  * </ol>
  */
 public final class Discovery {
+
+    /**
+     * {@code timekeeping4j.vclock}: {@code auto} (read kvm-clock's pvclock page where it is backed) or {@code off}
+     * (clock_gettime answers every vclock mode: for comparisons and drills). Any other value is refused.
+     */
+    public static final String VCLOCK_PROPERTY = "timekeeping4j.vclock";
 
     /** Bracketed reads per clock before exact mode is enabled. */
     static final int BRACKETS = 64;
@@ -39,16 +50,28 @@ public final class Discovery {
      * @param reason    null when exact mode serves, else why not
      * @param layout    the recognised layout, or null
      * @param mapping   [vvar], or null
-     * @param page      page 0 of [vvar] (read-only kernel memory), or null
+     * @param page      the page holding the kernel's time data (read-only kernel memory): page 0 of [vvar], or
+     *                  in a time namespace the page after the namespace's page; or null
      * @param read      the ordered read's handle, or null
      * @param rejected  the layouts tried and why each did not fit
+     * @param vclock    the vclock pages the read may load from ({@link Vclock}); never null
+     * @param timens    the time namespace's offsets, or {@link Timens#NONE}
      */
     public record Result(String reason, VdsoLayout layout, VvarMapping mapping, MemorySegment page,
                          MethodHandle read,
-                         List<String> rejected) {
+                         List<String> rejected, Vclock vclock, Timens timens) {
+
+        Result(String reason, VdsoLayout layout, VvarMapping mapping, MemorySegment page, MethodHandle read,
+                List<String> rejected) {
+            this(reason, layout, mapping, page, read, rejected, Vclock.NONE, Timens.NONE);
+        }
 
         static Result refused(String reason) {
             return new Result(reason, null, null, null, null, List.of());
+        }
+
+        Result refusing(String why) {
+            return new Result(why, layout, mapping, null, null, rejected, vclock, timens);
         }
 
         /** Address of base {@code base}'s struct; 0 when not enabled. */
@@ -59,6 +82,51 @@ public final class Discovery {
         /** Address of {@code clock}'s basetime slot; 0 when not enabled. */
         long timestamp(CounterClock clock) {
             return reason == null ? page.address() + layout.timestampOffset(VdsoLayout.base(clock), clock.clock().id()) : 0;
+        }
+    }
+
+    /**
+     * The vclock pages (x86: the pvclock page of kvm-clock, the hvclock page of Hyper-V) and whether the read
+     * may load from each: the read's vclock argument ({@code org.timekeeping4j.machine.VclockCode}).
+     *
+     * @param word   the pvclock page's address with the readable bits, or 0
+     * @param pvclock what serves clock_mode PVCLOCK, or why clock_gettime does
+     * @param hvclock what serves clock_mode HVCLOCK, or why clock_gettime does
+     */
+    public record Vclock(long word, String pvclock, String hvclock) {
+        static final Vclock NONE = new Vclock(0, "clock_gettime (no vclock reader for this layout)",
+                "clock_gettime (no vclock reader for this layout)");
+
+        /** The pvclock page's address, or 0 when it may not be read. */
+        public long pvclockPage() {
+            return (word & VclockCode.PVCLOCK_READABLE) != 0 ? word & -4096L : 0;
+        }
+
+        /** vCPU 0's pvclock_vcpu_time_info (32 bytes at the pvclock page), or null when it may not be read. */
+        public MemorySegment pvti() {
+            return pvclockPage() == 0 ? null : MemorySegment.ofAddress(pvclockPage()).reinterpret(32);
+        }
+    }
+
+    /**
+     * A time namespace's offsets (kernel/time/namespace.c timens_setup_vdso_clock_data), ns, added to the
+     * real clock as do_hres_timens does: MONOTONIC and MONOTONIC_RAW by the monotonic offset, BOOTTIME by the
+     * boottime one, REALTIME and TAI by none.
+     *
+     * @param inNamespace true in a time namespace other than the initial one
+     * @param monotonic   the monotonic offset, ns
+     * @param boottime    the boottime offset, ns
+     */
+    public record Timens(boolean inNamespace, long monotonic, long boottime) {
+        static final Timens NONE = new Timens(false, 0, 0);
+
+        /** The offset of {@code clock} (a counter clock or an AUX clock id), ns. */
+        public long offset(int clockId) {
+            return switch (clockId) {
+                case 1, 4, 6 -> monotonic; // MONOTONIC, MONOTONIC_RAW, MONOTONIC_COARSE
+                case 7, 9 -> boottime;     // BOOTTIME, BOOTTIME_ALARM
+                default -> 0;
+            };
         }
     }
 
@@ -81,6 +149,11 @@ public final class Discovery {
         if (config != null) {
             return Result.refused(config.getMessage());
         }
+        String vclockMode = System.getProperty(VCLOCK_PROPERTY, "auto").trim().toLowerCase(Locale.ROOT);
+        if (!vclockMode.equals("auto") && !vclockMode.equals("off")) {
+            return Result.refused("unknown " + VCLOCK_PROPERTY + "=" + System.getProperty(VCLOCK_PROPERTY)
+                    + ": valid values are auto (read kvm-clock's pvclock page where it is backed) and off");
+        }
         if (!Configuration.PROCESS.exactMode()) {
             return Result.refused("exact mode switched off (" + KernelVdso.PROPERTY + "=off)");
         }
@@ -95,10 +168,6 @@ public final class Discovery {
             return Result.refused(CounterArch.noDescriptor(machine));
         }
         String ns = VvarMapping.timeNamespace();
-        if (ns.startsWith("other")) {
-            return Result.refused("this process runs in a time namespace of its own (" + ns.substring(7)
-                    + "): clock_gettime applies its offsets");
-        }
         VvarMapping mapping;
         try {
             mapping = VvarMapping.ofThisProcess();
@@ -116,41 +185,136 @@ public final class Discovery {
         if (mapping.vdsoStart() != 0 && Long.compareUnsigned(mapping.vdsoStart(), mapping.end()) < 0) {
             return Result.refused("[vdso] does not follow [vvar]: not a Linux vvar mapping");
         }
-        // Only page 0: the rest of [vvar] may be unbacked (SIGBUS on a load).
-        MemorySegment page = MemorySegment.ofAddress(mapping.start()).reinterpret(pageSize);
+        // Page 0 first, always backed. Other pages only where the kernel backs them: the data page after the
+        // namespace's page inside a time namespace; a vclock page once found backed (PageProbe).
+        MemorySegment page0 = MemorySegment.ofAddress(mapping.start()).reinterpret(pageSize);
+        Timens timens = Timens.NONE;
+        MemorySegment page = page0;
+        boolean nsPage = (page0.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, VdsoLayout.SEQ) & 1) != 0
+                && page0.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, VdsoLayout.CLOCK_MODE)
+                == VdsoLayout.CLOCKMODE_TIMENS;
+        if (ns.startsWith("other") || nsPage) {
+            String where = ns.startsWith("other") ? ns.substring(7) : "page 0 of [vvar] is a namespace page";
+            if (arch != CounterArch.X86_64) {
+                return Result.refused("this process runs in a time namespace of its own (" + where + "), and exact"
+                        + " mode reads a namespace's pages on x86_64 only (not verified on " + arch.machine()
+                        + "): clock_gettime applies its offsets");
+            }
+            if (!nsPage) {
+                return Result.refused("this process runs in a time namespace of its own (" + where + ") but page 0"
+                        + " of [vvar] is no namespace page (seq odd, clock_mode VDSO_CLOCKMODE_TIMENS): not trusted");
+            }
+            if (mapping.vclockStart() == 0 || mapping.size() < 2 * pageSize) {
+                return Result.refused("this process runs in a time namespace of its own (" + where + ") with a"
+                        + " pre-6.13 [vvar] (no [vvar_vclock]), whose namespace page order exact mode does not"
+                        + " read: clock_gettime applies its offsets");
+            }
+            // 6.13+ (enum vdso_pages): the namespace's page at page 0, the real data one page further
+            // (do_hres_timens: vdso_timens_data(vd) = vd + PAGE_SIZE). The offsets sit in the basetime slots
+            // of the namespace page's bases (union with struct timens_offset {s64 sec; u64 nsec}); both 6.13+
+            // layouts have their base 0 at +0 and basetime at +40.
+            timens = new Timens(true, offsetNanos(page0, 40 + 16 * 1), offsetNanos(page0, 40 + 16 * 7));
+            page = MemorySegment.ofAddress(mapping.start() + pageSize).reinterpret(pageSize);
+        }
         VdsoLayout layout = null;
         VdsoLayout.Recognition rec = null;
         for (int attempt = 0; attempt < 8 && layout == null; attempt++) { // a kernel update may race the checks
+            // The page holds the host's clocks: clock_gettime's minus the namespace's offsets.
             VdsoLayout.Expected expected = new VdsoLayout.Expected(
                     LinuxTime.clockGettimeNanos(0) / 1_000_000_000L,
-                    LinuxTime.clockGettimeNanos(1) / 1_000_000_000L,
-                    LinuxTime.clockGettimeNanos(4) / 1_000_000_000L);
+                    Math.floorDiv(LinuxTime.clockGettimeNanos(1) - timens.monotonic(), 1_000_000_000L),
+                    Math.floorDiv(LinuxTime.clockGettimeNanos(4) - timens.monotonic(), 1_000_000_000L));
             rec = VdsoLayout.recognise(page, arch, expected);
             layout = rec.layout();
         }
         if (layout == null) {
-            return new Result(rec.fitting().isEmpty() ? "no known vDSO data layout fits [vvar]: "
+            return new Result(rec.fitting().isEmpty() ? "no known vDSO data layout fits [vvar]"
+                    + (timens.inNamespace() ? " (the page after the namespace's)" : "") + ": "
                     + String.join("; ", rec.rejected()) : "several layouts fit [vvar]: " + rec.fitting(),
                     null, mapping, null, null, rec.rejected());
         }
+        if (timens.inNamespace() && layout.dataOffset() != 0) {
+            return Result.refused("a time namespace with layout " + layout + " (data at +" + layout.dataOffset()
+                    + "): not read");
+        }
+        if (timens.inNamespace()) {
+            long raw = offsetNanos(page0, layout.timestampOffset(VdsoLayout.CS_RAW, 4));
+            if (raw != timens.monotonic()) {
+                return Result.refused("the time namespace page's MONOTONIC_RAW offset " + raw + " ns differs from its"
+                        + " MONOTONIC offset " + timens.monotonic() + " ns: not a namespace page exact mode knows");
+            }
+        }
+        Vclock vclock = vclock(layout, mapping, pageSize);
         int mode = page.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED,
                 layout.baseOffset(0) + VdsoLayout.CLOCK_MODE);
-        if (!arch.vdsoCountsWith(mode)) {
+        if (!arch.vdsoCountsWith(mode) && !servesVclock(vclock, mode)) {
+            String why = mode == VclockCode.MODE_PVCLOCK ? "; pvclock: " + vclock.pvclock()
+                    : mode == VclockCode.MODE_HVCLOCK ? "; hvclock: " + vclock.hvclock() : "";
             return new Result("the kernel's vDSO does not read the counter itself (clock_mode " + modeName(mode)
-                    + "): clock_gettime serves", layout, mapping, null, null, rec.rejected());
+                    + why + "): clock_gettime serves", layout, mapping, null, null, rec.rejected(), vclock, timens);
         }
         String refusal = arch.vdsoRefusal(LinuxTime.uname().release());
         if (refusal != null) {
-            return new Result(refusal, layout, mapping, null, null, rec.rejected());
+            return new Result(refusal, layout, mapping, null, null, rec.rejected(), vclock, timens);
         }
         VdsoStub.Mapping ordered = VdsoStub.map(arch, layout.x86Algorithm(), true);
         if (!ordered.ok()) {
             return new Result("the read's machine code cannot run: " + ordered.failure(), layout, mapping, null,
-                    null, rec.rejected());
+                    null, rec.rejected(), vclock, timens);
         }
-        Result r = new Result(null, layout, mapping, page, ordered.handle(), rec.rejected());
+        Result r = new Result(null, layout, mapping, page, ordered.handle(), rec.rejected(), vclock, timens);
         String bad = validate(r);
-        return bad == null ? r : new Result(bad, layout, mapping, null, null, rec.rejected());
+        return bad == null ? r : r.refusing(bad);
+    }
+
+    /** A struct timens_offset {s64 sec; u64 nsec} at {@code offset} of the namespace page, in ns. */
+    private static long offsetNanos(MemorySegment nsPage, long offset) {
+        long sec = nsPage.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, offset);
+        long nsec = nsPage.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, offset + 8);
+        return sec * 1_000_000_000L + nsec;
+    }
+
+    /** Whether the read serves clock_mode {@code mode} through a vclock page now. */
+    static boolean servesVclock(Vclock v, int mode) {
+        if (mode == VclockCode.MODE_PVCLOCK && v.pvclockPage() != 0) {
+            // The stable bit now: without it every read would fall back (and the brackets below would refuse).
+            int flags = MemorySegment.ofAddress(v.pvclockPage()).reinterpret(32)
+                    .get(java.lang.foreign.ValueLayout.JAVA_BYTE, VclockCode.PV_FLAGS);
+            return (flags & VclockCode.PVCLOCK_TSC_STABLE_BIT) != 0;
+        }
+        return mode == VclockCode.MODE_HVCLOCK && (v.word() & VclockCode.HVCLOCK_READABLE) != 0;
+    }
+
+    /**
+     * The vclock pages of {@code layout}'s kernels and which the read may load from. Only the layouts with
+     * max_cycles (x86 6.10+) have a vclock reader. The pvclock page ([vvar_vclock] page 0 from 6.13, [vvar]
+     * page 1 before) is read once the kernel copies from it without a fault (PageProbe), which also maps it;
+     * the hvclock page (the next one) is never read on a real kernel: no Hyper-V guest has confirmed the reader.
+     */
+    private static Vclock vclock(VdsoLayout layout, VvarMapping mapping, long pageSize) {
+        if (layout.x86Algorithm() != org.timekeeping4j.machine.VdsoCode.Algorithm.OVERFLOW) {
+            return Vclock.NONE;
+        }
+        String hv = "clock_gettime (the hvclock reader is proven on synthetic pages only: refused until a real"
+                + " Hyper-V guest confirms it)";
+        long pv = mapping.vclockStart() != 0 ? mapping.vclockStart() : mapping.start() + pageSize;
+        long pvEnd = mapping.vclockStart() != 0 ? mapping.vclockEnd() : mapping.end();
+        String where = mapping.vclockStart() != 0 ? "[vvar_vclock] page 0" : "[vvar] page 1";
+        if (pvEnd - pv < 2 * pageSize) {
+            return new Vclock(0, "clock_gettime (no pvclock and hvclock pages at " + where + ")", hv);
+        }
+        String v = System.getProperty(VCLOCK_PROPERTY, "auto").trim().toLowerCase(Locale.ROOT);
+        if (v.equals("off")) {
+            return new Vclock(0, "clock_gettime (the vclock readers switched off: " + VCLOCK_PROPERTY + "=off)", hv);
+        }
+        int errno = PageProbe.copyErrno(pv, 32);
+        if (errno != 0) {
+            return new Vclock(0, "clock_gettime (the pvclock page, " + where + ", is not backed: kvm-clock not used"
+                    + " since boot, or no kvm-clock; errno " + errno + ")", hv);
+        }
+        return new Vclock(pv | VclockCode.PVCLOCK_READABLE, "the pvclock page (" + where
+                + ", vCPU 0's pvclock_vcpu_time_info) with the vDSO's vread_pvclock, while PVCLOCK_TSC_STABLE_BIT"
+                + " is set", hv);
     }
 
     /**
@@ -192,7 +356,8 @@ public final class Discovery {
             long k0 = LinuxTime.clockGettimeNanos(c.clock().id());
             long counter = VdsoStub.readCounterOrdered();
             long k1 = LinuxTime.clockGettimeNanos(c.clock().id());
-            if (VdsoFormula.convert(r.layout(), r.page(), r.layout().baseOffset(VdsoLayout.base(c)), c.clock().id(), counter, conv)
+            if (VdsoFormula.convert(r.layout(), r.page(), r.layout().baseOffset(VdsoLayout.base(c)), c.clock().id(),
+                    counter, r.vclock().pvti(), r.timens().offset(c.clock().id()), conv)
                     && conv.exact() && (conv.nanos() - k0 < 0 || k1 - conv.nanos() < 0)) {
                 return "the conversion of a counter value to " + c.clock() + " left clock_gettime's bracket ("
                         + k0 + " <= " + conv.nanos() + " <= " + k1 + " fails) with layout " + r.layout();
@@ -210,15 +375,17 @@ public final class Discovery {
         int served = 0;
         for (int i = 0; i < BRACKETS; i++) {
             long k0 = LinuxTime.clockGettimeNanos(clockId);
-            long v = VdsoStub.invoke(r.read(), vc, ts, 0);
+            long v = VdsoStub.invoke(r.read(), vc, ts, 0, r.vclock().word());
             long k1 = LinuxTime.clockGettimeNanos(clockId);
             if (v == VdsoStub.FALLBACK) {
                 continue;
             }
+            v += r.timens().offset(clockId);
             served++;
             if (v - k0 < 0 || k1 - v < 0) {
                 return "the vDSO data read of " + name + " left clock_gettime's bracket (" + k0 + " <= " + v + " <= "
-                        + k1 + " fails) with layout " + r.layout() + ": not trusted";
+                        + k1 + " fails) with layout " + r.layout() + (r.timens().inNamespace() ? " in a time namespace"
+                        : "") + ": not trusted";
             }
         }
         return served > 0 ? null : "the vDSO data read of " + name + " fell back to clock_gettime " + BRACKETS

@@ -21,9 +21,13 @@ import org.timekeeping4j.timekeeper.CounterClock;
  * against brackets of clock_gettime reads); see {@link Discovery}. Every address and the read's method handle
  * are static finals, so a JIT-compiled read passes constants to one inlined downcall.
  *
- * <p>Per read, the machine code checks seq and clock_mode as the vDSO does: a clocksource change (TSC
- * marked unstable, kvm-clock) or a seq stuck odd makes that read return {@link VdsoStub#FALLBACK}, and the
- * caller asks clock_gettime: a change at run time is safe.
+ * <p>Per read, the machine code checks seq and clock_mode as the vDSO does and reads the counter the mode
+ * names: the TSC, or kvm-clock's pvclock page over the TSC where discovery found that page backed (so a switch
+ * tsc &lt;-&gt; kvm-clock at run time keeps exact mode); any other mode, an unstable pvclock or a seq stuck
+ * odd makes that read return {@link VdsoStub#FALLBACK}, and the caller asks clock_gettime. In a time
+ * namespace the addresses are those of the kernel's data page after the namespace's, and MONOTONIC,
+ * MONOTONIC_RAW and BOOTTIME add the namespace's offsets (constants: a multi-threaded process cannot change
+ * its time namespace).
  */
 public final class KernelVdso {
 
@@ -46,7 +50,23 @@ public final class KernelVdso {
     /** True when exact mode serves the counter-backed clocks. */
     public static final boolean ENABLED = STATE.reason() == null;
 
-    private static final MethodHandle READ = STATE.read();
+    /**
+     * The production read: as discovery's (which it validated), plus, outside a time namespace (where
+     * clock_gettime's value would carry the offsets that the callers add), clock_gettime called from the code
+     * where the vDSO would fall back, so that a fallback costs one downcall.
+     */
+    private static final MethodHandle READ = completing(true, STATE.read());
+    /** Discovery's read: the fallback value where the vDSO would fall back (see {@link #monotonicWithoutOwnFallback}). */
+    private static final MethodHandle PLAIN = STATE.read();
+    /** The read's vclock argument: the pvclock page and which vclock pages it may load from. */
+    private static final long VCLOCK = STATE.vclock().word();
+    /** The pvclock page for conversions in Java (snapshots, ticksToNanos), or null: made once, read allocation-free. */
+    private static final MemorySegment PVTI = STATE.vclock().pvti();
+    // A time namespace's offsets (0 outside one), added as do_hres_timens adds them.
+    private static final long OFFS_MONOTONIC = STATE.timens().monotonic();
+    private static final long OFFS_BOOTTIME = STATE.timens().boottime();
+    /** Per {@link CounterClock#record()}: the time namespace's offset of the clock. */
+    private static final long[] OFFSET = new long[CounterClock.values().length];
     private static final long HRES = STATE.base(VdsoLayout.CS_HRES_COARSE);
     private static final long RAW = STATE.base(VdsoLayout.CS_RAW);
     private static final long TS_REALTIME = STATE.timestamp(CounterClock.REALTIME);
@@ -62,6 +82,7 @@ public final class KernelVdso {
         for (CounterClock c : CounterClock.values()) {
             BASE[c.record()] = STATE.base(VdsoLayout.base(c));
             TIMESTAMP[c.record()] = STATE.timestamp(c);
+            OFFSET[c.record()] = STATE.timens().offset(c.clock().id());
         }
     }
 
@@ -94,7 +115,7 @@ public final class KernelVdso {
      */
     public static long aux(int index) {
         long vc = AUX_BASE + index * AUX_STRIDE;
-        return invoke(READ, vc, vc + AUX_TIMESTAMP);
+        return invoke(READ, vc, vc + AUX_TIMESTAMP, ClockId.AUX_BASE + index); // do_aux: no namespace offset
     }
 
     /** Null when {@link #ENABLED}, else why exact mode does not serve (one line). */
@@ -113,27 +134,83 @@ public final class KernelVdso {
      */
     public static long read(CounterClock clock) {
         int r = clock.record();
-        return invoke(READ, BASE[r], TIMESTAMP[r]);
+        return offset(invoke(READ, BASE[r], TIMESTAMP[r], clock.clock().id()), OFFSET[r]);
     }
 
     public static long realtime() {
-        return invoke(READ, HRES, TS_REALTIME);
+        return invoke(READ, HRES, TS_REALTIME, 0);
     }
 
     public static long monotonic() {
-        return invoke(READ, HRES, TS_MONOTONIC);
+        return offset(invoke(READ, HRES, TS_MONOTONIC, 1), OFFS_MONOTONIC);
     }
 
     public static long monotonicRaw() {
-        return invoke(READ, RAW, TS_RAW);
+        return offset(invoke(READ, RAW, TS_RAW, 4), OFFS_MONOTONIC);
     }
 
     public static long boottime() {
-        return invoke(READ, HRES, TS_BOOTTIME);
+        return offset(invoke(READ, HRES, TS_BOOTTIME, 7), OFFS_BOOTTIME);
     }
 
     public static long tai() {
-        return invoke(READ, HRES, TS_TAI);
+        return invoke(READ, HRES, TS_TAI, 11);
+    }
+
+    /**
+     * MONOTONIC through discovery's read, which returns {@link VdsoStub#FALLBACK} where the vDSO would fall back
+     * instead of calling clock_gettime itself: for comparing the two fallbacks (benchmarks), not for clock reads.
+     *
+     * @return ns, or {@link VdsoStub#FALLBACK}
+     */
+    public static long monotonicWithoutOwnFallback() {
+        return offset(invoke(PLAIN, HRES, TS_MONOTONIC, 1), OFFS_MONOTONIC);
+    }
+
+    /**
+     * A read plus a time namespace's offset, the fallback value kept. Outside a namespace the offset is a
+     * constant 0 and the JIT folds this to the read.
+     */
+    private static long offset(long v, long offset) {
+        return offset == 0 || v == VdsoStub.FALLBACK ? v : v + offset;
+    }
+
+    /** What serves clock_mode PVCLOCK (kvm-clock) in this process, or why clock_gettime does. */
+    public static String pvclock() {
+        return STATE.vclock().pvclock();
+    }
+
+    /** What serves clock_mode HVCLOCK (Hyper-V) in this process, or why clock_gettime does. */
+    public static String hvclock() {
+        return STATE.vclock().hvclock();
+    }
+
+    /**
+     * The counter behind the served clocks now: "TSC", "kvm-clock (pvclock)", ... from the data's clock_mode,
+     * and whether exact mode reads it or clock_gettime answers; for descriptions, not for clock reads.
+     */
+    public static String vclockNow() {
+        Fields f = fields(VdsoLayout.CS_HRES_COARSE);
+        if (f == null) {
+            return "unknown (exact mode does not serve)";
+        }
+        return switch (f.clockMode()) {
+            case 1 -> STATE.layout().arch() == org.timekeeping4j.clocksource.CounterArch.X86_64
+                    ? "tsc: read by exact mode (on kvm-clock: " + STATE.vclock().pvclock() + ")"
+                    : "the arch timer: read by exact mode";
+            case 2 -> STATE.layout().arch() == org.timekeeping4j.clocksource.CounterArch.X86_64
+                    ? "kvm-clock (clock_mode PVCLOCK): " + (Discovery.servesVclock(STATE.vclock(), 2)
+                            ? "read by exact mode from " + STATE.vclock().pvclock() : STATE.vclock().pvclock())
+                    : "the arch timer (ARCHTIMER_NOCOMPAT): read by exact mode";
+            case 3 -> "Hyper-V TSC page (clock_mode HVCLOCK): " + STATE.vclock().hvclock();
+            case 0 -> "none the vDSO reads (clock_mode NONE): clock_gettime serves";
+            default -> "clock_mode " + f.clockMode() + ": clock_gettime serves";
+        };
+    }
+
+    /** The time namespace's offsets exact mode adds, or {@link Discovery.Timens} with inNamespace false. */
+    public static Discovery.Timens timens() {
+        return STATE.timens();
     }
 
     /**
@@ -146,18 +223,27 @@ public final class KernelVdso {
      */
     public static long readUnordered(CounterClock clock) {
         int r = clock.record();
-        return invoke(Unordered.READ, BASE[r], TIMESTAMP[r]);
+        return offset(invoke(Unordered.READ, BASE[r], TIMESTAMP[r], clock.clock().id()), OFFSET[r]);
     }
 
     /** The unordered read's code, mapped on first use (most processes never call it). */
     private static final class Unordered {
         static final MethodHandle READ = !ENABLED ? null
-                : VdsoStub.map(STATE.layout().arch(), STATE.layout().x86Algorithm(), false).handle();
+                : completing(false, VdsoStub.map(STATE.layout().arch(), STATE.layout().x86Algorithm(), false).handle());
     }
 
-    private static long invoke(MethodHandle handle, long vc, long ts) {
+    /** The completing read (see {@link #READ}), or {@code plain} where it cannot be mapped or must not serve. */
+    private static MethodHandle completing(boolean ordered, MethodHandle plain) {
+        if (!ENABLED || STATE.timens().inNamespace()) {
+            return plain;
+        }
+        VdsoStub.Mapping m = VdsoStub.map(STATE.layout().arch(), STATE.layout().x86Algorithm(), ordered, true);
+        return m.ok() ? m.handle() : plain;
+    }
+
+    private static long invoke(MethodHandle handle, long vc, long ts, long clockId) {
         try {
-            return (long) handle.invokeExact(vc, ts, 0L);
+            return (long) handle.invokeExact(vc, ts, clockId, VCLOCK);
         } catch (Throwable t) {
             throw org.timekeeping4j.linux.LinuxTime.rethrow(t);
         }
@@ -174,7 +260,8 @@ public final class KernelVdso {
      */
     public static boolean convert(long counter, CounterClock clock, Conversion into) {
         return STATE.page() != null && VdsoFormula.convert(STATE.layout(), STATE.page(),
-                STATE.layout().baseOffset(VdsoLayout.base(clock)), clock.clock().id(), counter, into);
+                STATE.layout().baseOffset(VdsoLayout.base(clock)), clock.clock().id(), counter,
+                PVTI, OFFSET[clock.record()], into);
     }
 
     /** The result of {@link #convert}: caller-owned, reusable. */

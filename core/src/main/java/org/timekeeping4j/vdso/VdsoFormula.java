@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import org.timekeeping4j.clocksource.MultShift;
+import org.timekeeping4j.machine.VclockCode;
 import org.timekeeping4j.machine.VdsoCode;
 
 /**
@@ -46,12 +47,57 @@ final class VdsoFormula {
     }
 
     /**
+     * vread_pvclock at TSC value {@code tsc} (read earlier) under the page's version: the pvclock "cycles"
+     * (ns since the host's reference) with bit 63 clear; with bit 63 set when the TSC value lies before the
+     * page's tsc_timestamp (extrapolated backwards: not what the vDSO computes, flagged by the sign); or
+     * {@link Long#MIN_VALUE} when the stable bit is clear or the version never settles.
+     */
+    static long pvclock(MemorySegment pvti, long tsc) {
+        for (int spins = 0; spins < 1 << 20; spins++) {
+            // Acquire: the loads below stay after the version load; pairs with the hypervisor's write barrier
+            // after its version increment (the kernel's pvclock_read_begin: virt_rmb).
+            int version = (int) SEQ.getAcquire(pvti, (long) VclockCode.PV_VERSION) & ~1;
+            byte flags = pvti.get(ValueLayout.JAVA_BYTE, VclockCode.PV_FLAGS);
+            if ((flags & VclockCode.PVCLOCK_TSC_STABLE_BIT) == 0) {
+                return Long.MIN_VALUE;
+            }
+            long tscTimestamp = pvti.get(ValueLayout.JAVA_LONG_UNALIGNED, VclockCode.PV_TSC_TIMESTAMP);
+            long systemTime = pvti.get(ValueLayout.JAVA_LONG_UNALIGNED, VclockCode.PV_SYSTEM_TIME);
+            long mul = Integer.toUnsignedLong(pvti.get(ValueLayout.JAVA_INT_UNALIGNED, VclockCode.PV_MUL));
+            int shift = pvti.get(ValueLayout.JAVA_BYTE, VclockCode.PV_SHIFT);
+            // The loads complete before the version re-load (pvclock_read_retry: virt_rmb, then the compare).
+            VarHandle.loadLoadFence();
+            if ((int) SEQ.get(pvti, (long) VclockCode.PV_VERSION) != version) {
+                Thread.onSpinWait();
+                continue;
+            }
+            long delta = tsc - tscTimestamp;
+            boolean behind = delta < 0;
+            long d = behind ? -delta : delta;
+            d = shift >= 0 ? d << shift : d >>> -shift;
+            long scaled = (Math.unsignedMultiplyHigh(d, mul) << 32) | ((d * mul) >>> 32);
+            return behind ? (systemTime - scaled) | Long.MIN_VALUE : systemTime + scaled;
+        }
+        return Long.MIN_VALUE;
+    }
+
+    /**
      * Converts {@code counter} with the state of base {@code baseOffset} under its seq (see
      * {@link KernelVdso#convert}). A counter at or after cycle_last takes the vDSO's own formula (exact);
      * one before it is extrapolated backwards on the current line, in 128 bits, and flagged inexact.
      */
     static boolean convert(VdsoLayout l, MemorySegment page, long baseOffset, int slot, long counter,
             KernelVdso.Conversion into) {
+        return convert(l, page, baseOffset, slot, counter, null, 0, into);
+    }
+
+    /**
+     * As {@link #convert(VdsoLayout, MemorySegment, long, int, long, KernelVdso.Conversion)}, where clock_mode
+     * PVCLOCK converts the TSC value through the pvclock page {@code pvti} (its first 32 bytes; null: not
+     * readable, then PVCLOCK cannot convert), and {@code offsetNanos} (a time namespace's) is added to the result.
+     */
+    static boolean convert(VdsoLayout l, MemorySegment page, long baseOffset, int slot, long counter,
+            MemorySegment pvti, long offsetNanos, KernelVdso.Conversion into) {
         long ts = baseOffset + l.basetimeOffset() + (long) slot * VdsoLayout.TIMESTAMP_BYTES;
         for (int spins = 0; spins < 1 << 20; ) {
             // Acquire: every later load (the fields) is ordered after the seq load; pairs with the kernel's
@@ -77,10 +123,25 @@ final class VdsoFormula {
             if ((int) SEQ.get(page, baseOffset) != seq) {
                 continue;
             }
-            if (!l.arch().vdsoCountsWith(mode)) {
+            boolean pvExact = true;
+            long cycles = counter;
+            if (mode == VclockCode.MODE_PVCLOCK && pvti != null
+                    && l.x86Algorithm() == VdsoCode.Algorithm.OVERFLOW) {
+                // Under the vdso seq (its re-load below covers these loads too).
+                long pv = pvclock(pvti, counter);
+                if (pv == Long.MIN_VALUE) {
+                    return false;
+                }
+                pvExact = pv >= 0;
+                cycles = pv & S64_MAX;
+                VarHandle.loadLoadFence(); // the pvclock loads complete before the vdso seq re-load
+                if ((int) SEQ.get(page, baseOffset) != seq) {
+                    continue;
+                }
+            } else if (!l.arch().vdsoCountsWith(mode)) {
                 return false;
             }
-            long c = l.x86Algorithm() == VdsoCode.Algorithm.OVERFLOW ? counter & S64_MAX : counter & mask;
+            long c = l.x86Algorithm() == VdsoCode.Algorithm.OVERFLOW ? cycles & S64_MAX : cycles & mask;
             // At or after cycle_last (the forward distance in the lower half of the counter's range): the
             // window the current state was made for.
             boolean exact = Long.compareUnsigned((c - last) & mask, mask >>> 1) <= 0;
@@ -97,8 +158,8 @@ final class VdsoFormula {
                 long hi = -prodHi - (Long.compareUnsigned(nsec, prodLo) < 0 ? 1 : 0);
                 n = (lo >>> shift) | (hi << (64 - shift)); // arithmetic on the 128-bit value, low word
             }
-            into.nanos = sec * 1_000_000_000L + n;
-            into.exact = exact;
+            into.nanos = sec * 1_000_000_000L + n + offsetNanos;
+            into.exact = exact && pvExact;
             into.cycleLast = last;
             into.mult = (int) mult;
             into.shift = shift;

@@ -13,8 +13,15 @@ import java.util.List;
  * @param start     first byte of [vvar]
  * @param end       one past its last byte
  * @param vdsoStart first byte of [vdso], or 0 if absent
+ * @param vclockStart first byte of [vvar_vclock] (6.13+: the pvclock and hvclock pages), or 0 if absent
+ * @param vclockEnd  one past its last byte, or 0
  */
-public record VvarMapping(long start, long end, long vdsoStart) {
+public record VvarMapping(long start, long end, long vdsoStart, long vclockStart, long vclockEnd) {
+
+    /** A mapping without [vvar_vclock]. */
+    public VvarMapping(long start, long end, long vdsoStart) {
+        this(start, end, vdsoStart, 0, 0);
+    }
 
     /** /proc/self/ns/time of the initial time namespace: time:[PROC_TIME_INIT_INO] (0xEFFFFFFA). */
     static final String INITIAL_TIME_NAMESPACE = "time:[4026531834]";
@@ -32,6 +39,7 @@ public record VvarMapping(long start, long end, long vdsoStart) {
      */
     public static VvarMapping parse(List<String> maps) {
         long[] vvar = null;
+        long[] vclock = {0, 0};
         long vdso = 0;
         for (String line : maps) {
             String[] f = line.trim().split("\\s+");
@@ -47,11 +55,13 @@ public record VvarMapping(long start, long end, long vdsoStart) {
                 if (!f[1].startsWith("r")) {
                     throw new IllegalArgumentException("[vvar] is not readable (" + f[1] + ")");
                 }
+            } else if (name.equals("[vvar_vclock]")) {
+                vclock = range(f[0]);
             } else if (name.equals("[vdso]")) {
                 vdso = range(f[0])[0];
             }
         }
-        return vvar == null ? null : new VvarMapping(vvar[0], vvar[1], vdso);
+        return vvar == null ? null : new VvarMapping(vvar[0], vvar[1], vdso, vclock[0], vclock[1]);
     }
 
     private static long[] range(String field) {

@@ -39,7 +39,10 @@ class TimekeeperAdjustmentTest {
         assertThat(tk.monotonicNanos()).isEqualTo(mono);
         assertThat(tk.realtimeNanos()).isEqualTo(real);
         assertThat(tk.clockWasSetSeq()).isEqualTo(seq);
-        assertThatThrownBy(() -> tk.setBoottimeOffsetNanos(-1)).isInstanceOf(IllegalArgumentException.class);
+        // Negative too: a time namespace's offsets can put BOOTTIME below MONOTONIC.
+        tk.setBoottimeOffsetNanos(-500 * NS);
+        assertThat(tk.boottimeNanos()).isEqualTo(mono - 500 * NS);
+        assertThat(tk.monotonicNanos()).isEqualTo(mono);
     }
 
     @Test

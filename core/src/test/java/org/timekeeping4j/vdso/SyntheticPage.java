@@ -11,8 +11,13 @@ final class SyntheticPage {
     final MemorySegment page;
 
     SyntheticPage(VdsoLayout layout, Arena arena) {
+        this(layout, arena.allocate(4096, 4096));
+    }
+
+    /** Over {@code page} (at least 4096 bytes). */
+    SyntheticPage(VdsoLayout layout, MemorySegment page) {
         this.layout = layout;
-        this.page = arena.allocate(4096, 4096);
+        this.page = page;
     }
 
     long baseAddress(int base) {

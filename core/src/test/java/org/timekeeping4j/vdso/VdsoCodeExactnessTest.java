@@ -90,7 +90,7 @@ class VdsoCodeExactnessTest {
                 long counter = counterFor(r, b);
                 long expected = algorithm == VdsoCode.Algorithm.OVERFLOW ? VdsoReference.x86Overflow(b, counter)
                         : VdsoReference.x86Legacy(b, counter);
-                long actual = (long) code.invokeExact(p.baseAddress(base), p.timestampAddress(base, slot), counter);
+                long actual = (long) code.invokeExact(p.baseAddress(base), p.timestampAddress(base, slot), counter, 0L);
                 assertThat(actual).as("%s case %d: %s at counter %s", layout, i, b, Long.toUnsignedString(counter))
                         .isEqualTo(expected);
                 // The Java formula agrees wherever it claims exactness (at or after cycle_last).
@@ -115,18 +115,18 @@ class VdsoCodeExactnessTest {
                 p.base(0, 42, VdsoLayout.CLOCKMODE_COUNTER, b, 1);
                 long vc = p.baseAddress(0);
                 long ts = p.timestampAddress(0, 1);
-                assertThat((long) code.invokeExact(vc, ts, b.cycleLast())).isNotEqualTo(VdsoStub.FALLBACK);
+                assertThat((long) code.invokeExact(vc, ts, b.cycleLast(), 0L)).isNotEqualTo(VdsoStub.FALLBACK);
                 for (int mode : new int[] {0, 2, 3}) { // NONE, PVCLOCK, HVCLOCK
                     p.mode(0, mode);
-                    assertThat((long) code.invokeExact(vc, ts, b.cycleLast())).as("clock_mode %d", mode)
+                    assertThat((long) code.invokeExact(vc, ts, b.cycleLast(), 0L)).as("clock_mode %d", mode)
                             .isEqualTo(VdsoStub.FALLBACK);
                 }
                 p.mode(0, VdsoLayout.CLOCKMODE_TIMENS); // a time-namespace page: seq 1 for good
                 p.seq(0, 1);
-                assertThat((long) code.invokeExact(vc, ts, b.cycleLast())).as("timens").isEqualTo(VdsoStub.FALLBACK);
+                assertThat((long) code.invokeExact(vc, ts, b.cycleLast(), 0L)).as("timens").isEqualTo(VdsoStub.FALLBACK);
                 p.mode(0, VdsoLayout.CLOCKMODE_COUNTER); // a seq stuck odd: bounded spin, then the kernel
                 p.seq(0, 43);
-                assertThat((long) code.invokeExact(vc, ts, b.cycleLast())).as("stuck odd").isEqualTo(VdsoStub.FALLBACK);
+                assertThat((long) code.invokeExact(vc, ts, b.cycleLast(), 0L)).as("stuck odd").isEqualTo(VdsoStub.FALLBACK);
             }
         }
     }

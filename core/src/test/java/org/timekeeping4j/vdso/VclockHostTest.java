@@ -1,0 +1,168 @@
+package org.timekeeping4j.vdso;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.timekeeping4j.linux.Platform;
+
+/**
+ * Exact mode for real where the machine allows it, in child JVMs ({@link AgreementMain}): bracketed reads of
+ * every counter clock and the COARSE ones, 0 outside clock_gettime's brackets.
+ * <ul>
+ * <li>time namespaces ({@code unshare -T --monotonic M --boottime B}, several pairs, a boottime offset below
+ *     the monotonic one among them): exact mode serves with the namespace's offsets; and the tracker
+ *     ({@code timekeeping4j.vdso=off}) agrees there too. Needs root (a new time namespace), changes nothing on
+ *     the host.</li>
+ * <li>kvm-clock: the host's clocksource switched to kvm-clock (exact mode reads the pvclock page), then
+ *     switched tsc &lt;-&gt; kvm-clock every 500 ms while a child reads (tools/testing/selftests/timers/
+ *     clocksource-switch does the same). Changes the host's clocksource: needs root, kvm-clock among the
+ *     available clocksources and {@code -Dtimekeeping4j.test.steerHost=true} (.ci/run passes it); the original
+ *     clocksource is restored in a finally block.</li>
+ * </ul>
+ * {@code -Dtimekeeping4j.test.vclockReads=N} sets the reads per clock (default 10^7).
+ */
+class VclockHostTest {
+
+    private static final Path CLOCKSOURCE = Path.of("/sys/devices/system/clocksource/clocksource0");
+    private static final long READS = Long.getLong("timekeeping4j.test.vclockReads", 10_000_000L);
+
+    private static boolean root() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("Uid:")) {
+                    return line.split("\\s+")[2].equals("0"); // the effective uid
+                }
+            }
+        } catch (IOException e) {
+            return false;
+        }
+        return false;
+    }
+
+    private static void assumeRootX86() {
+        assumeTrue("x86_64".equals(Platform.ARCH), "exact mode reads time namespaces and kvm-clock on x86_64 only; "
+                + "this is " + Platform.ARCH);
+        assumeTrue(root(), "a new time namespace and the clocksource need root; user is "
+                + System.getProperty("user.name"));
+    }
+
+    /** A child's report: its STATE line and, per clock, {reads, outside, worst}. */
+    record Report(String state, String after, Map<String, long[]> clocks, String output) {}
+
+    private static Report run(List<String> prefix, List<String> jvmArgs, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(prefix);
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("--enable-native-access=ALL-UNNAMED");
+        cmd.addAll(jvmArgs);
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(AgreementMain.class.getName());
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        byte[] out = p.getInputStream().readAllBytes();
+        assertThat(p.waitFor(600, TimeUnit.SECONDS)).as("child finished").isTrue();
+        String text = new String(out, StandardCharsets.UTF_8);
+        assertThat(p.exitValue()).as("child exit: %s", text).isZero();
+        String state = null;
+        String after = null;
+        Map<String, long[]> clocks = new LinkedHashMap<>();
+        for (String line : text.split("\n")) {
+            if (line.startsWith("STATE ")) {
+                state = line;
+            } else if (line.startsWith("AFTER ")) {
+                after = line;
+            } else if (line.startsWith("CLOCK ")) {
+                String[] f = line.split(" ");
+                clocks.put(f[1], new long[] {Long.parseLong(f[3]), Long.parseLong(f[5]), Long.parseLong(f[7])});
+            }
+        }
+        assertThat(state).as("child output: %s", text).isNotNull();
+        assertThat(clocks).as("child output: %s", text).hasSize(AgreementMain.CLOCKS.length);
+        return new Report(state, after, clocks, text);
+    }
+
+    private static void assertAgreement(Report r, long minReads, long tolerance) {
+        System.out.println(r.output().strip()); // the figures, in the surefire report's output
+        r.clocks().forEach((clock, v) -> {
+            assertThat(v[0]).as("%s reads (%s)", clock, r.state()).isGreaterThanOrEqualTo(minReads);
+            if (tolerance == 0) {
+                assertThat(v[1]).as("%s reads outside the bracket, worst %d ns (%s)", clock, v[2], r.state()).isZero();
+            } else {
+                assertThat(v[2]).as("%s worst excursion (%s)", clock, r.state()).isLessThanOrEqualTo(tolerance);
+            }
+        });
+    }
+
+    @Test
+    void exactModeShouldApplyATimeNamespacesOffsets() throws Exception {
+        assumeRootX86();
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/unshare")), "no /usr/bin/unshare (util-linux)");
+        assumeTrue(Files.exists(Path.of("/proc/self/ns/time")), "this kernel has no time namespaces");
+        long[][] pairs = {{86_400, 3_600}, {1_000, -500}, {-100, 50_000}};
+        for (long[] pair : pairs) {
+            Report r = run(List.of("/usr/bin/unshare", "-T", "--monotonic", String.valueOf(pair[0]), "--boottime",
+                    String.valueOf(pair[1]), "--fork"), List.of(), "count", String.valueOf(READS));
+            assertThat(r.state()).as("offsets %d/%d", pair[0], pair[1])
+                    .contains("enabled=true", "timens=" + pair[0] * 1_000_000_000L + "," + pair[1] * 1_000_000_000L);
+            assertAgreement(r, READS, 0);
+        }
+        // The tracker there (exact mode off): BOOTTIME below MONOTONIC is no error of its.
+        Report t = run(List.of("/usr/bin/unshare", "-T", "--monotonic", "1000", "--boottime", "-500", "--fork"),
+                List.of("-Dtimekeeping4j.vdso=off"), "count", String.valueOf(Math.max(1, READS / 10)));
+        assertThat(t.state()).contains("enabled=false");
+        assertAgreement(t, Math.max(1, READS / 10), 1_000);
+    }
+
+    @Test
+    void exactModeShouldReadKvmClockAndFollowSwitchesEvery500Ms() throws Exception {
+        assumeRootX86();
+        assumeTrue(Boolean.getBoolean("timekeeping4j.test.steerHost"), "switching the host's clocksource needs"
+                + " -Dtimekeeping4j.test.steerHost=true (.ci/run passes it)");
+        assumeTrue(Files.exists(CLOCKSOURCE.resolve("available_clocksource"))
+                && Files.readString(CLOCKSOURCE.resolve("available_clocksource")).contains("kvm-clock"),
+                "kvm-clock is not an available clocksource here (not a KVM guest)");
+        String original = Files.readString(CLOCKSOURCE.resolve("current_clocksource")).trim();
+        String other = original.equals("kvm-clock") ? "tsc" : original;
+        try {
+            switchTo("kvm-clock");
+            Report r = run(List.of(), List.of(), "count", String.valueOf(READS));
+            assertThat(r.state()).contains("enabled=true", "kvm-clock (clock_mode PVCLOCK): read by exact mode");
+            assertAgreement(r, READS, 0);
+            switchTo(other);
+            // A child reading while the clocksource switches every 500 ms.
+            int switches = 0;
+            var child = new java.util.concurrent.CompletableFuture<Report>();
+            Thread reader = Thread.ofPlatform().start(() -> {
+                try {
+                    child.complete(run(List.of(), List.of(), "seconds", "10"));
+                } catch (Throwable e) {
+                    child.completeExceptionally(e);
+                }
+            });
+            while (reader.isAlive()) {
+                Thread.sleep(500);
+                switchTo((switches++ & 1) == 0 ? "kvm-clock" : other);
+            }
+            Report s = child.get();
+            assertThat(switches).as("switches").isGreaterThanOrEqualTo(16);
+            assertAgreement(s, 1_000_000, 0);
+        } finally {
+            switchTo(original);
+        }
+        assertThat(Files.readString(CLOCKSOURCE.resolve("current_clocksource")).trim()).isEqualTo(original);
+    }
+
+    private static void switchTo(String clocksource) throws IOException {
+        Files.writeString(CLOCKSOURCE.resolve("current_clocksource"), clocksource);
+    }
+}
