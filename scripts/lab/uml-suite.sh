@@ -12,6 +12,8 @@
 # Exit status: 0 when every test passed and no lab test was skipped; 1 when a test failed or a lab test skipped
 # (the reasons are printed); 2 when the suite cannot be set up here (the reason is printed: it never passes by
 # skipping). TK4J_LAB=off opts out explicitly: it prints that it was used and exits 0.
+# With arguments, one boot runs just them as the launcher's selection (e.g. --select-class
+# org.timekeeping4j.lab.PpsLabTest; TK4J_LAB_APPEND for kernel arguments).
 # Environment: TK4J_LAB (off), TK4J_CACHE (see scripts/lab/uml.sh), TK4J_JAVA_HOME / JAVA_HOME (a JDK 25+).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -95,10 +97,14 @@ run_guest() {
   return 0
 }
 
+if [ $# -gt 0 ]; then   # a developer's selection: one boot, these launcher arguments
+  run_guest selection "${TK4J_LAB_APPEND:-}" "$@"
+else
 run_guest main "" --select-package org.timekeeping4j.lab --exclude-tag lab-clocksource \
   --select-class org.timekeeping4j.tracking.KernelTrackerTest
 run_guest clocksource "highres=off nohz=off" --select-package org.timekeeping4j.lab \
   --include-tag lab-clocksource
+fi
 
 if [ "$failed" != 0 ]; then
   log "FAILED (reports in $out/reports-*; total $(took "$t_start"))"

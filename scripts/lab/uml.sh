@@ -86,7 +86,7 @@ build_kernel() {
   dpkg-deb -x "$deb" "$dir/deb" || fail "dpkg-deb -x $deb failed"
   tar=$(ls "$dir"/deb/usr/src/linux-source-*.tar.* | head -1)
   tar -xf "$tar" -C "$src" --strip-components=1 || fail "unpacking $tar failed"
-  rm -rf "$dir/deb"
+  rm -rf "$dir/deb" "$deb"
   (
     cd "$src"
     make -s ARCH=um defconfig >/dev/null
@@ -142,12 +142,13 @@ for d in "${rw_dirs[@]}"; do [ -n "$d" ] && mkdir -p "$d"; done
   echo 'mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t tmpfs tmpfs /tmp; mount -t tmpfs tmpfs /run'
   echo 'mount -t devtmpfs dev /dev 2>/dev/null; mount -t debugfs debugfs /sys/kernel/debug'
   echo 'mkdir -p /dev/pts /dev/shm; mount -t devpts devpts /dev/pts; mount -t tmpfs tmpfs /dev/shm'
-  printf 'mkdir -p %q; mount -t hostfs -o hostfs=%q none %q\n' "$run" "$run" "$run"
+  # hostfs takes the host folder as its whole option string.
+  printf 'mkdir -p %q; mount -t hostfs none %q -o %q\n' "$run" "$run" "$run"
   for d in "${rw_dirs[@]}"; do
-    [ -n "$d" ] && printf 'mount -t hostfs -o hostfs=%q none %q\n' "$d" "$d"
+    [ -n "$d" ] && printf 'mount -t hostfs none %q -o %q || exit 125\n' "$d" "$d"
   done
   echo 'hostname tk4j-lab; mkdir -p /tmp/home; HOME=/tmp/home; export HOME'
-  printf '/bin/sh %q </dev/console >/dev/console 2>&1\n' "$run/cmd.sh"
+  printf '/bin/bash %q </dev/console >/dev/console 2>&1\n' "$run/cmd.sh"
   printf 'echo $? > %q\n' "$run/rc"
   echo 'sync; exec busybox poweroff -f'
 } > "$run/init.sh"
@@ -155,7 +156,9 @@ chmod +x "$run/init.sh"
 
 # con0 on this process's stdout; stdin is not passed (a guest reading it would steal the caller's input).
 set +e
-TMPDIR=/tmp "$kernel" mem="${TK4J_LAB_MEM:-2G}" rootfstype=hostfs hostfs=/ ro init="$run/init.sh" \
+tmp=/tmp
+[ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && tmp=/dev/shm   # the guest's memory file: tmpfs is faster
+TMPDIR=$tmp "$kernel" mem="${TK4J_LAB_MEM:-2G}" rootfstype=hostfs hostfs=/ ro init="$run/init.sh" \
   con=null con0=null,fd:1 ssl=null quiet tk4j_lab=1 ${TK4J_LAB_APPEND:-} </dev/null
 status=$?
 set -e

@@ -86,8 +86,8 @@ class AuxClockLabTest {
     @Test
     void anOffsetStepThroughClockAdjtimeShouldBeFollowed() {
         enable(AUX, true);
-        long before = Clocks.nanos(AUX);
         long r0 = GuestKernel.gettime(RAW);
+        long before = Clocks.nanos(AUX);
         GuestKernel.clockAdjtime(AUX.id(), GuestKernel.ADJ_SETOFFSET | GuestKernel.ADJ_NANO, 3 * GuestKernel.NANOS,
                 0, 0, 0);
         long after = Clocks.nanos(AUX);

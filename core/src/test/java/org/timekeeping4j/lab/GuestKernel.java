@@ -28,6 +28,8 @@ final class GuestKernel {
 
     static final int ADJ_OFFSET = 0x0001;
     static final int ADJ_FREQUENCY = 0x0002;
+    static final int ADJ_MAXERROR = 0x0004;
+    static final int ADJ_ESTERROR = 0x0008;
     static final int ADJ_STATUS = 0x0010;
     static final int ADJ_TAI = 0x0080;
     static final int ADJ_SETOFFSET = 0x0100;
@@ -108,9 +110,30 @@ final class GuestKernel {
         clockAdjtime(clockId, ADJ_FREQUENCY, 0, scaledPpm, 0, 0);
     }
 
-    /** Sets the kernel's STA_* status bits (ADJ_STATUS) on REALTIME; returns the state. */
+    /**
+     * Sets the kernel's STA_* status bits (ADJ_STATUS) on REALTIME, with maxerror and esterror at 0 as a time daemon
+     * does (a maxerror past 16 s makes the kernel set STA_UNSYNC again, and adjtimex then answers TIME_ERROR in place
+     * of its leap state); returns the state.
+     */
     static int setStatus(int status) {
-        return clockAdjtime(0, ADJ_STATUS, 0, 0, status, 0);
+        return clockAdjtime(0, ADJ_STATUS | ADJ_MAXERROR | ADJ_ESTERROR, 0, 0, status, 0);
+    }
+
+    /**
+     * Clears STA_INS/STA_DEL and waits (at most 3 s) for the kernel's state to return to TIME_OK: after a leap it
+     * stays TIME_WAIT while a leap flag is set, and leaves it only at a second's end (a clock_settime does not reset
+     * it), so a new leap can be armed only after this.
+     */
+    static void awaitTimeOk() throws InterruptedException {
+        setStatus(0);
+        long deadline = gettime(1) + 3 * NANOS;
+        while (state() != TIME_OK) {
+            if (gettime(1) > deadline) {
+                throw new AssertionError("the kernel's state stayed " + state() + " for 3 s after the leap flags were "
+                        + "cleared (TIME_OK is 0)");
+            }
+            Thread.sleep(10);
+        }
     }
 
     /** The kernel's state now (adjtimex with modes 0). */

@@ -32,6 +32,9 @@ class LeapSecondLabTest {
     static final long MIDNIGHT = Instant.parse("2027-01-01T00:00:00Z").getEpochSecond() * S;
     static final int TAI_BEFORE = 37;
     static final List<ClockId> CONTINUOUS = List.of(ClockId.TAI, ClockId.MONOTONIC, ClockId.BOOTTIME);
+    /** Pairs whose distance a leap must not change. */
+    static final List<ClockId[]> OFFSETS = List.of(new ClockId[] {ClockId.TAI, ClockId.MONOTONIC},
+            new ClockId[] {ClockId.BOOTTIME, ClockId.MONOTONIC}, new ClockId[] {ClockId.MONOTONIC, ClockId.MONOTONIC_RAW});
 
     /** A bound reader per clock, made by the first thread that reads it. */
     static final Map<ClockId, org.timekeeping4j.ClockReader> READERS = new java.util.concurrent.ConcurrentHashMap<>();
@@ -89,6 +92,8 @@ class LeapSecondLabTest {
         final List<Long> realtimeSteps = new ArrayList<>();
         long realtimeMinusTaiChange;
         long bracket;
+        long[][] offsetsBefore;
+        long[][] offsetsAfter;
         final List<Checker> checkers = new ArrayList<>();
 
         void assertContinuous() {
@@ -98,8 +103,13 @@ class LeapSecondLabTest {
                 assertThat(c.lastRead).as("%s read after the leap", c.name).isTrue();
                 assertThat(c.violations).as("%s: reads that went backwards (first: %d ns)", c.name, c.firstDelta)
                         .isZero();
-                // No step: the largest forward gap is a descheduling, far below the leap's second.
-                assertThat(c.maxGap).as("%s: largest gap between two reads, ns", c.name).isLessThan(S / 2);
+            }
+            // No step forward either: TAI and BOOTTIME keep their distance to MONOTONIC, MONOTONIC to MONOTONIC_RAW.
+            for (int i = 0; i < OFFSETS.size(); i++) {
+                assertThat(offsetsAfter[i][0] - offsetsBefore[i][0])
+                        .as("change of %s - %s across the leap, ns", OFFSETS.get(i)[0], OFFSETS.get(i)[1])
+                        .isBetween(-offsetsAfter[i][1] - offsetsBefore[i][1] - 1_000_000L,
+                                offsetsAfter[i][1] + offsetsBefore[i][1] + 1_000_000L);
             }
         }
     }
@@ -114,7 +124,6 @@ class LeapSecondLabTest {
         long reads;
         long violations;
         long firstDelta;
-        long maxGap;
         boolean firstRead;
         boolean lastRead;
 
@@ -137,12 +146,8 @@ class LeapSecondLabTest {
                 for (int i = 0; i < 64; i++) { // back to back, as the selftests' inconsistency-check
                     long v = path.applyAsLong(clock);
                     reads++;
-                    if (v < last) {
-                        if (violations++ == 0) {
-                            firstDelta = v - last;
-                        }
-                    } else {
-                        maxGap = Math.max(maxGap, v - last);
+                    if (v < last && violations++ == 0) {
+                        firstDelta = v - last;
                     }
                     last = v;
                 }
@@ -152,21 +157,24 @@ class LeapSecondLabTest {
 
     /**
      * REALTIME set to 23:59:50 before {@link #MIDNIGHT} with the TAI offset at 37, then the leap flag: watched from
-     * 2 s before midnight to 2 s after with a checker per (path, clock), SyncStatus polled meanwhile.
+     * 3 s before midnight to 2 s after with a checker per (path, clock), SyncStatus polled meanwhile.
      */
     static Observation leap(int flag) throws Exception {
         Observation o = new Observation();
-        GuestKernel.setStatus(0);
+        for (ToLongFunction<ClockId> path : PATHS.values()) { // first reads (class set-up) before the watch
+            CONTINUOUS.forEach(path::applyAsLong);
+        }
+        GuestKernel.awaitTimeOk();
         GuestKernel.setTaiOffset(TAI_BEFORE);
         GuestKernel.settime(ClockId.REALTIME.id(), MIDNIGHT - 10 * S); // clears the NTP state: the flag comes after
         long leapAtMonotonic = GuestKernel.gettime(ClockId.MONOTONIC.id()) + 10 * S;
         GuestKernel.setStatus(flag);
-        // The pair (REALTIME - TAI) before, bracketed by MONOTONIC reads.
-        long[] before = realtimeMinusTai();
+        long[] before = offset(ClockId.REALTIME, ClockId.TAI);
+        o.offsetsBefore = offsets();
         AtomicBoolean stop = new AtomicBoolean();
         // REALTIME's steps, as changes of REALTIME - MONOTONIC between polls (a late wake-up is no step).
         long lastRealtimeOffset = GuestKernel.gettime(ClockId.REALTIME.id()) - GuestKernel.gettime(ClockId.MONOTONIC.id());
-        long startCheckers = leapAtMonotonic - 2 * S;
+        long startCheckers = leapAtMonotonic - 3 * S;
         while (GuestKernel.gettime(ClockId.MONOTONIC.id()) < leapAtMonotonic + 2 * S) {
             long mono = GuestKernel.gettime(ClockId.MONOTONIC.id());
             if (o.checkers.isEmpty() && mono >= startCheckers) {
@@ -200,25 +208,34 @@ class LeapSecondLabTest {
         for (Checker k : o.checkers) {
             k.join();
         }
-        long[] after = realtimeMinusTai();
+        long[] after = offset(ClockId.REALTIME, ClockId.TAI);
+        o.offsetsAfter = offsets();
         o.realtimeMinusTaiChange = after[0] - before[0];
         o.bracket = after[1] + before[1] + 1_000_000;
         return o;
     }
 
-    /** REALTIME - TAI from one bracketed pair of reads, and the bracket's width. */
-    static long[] realtimeMinusTai() {
+    /** a - b from the tightest of five bracketed reads (b, a, b), and that bracket's width. */
+    static long[] offset(ClockId a, ClockId b) {
         long best = Long.MAX_VALUE;
         long diff = 0;
         for (int i = 0; i < 5; i++) {
-            long t0 = GuestKernel.gettime(ClockId.TAI.id());
-            long r = GuestKernel.gettime(ClockId.REALTIME.id());
-            long t1 = GuestKernel.gettime(ClockId.TAI.id());
+            long t0 = GuestKernel.gettime(b.id());
+            long r = GuestKernel.gettime(a.id());
+            long t1 = GuestKernel.gettime(b.id());
             if (t1 - t0 < best) {
                 best = t1 - t0;
                 diff = r - (t0 + (t1 - t0) / 2);
             }
         }
         return new long[] {diff, best};
+    }
+
+    static long[][] offsets() {
+        long[][] r = new long[OFFSETS.size()][];
+        for (int i = 0; i < r.length; i++) {
+            r[i] = offset(OFFSETS.get(i)[0], OFFSETS.get(i)[1]);
+        }
+        return r;
     }
 }
