@@ -46,7 +46,11 @@ for c in "${TK4J_JAVA_HOME:-}" "${JAVA_HOME:-}" /usr/lib/jvm/* /opt/java/* "$HOM
   if [ -n "$m" ] && [ "$m" -ge 25 ]; then jdk=$c; break; fi
 done
 [ -n "$jdk" ] || cannot "no JDK 25 or newer (looked at TK4J_JAVA_HOME, JAVA_HOME, /usr/lib/jvm, /opt/java, ~/.jdks)"
-command -v mvn >/dev/null || cannot "Maven (mvn) is needed to build the project (apt-get install maven)"
+if ! command -v mvn >/dev/null; then
+  log "installing maven (apt-get, this machine's own suites)"
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 maven; } \
+    >/dev/null 2>&1 || cannot "Maven (mvn) is missing and apt-get install maven failed"
+fi
 
 log "guest kernel"
 "$here/scripts/lab/uml.sh" --prepare >/dev/null || cannot "the UML guest kernel could not be built or found (above)"

@@ -26,8 +26,10 @@ host_pkgs="build-essential bc flex bison m4 busybox-static"
 # The kernel options on top of `make ARCH=um defconfig`; change the list and every cached kernel is rebuilt.
 enable="POSIX_AUX_CLOCKS PPS PPS_CLIENT_KTIMER TIME_NS HOSTFS DEVTMPFS DEVTMPFS_MOUNT TMPFS PTP_1588_CLOCK
   PTP_1588_CLOCK_MOCK NETDEVSIM DEBUG_FS"
-disable="MODULES BLK_DEV_UBD DEBUG_INFO DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT DEBUG_INFO_DWARF5 DEBUG_INFO_DWARF4"
-stamp="$(printf '%s|%s|v1' "$enable" "$disable" | tr -s ' \n' ' ')"
+# Off: what the lab does not use (block devices, disk file systems, wireless), to shorten the build.
+disable="MODULES BLK_DEV_UBD DEBUG_INFO DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT DEBUG_INFO_DWARF5 DEBUG_INFO_DWARF4
+  EXT4_FS QUOTA ISO9660_FS BLK_DEV_LOOP AUTOFS_FS WIRELESS INET_DIAG MAGIC_SYSRQ"
+stamp="$(printf '%s|%s|v2' "$enable" "$disable" | tr -s ' \n' ' ')"
 
 log() { printf 'lab(uml): %s\n' "$*" >&2; }
 fail() { printf 'lab(uml): FAILED to set up the guest: %s\n' "$*" >&2; exit 125; }
@@ -80,13 +82,14 @@ build_kernel() {
   version=$(dpkg-deb -f "$deb" Version)     # e.g. 7.2.13-1
   version=${version%%-*}
   dir="$cache/uml-$version"
-  src="$dir/src"
-  log "building a UML kernel from $source_pkg $version in $dir (about 7 minutes on 2 cores, once)"
-  rm -rf "$dir"; mkdir -p "$src"
-  dpkg-deb -x "$deb" "$dir/deb" || fail "dpkg-deb -x $deb failed"
-  tar=$(ls "$dir"/deb/usr/src/linux-source-*.tar.* | head -1)
+  local build="$cache/build"      # the cached kernel is replaced only once the new one is built
+  src="$build/src"
+  log "building a UML kernel from $source_pkg $version into $dir (about 7 minutes on 2 idle cores, once)"
+  rm -rf "$build"; mkdir -p "$src"
+  dpkg-deb -x "$deb" "$build/deb" || fail "dpkg-deb -x $deb failed"
+  tar=$(ls "$build"/deb/usr/src/linux-source-*.tar.* | head -1)
   tar -xf "$tar" -C "$src" --strip-components=1 || fail "unpacking $tar failed"
-  rm -rf "$dir/deb" "$deb"
+  rm -rf "$build/deb" "$deb"
   (
     cd "$src"
     make -s ARCH=um defconfig >/dev/null
@@ -97,13 +100,15 @@ build_kernel() {
     for o in $enable; do
       grep -q "^CONFIG_$o=y" .config || { echo "CONFIG_$o did not stay enabled (a missing dependency?)" >&2; exit 1; }
     done
-    nice -n 10 make -s ARCH=um -j"$(nproc)" linux >"$dir/build.log" 2>&1 \
-      || { tail -30 "$dir/build.log" >&2; exit 1; }
-  ) || fail "the kernel build failed (log: $dir/build.log)"
-  cp "$src/linux" "$dir/linux.tmp" && cp "$src/.config" "$dir/config"
-  rm -rf "$src"
-  mv "$dir/linux.tmp" "$dir/linux"
+    nice -n 10 make -s ARCH=um -j"$(( $(nproc) + 1 ))" linux >"$build/build.log" 2>&1 \
+      || { tail -30 "$build/build.log" >&2; exit 1; }
+  ) || fail "the kernel build failed (log: $build/build.log)"
+  rm -rf "$dir"; mkdir -p "$dir"
+  cp "$src/.config" "$dir/config" && cp "$build/build.log" "$dir/build.log" && cp "$src/linux" "$dir/linux.tmp" \
+    || fail "copying the kernel into $dir failed"
+  rm -rf "$build"
   echo "$stamp" > "$dir/stamp"
+  mv "$dir/linux.tmp" "$dir/linux"
   log "kernel built in $(took "$t0"): $dir/linux"
 }
 
@@ -144,8 +149,10 @@ for d in "${rw_dirs[@]}"; do [ -n "$d" ] && mkdir -p "$d"; done
   echo 'mkdir -p /dev/pts /dev/shm; mount -t devpts devpts /dev/pts; mount -t tmpfs tmpfs /dev/shm'
   # hostfs takes the host folder as its whole option string.
   printf 'mkdir -p %q; mount -t hostfs none %q -o %q\n' "$run" "$run" "$run"
+  # A writable folder that cannot be mounted ends the run with 125 (init must not exit: the kernel would panic).
   for d in "${rw_dirs[@]}"; do
-    [ -n "$d" ] && printf 'mount -t hostfs none %q -o %q || exit 125\n' "$d" "$d"
+    [ -n "$d" ] && printf 'mount -t hostfs none %q -o %q || { echo "lab(uml): cannot mount %q writable" >&2; echo 125 > %q; sync; exec busybox poweroff -f; }\n' \
+      "$d" "$d" "$d" "$run/rc"
   done
   echo 'hostname tk4j-lab; mkdir -p /tmp/home; HOME=/tmp/home; export HOME'
   printf '/bin/bash %q </dev/console >/dev/console 2>&1\n' "$run/cmd.sh"
