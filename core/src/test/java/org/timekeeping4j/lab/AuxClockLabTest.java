@@ -110,8 +110,21 @@ class AuxClockLabTest {
         }
     }
 
-    /** Bracketed rate of Clocks.nanos(AUX_0) against MONOTONIC_RAW over about {@code millis}. */
+    /**
+     * Bracketed rate of Clocks.nanos(AUX_0) against MONOTONIC_RAW over about {@code millis}: the first of up to five
+     * measurements whose bracket is narrower than 100 ppm (a descheduling between two reads widens it), so that it
+     * tells 400 ppm from none.
+     */
     static double[] rate(long millis) throws InterruptedException {
+        double[] r = null;
+        for (int i = 0; i < 5 && (r == null || r[1] - r[0] >= 100e-6); i++) {
+            r = rateOnce(millis);
+        }
+        assertThat(r[1] - r[0]).as("narrowest rate bracket of five").isLessThan(100e-6);
+        return r;
+    }
+
+    static double[] rateOnce(long millis) throws InterruptedException {
         long a0 = GuestKernel.gettime(RAW);
         long x0 = Clocks.nanos(AUX);
         long b0 = GuestKernel.gettime(RAW);
