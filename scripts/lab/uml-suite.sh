@@ -14,7 +14,7 @@
 # skipping). TK4J_LAB=off opts out explicitly: it prints that it was used and exits 0.
 # With arguments, one boot runs just them as the launcher's selection (e.g. --select-class
 # org.timekeeping4j.lab.PpsLabTest; TK4J_LAB_APPEND for kernel arguments).
-# Environment: TK4J_LAB (off), TK4J_CACHE (see scripts/lab/uml.sh), TK4J_JAVA_HOME / JAVA_HOME (a JDK 25+).
+# Environment: TK4J_LAB (off), TK4J_LAB_CACHE / TK4J_CACHE (see scripts/lab/uml.sh), TK4J_JAVA_HOME / JAVA_HOME (a JDK 25+).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="$here/target/lab"

@@ -11,16 +11,16 @@
 #
 # The kernel: Debian sid's linux-source-7.2 (fetched with a private apt configuration: /etc/apt is never
 # changed), configured for the time drivers (pps_ktimer, netdevsim's mock PTP clock, AUX clocks, time
-# namespaces, hostfs), built once (niced) and cached in $TK4J_CACHE/lab/uml-VERSION/linux (TK4J_CACHE defaults
-# to ~/.cache/timekeeping4j). Host packages it needs (build-essential bc flex bison m4, busybox-static) are
+# namespaces, hostfs), built once (niced) and cached in $TK4J_LAB_CACHE/uml-VERSION/linux (TK4J_LAB_CACHE
+# defaults to $TK4J_CACHE/lab, TK4J_CACHE to ~/.cache/timekeeping4j). Host packages it needs (build-essential bc flex bison m4, busybox-static) are
 # installed from this machine's own suites when missing.
 # --prepare: install, fetch and build only (no guest boot).
-# Environment: TK4J_CACHE, TK4J_LAB_RW, TK4J_LAB_APPEND (extra kernel arguments, e.g. "highres=off nohz=off",
+# Environment: TK4J_LAB_CACHE / TK4J_CACHE, TK4J_LAB_RW, TK4J_LAB_APPEND (extra kernel arguments, e.g. "highres=off nohz=off",
 # which the jiffies clocksource needs), TK4J_LAB_MEM (guest memory, default 2G).
 # Exit status: CMD's; 125 when the guest cannot be set up or booted (with the reason on stderr).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cache="${TK4J_CACHE:-$HOME/.cache/timekeeping4j}/lab"
+cache="${TK4J_LAB_CACHE:-${TK4J_CACHE:-$HOME/.cache/timekeeping4j}/lab}"   # TK4J_LAB_CACHE: as scripts/lab/qemu.sh
 source_pkg=linux-source-7.2
 host_pkgs="build-essential bc flex bison m4 busybox-static"
 # The kernel options on top of `make ARCH=um defconfig`; change the list and every cached kernel is rebuilt.
