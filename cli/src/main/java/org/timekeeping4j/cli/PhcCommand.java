@@ -63,9 +63,17 @@ final class PhcCommand extends DeviceCommand {
                 row(() -> Json.fields(o), "%s %s offset %9d ns delay %6d ns method %s%n", device,
                         clock.kernelName(), o.offsetNanos(), o.delayNanos(), o.method());
             }
+            // The methods the driver refused (EOPNOTSUPP/ENOTTY), tried and skipped on each measurement: one line.
+            java.util.Set<PtpClock.Method> refused = phc.refusedMethods(clock);
+            if (!refused.isEmpty()) {
+                line("%s: refused by the driver for %s: %s (each measured by the next method)%n", device,
+                        clock.kernelName(), refused.stream().map(Enum::name).collect(
+                                java.util.stream.Collectors.joining(", ")));
+            }
             end(() -> {
                 Map<String, Object> m = object(device);
                 m.put("clock", clock.kernelName());
+                m.put("refusedMethods", refused.stream().map(Enum::name).toList());
                 m.put("capabilities", Json.fields(c));
                 m.put("measurements", rows());
                 return m;

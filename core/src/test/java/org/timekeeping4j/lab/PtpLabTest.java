@@ -1,0 +1,142 @@
+package org.timekeeping4j.lab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.device.DeviceSyscalls;
+import org.timekeeping4j.device.PtpCapabilities;
+import org.timekeeping4j.device.PtpClock;
+import org.timekeeping4j.device.PtpOffset;
+
+/**
+ * PtpClock against netdevsim's mock PHC (drivers/ptp/ptp_mock.c: a timecounter over CLOCK_MONOTONIC_RAW with
+ * adjfine, adjtime and settime, no cross timestamps, no gettimex64).
+ */
+@Tag("lab")
+class PtpLabTest {
+
+    static final Path PTP = Path.of("/dev/ptp0");
+    static final int RAW = ClockId.MONOTONIC_RAW.id();
+    static final int REALTIME = ClockId.REALTIME.id();
+
+    PtpClock phc;
+
+    /** Creates netdevsim device 1 with one port: its PHC is /dev/ptp0. */
+    @BeforeAll
+    static void mockPhc() throws Exception {
+        GuestKernel.require();
+        if (!Files.exists(PTP)) {
+            GuestKernel.sysfs("/sys/bus/netdevsim/new_device", "1 1");
+            for (int i = 0; i < 100 && !Files.exists(PTP); i++) {
+                Thread.sleep(20);
+            }
+        }
+        assertThat(GuestKernel.read("/sys/class/ptp/ptp0/clock_name")).isEqualTo("Mock-up PTP clock");
+    }
+
+    @BeforeEach
+    void open() throws Exception {
+        phc = PtpClock.open(PTP, true, DeviceSyscalls.linux()); // writable: clock_adjtime and settime need it
+        GuestKernel.setFrequency(phc.clockId().id(), 0);
+    }
+
+    @AfterEach
+    void close() {
+        GuestKernel.setFrequency(phc.clockId().id(), 0);
+        phc.close();
+    }
+
+    @Test
+    void capabilitiesShouldBeTheMockDriversOwn() {
+        PtpCapabilities c = phc.capabilities();
+        assertThat(c.maxAdjustmentPpb()).as("%s", c).isEqualTo(32_000_000);
+        assertThat(c.crossTimestamping()).as("%s", c).isFalse();
+        assertThat(c.alarms() + c.externalTimestamps() + c.periodicOutputs() + c.pins()).as("%s", c).isZero();
+        assertThat(c.pps()).as("%s", c).isFalse();
+    }
+
+    @Test
+    void aTimeSetThroughTheDynamicClockIdShouldBeReadBackRunningAtTheRawRate() {
+        int id = phc.clockId().id();
+        long target = 1_000_000_000L * GuestKernel.NANOS; // 2001-09-09
+        long r0 = GuestKernel.gettime(RAW);
+        GuestKernel.settime(id, target);
+        long read = phc.nanos();
+        long r1 = GuestKernel.gettime(RAW);
+        assertThat(read - target).as("PHC after settime, ns past the target").isBetween(0L, r1 - r0);
+        assertThat(GuestKernel.gettime(id)).as("clock_gettime on the dynamic id").isGreaterThanOrEqualTo(read);
+    }
+
+    @Test
+    void aFrequencyAdjustmentShouldBeSeenInTheReadingsAndReadBack() throws Exception {
+        int id = phc.clockId().id();
+        for (long ppm : new long[] {10_000, -10_000, 0}) {
+            GuestKernel.setFrequency(id, ppm << 16);
+            assertThat(GuestKernel.frequency(id)).as("frequency read back, ppm<<16").isEqualTo(ppm << 16);
+            double[] rate = rate(phc, 300);
+            double expected = 1 + ppm * 1e-6;
+            assertThat(expected).as("PHC rate against MONOTONIC_RAW at %d ppm: bracket [%.7f, %.7f]", ppm,
+                    rate[0], rate[1]).isBetween(rate[0] - 20e-6, rate[1] + 20e-6);
+        }
+    }
+
+    @Test
+    void ptpSysOffsetShouldAgreeWithTheClocksOwnReadsAndTheRefusedMethodsBeRemembered() {
+        int id = phc.clockId().id();
+        GuestKernel.settime(id, GuestKernel.gettime(REALTIME) + 5 * GuestKernel.NANOS); // PHC 5 s ahead
+        long phcBefore = phc.nanos();
+        PtpOffset o = phc.offset(ClockId.REALTIME, 5);
+        long phcAfter = phc.nanos();
+        assertThat(o.method()).as("%s", o).isEqualTo(PtpClock.Method.BASIC);
+        assertThat(phc.refusedMethods(ClockId.REALTIME)).as("EXTENDED answers EOPNOTSUPP, PRECISE too")
+                .containsExactlyInAnyOrder(PtpClock.Method.PRECISE, PtpClock.Method.EXTENDED);
+        assertThat(o.phcNanos()).as("the kernel's PHC sample between our reads").isBetween(phcBefore, phcAfter);
+        assertThat(o.samples()).isEqualTo(5);
+        long own = ownOffset(id, REALTIME);
+        assertThat(o.offsetNanos()).as("PTP_SYS_OFFSET against our own (REALTIME, PHC, REALTIME) reads: %s", o)
+                .isBetween(own - 200_000, own + 200_000);
+        assertThat(o.offsetNanos()).as("the PHC was set 5 s ahead").isBetween(-5_100_000_000L, -4_900_000_000L);
+
+        // MONOTONIC_RAW: no PRECISE, no EXTENDED on this driver, and BASIC is REALTIME-only: clock_gettime triplets.
+        PtpOffset raw = phc.offset(ClockId.MONOTONIC_RAW, 5);
+        assertThat(raw.method()).as("%s", raw).isEqualTo(PtpClock.Method.CLOCK_GETTIME);
+        long ownRaw = ownOffset(id, RAW);
+        assertThat(raw.offsetNanos()).isBetween(ownRaw - 200_000, ownRaw + 200_000);
+    }
+
+    /** Bracketed rate of the PHC against MONOTONIC_RAW over about {@code millis}: [lowest, highest]. */
+    static double[] rate(PtpClock phc, long millis) throws InterruptedException {
+        long a0 = GuestKernel.gettime(RAW);
+        long p0 = phc.nanos();
+        long b0 = GuestKernel.gettime(RAW);
+        Thread.sleep(millis);
+        long a1 = GuestKernel.gettime(RAW);
+        long p1 = phc.nanos();
+        long b1 = GuestKernel.gettime(RAW);
+        double d = p1 - p0;
+        return new double[] {d / (b1 - a0), d / (a1 - b0)};
+    }
+
+    /** The offset system - PHC from the shortest of five (system, PHC, system) reads of our own. */
+    static long ownOffset(int phcId, int systemId) {
+        long best = Long.MAX_VALUE;
+        long offset = 0;
+        for (int i = 0; i < 5; i++) {
+            long pre = GuestKernel.gettime(systemId);
+            long p = GuestKernel.gettime(phcId);
+            long post = GuestKernel.gettime(systemId);
+            if (post - pre < best) {
+                best = post - pre;
+                offset = pre + (post - pre) / 2 - p;
+            }
+        }
+        return offset;
+    }
+}
