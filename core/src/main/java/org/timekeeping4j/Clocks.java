@@ -18,16 +18,16 @@ import org.timekeeping4j.clocksource.VdsoStub;
 /**
  * Reads Linux clocks.
  *
- * <p><b>Paths.</b> {@code kernelNanos} calls clock_gettime through libc: the vDSO serves the high-resolution
- * and COARSE clocks in user space (about 29 ns and 10 ns here), the others enter the kernel.
+ * <p><b>Paths.</b> {@code kernelNanos} calls the vDSO's clock_gettime (libc's where the vDSO has none), as
+ * System.nanoTime does: the high-resolution and COARSE clocks are read in user space, the others enter the kernel.
  * {@code syscallNanos} always enters the kernel (syscall(2)), as the vDSO itself does when it cannot
  * trust the counter: the reference against which faster paths are verified.
  *
  * <p><b>Units.</b> Nanoseconds in a {@code long}: since the Unix epoch for REALTIME, TAI and their
  * variants (exact until 2262), since the clock's own origin (boot, process start, ...) for the others.
  *
- * <p><b>Allocation.</b> None of the read methods allocates: {@link #kernelNanos} uses a per-thread native
- * buffer, {@link #kernelTime} writes into the caller's {@link TimeSpec}.
+ * <p><b>Allocation.</b> None of the read methods allocates: {@link #kernelNanos} keeps its timespec on the
+ * native stack, {@link #kernelTime} writes into the caller's {@link TimeSpec}.
  *
  * <p><b>Errors.</b> A clock this kernel or configuration lacks (an AUX clock not enabled, an alarm clock
  * without an RTC) throws {@link UnsupportedOperationException} saying why and what would enable it;
@@ -355,8 +355,8 @@ public final class Clocks {
     }
 
     /**
-     * The clock's current value in nanoseconds, through libc's clock_gettime (the vDSO where the kernel
-     * serves this clock there).
+     * The clock's current value in nanoseconds, through the vDSO's clock_gettime (libc's where the vDSO has
+     * none), which reads the clock in user space where the kernel publishes it there.
      *
      * @throws UnsupportedOperationException if this kernel cannot read the clock now, saying why
      * @param clock the clock

@@ -7,7 +7,8 @@ import java.lang.foreign.MemorySegment;
  * Idiomatic layer over {@link LibC}: the clock and time-status calls as plain Java methods that take
  * and return primitives, check every return code, and throw {@link ErrnoException} with the errno.
  *
- * <p><b>Allocation:</b> the read methods allocate nothing. Each thread owns one scratch segment
+ * <p><b>Allocation:</b> the read methods allocate nothing. {@link #clockGettimeNanos} keeps its timespec on
+ * the native stack ({@link ClockGettime}'s stub) where the stub is mapped. Each thread owns one scratch segment
  * (a timespec and the errno capture buffer), created on the thread's first call and freed by the
  * garbage collector with the thread ({@link Arena#ofAuto()}).
  */
