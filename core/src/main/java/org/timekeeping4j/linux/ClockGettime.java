@@ -113,8 +113,13 @@ public final class ClockGettime {
 
     /** Maps the stub over {@code target} for {@code arch}, or says why not. */
     static Stub map(Target target, String arch, String execmem) {
-        if (!"x86_64".equals(arch)) {
-            return new Stub(null, "the stub is x86_64 code and this is " + arch);
+        byte[] code = switch (arch) {
+            case "x86_64" -> x86Stub(target.function().address());
+            case "aarch64" -> a64Stub(target.function().address());
+            default -> null;
+        };
+        if (code == null) {
+            return new Stub(null, "the stub is x86_64 and aarch64 code and this is " + arch);
         }
         String mode = execmem == null ? "allow" : execmem.trim().toLowerCase(Locale.ROOT);
         if (!mode.equals("allow")) {
@@ -122,8 +127,7 @@ public final class ClockGettime {
                     : EXECMEM_PROPERTY + "=" + execmem + " is not an execmem mode; use one of allow, deny");
         }
         try {
-            MemorySegment code = ExecutableMemory.map(x86Stub(target.function().address()));
-            return new Stub(Linker.nativeLinker().downcallHandle(code, FunctionDescriptor.of(JAVA_LONG, JAVA_INT),
+            return new Stub(Linker.nativeLinker().downcallHandle(ExecutableMemory.map(code), FunctionDescriptor.of(JAVA_LONG, JAVA_INT),
                     Linker.Option.critical(false)), null);
         } catch (ErrnoException e) {
             return new Stub(null, "executable memory refused: " + e.getMessage());
@@ -152,6 +156,38 @@ public final class ClockGettime {
         };
         for (int k = 0; k < 8; k++) {
             code[9 + k] = (byte) (function >>> (8 * k));
+        }
+        return code;
+    }
+
+    /**
+     * The aarch64 stub calling {@code function} (AAPCS64: the clock id arrives in w0 and stays there for the
+     * call; a 32-byte frame holds fp, lr and the timespec at sp+16; the function's address is a literal after
+     * the code, loaded pc-relative).
+     */
+    static byte[] a64Stub(long function) {
+        int[] words = {
+            0xa9be7bfd, // stp x29, x30, [sp, #-32]!
+            0x910003fd, // mov x29, sp
+            0x910043e1, // add x1, sp, #16            (&timespec)
+            0x580001b0, // ldr x16, function          (the literal at 0x40)
+            0xd63f0200, // blr x16
+            0x350000e0, // cbnz w0, failed            (0x30)
+            0xa9410fe2, // ldp x2, x3, [sp, #16]      (tv_sec, tv_nsec)
+            0xd2994004, // movz x4, #0xca00
+            0xf2a77344, // movk x4, #0x3b9a, lsl #16  (x4 = 1000000000)
+            0x9b040c40, // madd x0, x2, x4, x3
+            0xa8c27bfd, // ldp x29, x30, [sp], #32
+            0xd65f03c0, // ret
+            0xd2f00000, // failed: movz x0, #0x8000, lsl #48 (FAILED)
+            0xa8c27bfd, // ldp x29, x30, [sp], #32
+            0xd65f03c0, // ret
+            0xd503201f, // nop                        (aligns the literal to 8)
+            (int) function, (int) (function >>> 32),
+        };
+        byte[] code = new byte[words.length * 4];
+        for (int i = 0; i < code.length; i++) {
+            code[i] = (byte) (words[i / 4] >>> (8 * (i % 4)));
         }
         return code;
     }
