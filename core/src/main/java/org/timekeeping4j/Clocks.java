@@ -26,8 +26,8 @@ import org.timekeeping4j.machine.VdsoStub;
  * <p><b>Units.</b> Nanoseconds in a {@code long}: since the Unix epoch for REALTIME, TAI and their
  * variants (exact until 2262), since the clock's own origin (boot, process start, ...) for the others.
  *
- * <p><b>Allocation.</b> None of the read methods allocates: {@link #kernelNanos} uses a per-thread native
- * buffer, {@link #kernelTime} writes into the caller's {@link TimeSpec}.
+ * <p><b>Allocation.</b> None of the read methods allocates: {@link #kernelNanos} keeps its timespec on the
+ * native stack, {@link #kernelTime} writes into the caller's {@link TimeSpec}.
  *
  * <p><b>Errors.</b> A clock this kernel or configuration lacks (an AUX clock not enabled, an alarm clock
  * without an RTC) throws {@link UnsupportedOperationException} saying why and what would enable it;
@@ -361,8 +361,8 @@ public final class Clocks {
     }
 
     /**
-     * The clock's current value in nanoseconds, through libc's clock_gettime (the vDSO where the kernel
-     * serves this clock there).
+     * The clock's current value in nanoseconds, through the vDSO's clock_gettime (libc's where the vDSO has
+     * none), which reads the clock in user space where the kernel publishes it there.
      *
      * @throws UnsupportedOperationException if this kernel cannot read the clock now, saying why
      * @param clock the clock

@@ -59,6 +59,17 @@ public class ClockReadBenchmark extends PerCallBenchmark {
         return Clocks.kernelNanos(k.clock);
     }
 
+    /** The clock as most callers write it, a constant: the kernel path's target is 1.05x nanoTime at most. */
+    @Benchmark
+    public long kernelNanosMonotonicConstant() {
+        return Clocks.kernelNanos(ClockId.MONOTONIC);
+    }
+
+    @Benchmark
+    public long kernelNanosRealtimeConstant() {
+        return Clocks.kernelNanos(ClockId.REALTIME);
+    }
+
     @Benchmark
     public long syscallNanosMonotonic() {
         return Clocks.syscallNanos(ClockId.MONOTONIC);

@@ -7,7 +7,8 @@ import java.lang.foreign.MemorySegment;
  * Idiomatic layer over {@link LibC}: the clock and time-status calls as plain Java methods that take
  * and return primitives, check every return code, and throw {@link ErrnoException} with the errno.
  *
- * <p><b>Allocation:</b> the read methods allocate nothing. Each thread owns one scratch segment
+ * <p><b>Allocation:</b> the read methods allocate nothing. {@link #clockGettimeNanos} keeps its timespec on
+ * the native stack ({@link ClockGettime}'s stub) where the stub is mapped. Each thread owns one scratch segment
  * (a timespec and the errno capture buffer), created on the thread's first call and freed by the
  * garbage collector with the thread ({@link Arena#ofAuto()}).
  */
@@ -37,12 +38,26 @@ public final class LinuxTime {
     }
 
     /**
-     * clock_gettime(clockId) in nanoseconds, through libc (the vDSO where the kernel serves this clock
-     * there, a syscall otherwise).
+     * clock_gettime(clockId) in nanoseconds, through the vDSO's clock_gettime (libc's where the vDSO has none;
+     * either serves the clock in user space where the kernel publishes its data, a syscall otherwise).
      *
      * @throws ErrnoException when the kernel refuses the clock id (EINVAL)
      */
     public static long clockGettimeNanos(int clockId) {
+        // NANOS is static final: the JIT folds the test and inlines the stub's downcall (ClockGettime says why
+        // it is faster than a per-thread buffer). Its FAILED goes on to the buffer path, which reads again and
+        // throws exactly as it did before the stub existed.
+        if (ClockGettime.NANOS != null) {
+            long nanos;
+            try {
+                nanos = (long) ClockGettime.NANOS.invokeExact(clockId);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+            if (nanos != ClockGettime.FAILED) {
+                return nanos;
+            }
+        }
         MemorySegment ts = scratch();
         clockGettime(clockId, ts);
         return toNanos(ts);
@@ -56,7 +71,7 @@ public final class LinuxTime {
     public static void clockGettime(int clockId, MemorySegment timespec) {
         int rc;
         try {
-            rc = (int) LibC.CLOCK_GETTIME.invokeExact(clockId, timespec);
+            rc = (int) ClockGettime.TIMESPEC.invokeExact(clockId, timespec);
         } catch (Throwable t) {
             throw rethrow(t);
         }
