@@ -149,6 +149,11 @@ for d in "${rw_dirs[@]}"; do [ -n "$d" ] && mkdir -p "$d"; done
   echo 'mkdir -p /dev/pts /dev/shm; mount -t devpts devpts /dev/pts; mount -t tmpfs tmpfs /dev/shm'
   # hostfs takes the host folder as its whole option string.
   printf 'mkdir -p %q; mount -t hostfs none %q -o %q\n' "$run" "$run" "$run"
+  # The guest's /tmp is its own tmpfs: a repository or working directory under the host's /tmp (a CI clone)
+  # would vanish under it, so such folders are mounted again from the host (read-only) at their paths.
+  for d in "$here" "$PWD"; do
+    case "$d" in /tmp/*) printf 'mkdir -p %q; mount -r -t hostfs none %q -o %q\n' "$d" "$d" "$d" ;; esac
+  done
   # A writable folder that cannot be mounted ends the run with 125 (init must not exit: the kernel would panic).
   for d in "${rw_dirs[@]}"; do
     [ -n "$d" ] && printf 'mount -t hostfs none %q -o %q || { echo "lab(uml): cannot mount %q writable" >&2; echo 125 > %q; sync; exec busybox poweroff -f; }\n' \
