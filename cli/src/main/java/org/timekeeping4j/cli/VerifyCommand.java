@@ -89,7 +89,18 @@ final class VerifyCommand implements Callable<Integer> {
 
         @Option(names = "--json", description = "Print one JSON object instead of the report.")
         boolean json;
+
+        @Option(names = "--min-samples", paramLabel = "N",
+                description = "Every timed check's minimum sample count for OK, instead of its own (consistency "
+                        + ConsistencyCheck.MIN_READS + " reads, causality " + CausalityCheck.MIN_CHECKS
+                        + " checks, agreement " + AgreementCheck.MIN_READS + " reads): 1 to " + MAX_MIN_SAMPLES
+                        + ". For a machine too slow to reach them (an emulated CPU runs 25-100x slower); every "
+                        + "result and the JSON then say so.")
+        Long minSamples;
     }
+
+    /** The largest --min-samples: far more than any run could gather, so only a typo is refused. */
+    static final long MAX_MIN_SAMPLES = 1_000_000_000L;
 
     /** The shared run-and-print of every mode; a mode is its {@code @Command} (name, help) and its run. */
     abstract static class Mode implements Callable<Integer> {
@@ -158,6 +169,9 @@ final class VerifyCommand implements Callable<Integer> {
             if (options.threads != null) {
                 Validate.range(spec, "--threads", options.threads, 1, Validate.maxThreads());
             }
+            if (options.minSamples != null) {
+                Validate.range(spec, "--min-samples", options.minSamples, 1, MAX_MIN_SAMPLES);
+            }
             validate();
             List<ClockPath> paths;
             try {
@@ -166,11 +180,13 @@ final class VerifyCommand implements Callable<Integer> {
                 throw Validate.usage(spec, e.getMessage());
             }
             int threads = options.threads == null ? 0 : options.threads;
+            long minSamples = options.minSamples == null ? 0 : options.minSamples;
             List<CheckResult> results;
             try (Progress progress = new Progress(err, "tk4j verify " + mode(), plannedSeconds())) {
-                results = run(new Verifier.Settings(paths, options.clocks, options.seconds, threads, progress));
+                results = run(new Verifier.Settings(paths, options.clocks, options.seconds, threads, progress,
+                        minSamples));
             }
-            return report(out, mode(), results, options.json, exitCode(results));
+            return report(out, mode(), results, options.json, exitCode(results), minSamples);
         }
 
         int exitCode(List<CheckResult> results) {
@@ -188,11 +204,20 @@ final class VerifyCommand implements Callable<Integer> {
     }
 
     static int report(PrintWriter out, String mode, List<CheckResult> results, boolean json, int exit) {
+        return report(out, mode, results, json, exit, 0);
+    }
+
+    /** As above; {@code minSamples} (0: the checks' defaults) set by --min-samples is said in both forms. */
+    static int report(PrintWriter out, String mode, List<CheckResult> results, boolean json, int exit,
+                      long minSamples) {
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("mode", mode);
             m.put("passed", exit == 0);
             m.put("exitCode", exit);
+            if (minSamples > 0) {
+                m.put("minSamples", minSamples);
+            }
             m.put("checks", results.stream().map(CheckResult::toMap).toList());
             out.println(Json.write(m));
         } else {
@@ -201,8 +226,18 @@ final class VerifyCommand implements Callable<Integer> {
                     + (exit == 0 ? "" : exit == EXIT_SKIPPED ? " (exit 3: " + (results.isEmpty() ? "nothing checked"
                     : Verifier.anyInconclusive(results) ? "inconclusive" : "skipped") + ", not passed)"
                     : " (exit " + exit + ")"));
+            if (minSamples > 0) {
+                out.println(minimumLine(minSamples));
+            }
         }
         return exit;
+    }
+
+    /** The line under the tally of a run whose minimum was set: never a silent change of what OK means. */
+    static String minimumLine(long minSamples) {
+        return String.format("minimum samples per check: %,d, set by --min-samples (defaults: consistency %,d "
+                        + "reads, causality %,d checks, agreement %,d reads)", minSamples, ConsistencyCheck.MIN_READS,
+                CausalityCheck.MIN_CHECKS, AgreementCheck.MIN_READS);
     }
 
     /** The named paths (all available ones when none is named). */
@@ -281,6 +316,14 @@ final class VerifyCommand implements Callable<Integer> {
     static final class Abi extends Mode {
         Abi() {
             super(Verifier::abi);
+        }
+
+        @Override
+        void validate() {
+            if (options.minSamples != null) {
+                throw Validate.usage(spec, "--min-samples does not apply to abi: it makes a fixed number of calls "
+                        + "(use it with consistency, causality, agreement, skew or all)");
+            }
         }
 
         @Override
@@ -369,8 +412,7 @@ final class VerifyCommand implements Callable<Integer> {
 
     /** Every mode with a quarter of the time each (abi untimed). */
     static List<CheckResult> runAll(Verifier.Settings s) {
-        Verifier.Settings quarter = new Verifier.Settings(s.paths(), s.clocks(), s.seconds() / 4, s.threads(),
-                s.progress());
+        Verifier.Settings quarter = s.withSeconds(s.seconds() / 4);
         List<CheckResult> results = new ArrayList<>();
         results.addAll(Verifier.consistency(quarter));
         results.addAll(Verifier.causality(quarter));

@@ -41,6 +41,11 @@ public final class AgreementCheck {
 
     /** Runs the bracket loop on {@code cell} for {@code nanos} with {@code threads} threads. */
     public static CheckResult run(String mode, Cell cell, long nanos, int threads) {
+        return run(mode, cell, nanos, threads, MIN_READS);
+    }
+
+    /** As {@link #run(String, Cell, long, int)}, OK only from {@code minReads} recorded reads on. */
+    public static CheckResult run(String mode, Cell cell, long nanos, int threads, long minReads) {
         ClockId clock = cell.clock();
         PathReader path = cell.path().reader(clock);
         long bound = cell.path().agreementBoundNanos(clock);
@@ -83,17 +88,18 @@ public final class AgreementCheck {
         metrics.put("bracketP50Ns", width.getValueAtPercentile(50));
         metrics.put("warmupNs", warmup);
         metrics.put("warmupExcursionMaxNs", warmupMax);
-        metrics.put("minReads", MIN_READS);
+        Status.putMinimum(metrics, "minReads", minReads, MIN_READS);
         boolean ok = max <= bound;
         long reads = ex.getTotalCount();
         String summary = String.format("%,d bracketed reads, excursion p50 %d / p99 %d / max %d ns, bound %d ns"
                         + " (after %d ms of warm-up, whose max was %d ns)",
                 reads, ex.getValueAtPercentile(50), ex.getValueAtPercentile(99), max, bound,
-                warmup / 1_000_000, warmupMax) + Status.shortfall(reads, MIN_READS, ok ? 0 : 1);
+                warmup / 1_000_000, warmupMax) + Status.minimumNote(minReads, MIN_READS)
+                + Status.shortfall(reads, minReads, ok ? 0 : 1);
         List<String> details = ok ? List.of()
                 : List.of("a read fell " + max + " ns outside its kernel bracket; " + cell.path().name()
                         + " promises at most " + bound + " ns");
-        return new CheckResult(mode, cell.subject(), Status.of(reads, MIN_READS, ok ? 0 : 1), summary, metrics,
+        return new CheckResult(mode, cell.subject(), Status.of(reads, minReads, ok ? 0 : 1), summary, metrics,
                 details);
     }
 

@@ -27,6 +27,12 @@ public final class ConsistencyCheck {
     /** Runs the check on one clock reader for {@code nanos} with {@code threads} threads. */
     public static CheckResult run(String mode, String subject, PathReader reader, long nanos,
                                   int threads) {
+        return run(mode, subject, reader, nanos, threads, MIN_READS);
+    }
+
+    /** As {@link #run(String, String, PathReader, long, int)}, OK only from {@code minReads} reads on. */
+    public static CheckResult run(String mode, String subject, PathReader reader, long nanos, int threads,
+                                  long minReads) {
         ThreadResult[] results = new ThreadResult[threads];
         TimedRun.warm(reader);
         TimedRun.run(threads, nanos, (index, run) -> results[index] = fill(reader, run));
@@ -46,7 +52,7 @@ public final class ConsistencyCheck {
         metrics.put("reads", reads);
         metrics.put("threads", threads);
         metrics.put("violations", violations);
-        metrics.put("minReads", MIN_READS);
+        Status.putMinimum(metrics, "minReads", minReads, MIN_READS);
         List<String> details = new ArrayList<>();
         if (firstBad != null) {
             long delta = firstBad.stamps[firstBad.badIndex + 1] - firstBad.stamps[firstBad.badIndex];
@@ -58,8 +64,8 @@ public final class ConsistencyCheck {
         }
         String summary = String.format("%,d reads on %d thread%s, %d violation%s", reads, threads,
                 threads == 1 ? "" : "s", violations, violations == 1 ? "" : "s")
-                + Status.shortfall(reads, MIN_READS, violations);
-        return new CheckResult(mode, subject, Status.of(reads, MIN_READS, violations), summary, metrics, details);
+                + Status.minimumNote(minReads, MIN_READS) + Status.shortfall(reads, minReads, violations);
+        return new CheckResult(mode, subject, Status.of(reads, minReads, violations), summary, metrics, details);
     }
 
     private static ThreadResult fill(PathReader reader, TimedRun run) {

@@ -61,7 +61,7 @@ public final class SkewCheck {
      * Runs the check for {@code nanos} in all, split across the timekeeper's clocks (or {@code clocks} where given).
      */
     public static List<CheckResult> run(List<ClockId> clocks, long nanos, int threads, long flipNanos, long ppb,
-                                        Progress progress) {
+                                        long minReads, Progress progress) {
         List<CheckResult> results = new ArrayList<>();
         try (SimulatedTimekeeper tk = subject.get()) {
             List<ClockId> targets = clocks.isEmpty() ? tk.clocks()
@@ -78,7 +78,7 @@ public final class SkewCheck {
                 CheckResult r;
                 try {
                     r = ConsistencyCheck.run("skew", tk.name() + " " + c.kernelName(), () -> tk.readNanos(c),
-                            perClock, threads);
+                            perClock, threads, minReads);
                 } finally {
                     flipper.stop = true;
                     try {

@@ -23,6 +23,26 @@ public enum Status {
         return violations > 0 ? FAILED : samples < minimum ? INCONCLUSIVE : OK;
     }
 
+    /**
+     * ", minimum 100 set by --min-samples (default 1,000)" when a run's minimum differs from the check's default,
+     * else "": a changed minimum is always said, never silent.
+     */
+    static String minimumNote(long minimum, long defaultMinimum) {
+        return minimum == defaultMinimum ? ""
+                : String.format(", minimum %,d set by --min-samples (default %,d)", minimum, defaultMinimum);
+    }
+
+    /**
+     * Puts the run's minimum into {@code metrics} under {@code key}, and the check's default beside it (key +
+     * "Default") when the two differ.
+     */
+    static void putMinimum(java.util.Map<String, Object> metrics, String key, long minimum, long defaultMinimum) {
+        metrics.put(key, minimum);
+        if (minimum != defaultMinimum) {
+            metrics.put(key + "Default", defaultMinimum);
+        }
+    }
+
     /** " (fewer than the minimum of 1,000: inconclusive)" when the samples fall short, else "". */
     static String shortfall(long samples, long minimum, long violations) {
         return violations == 0 && samples < minimum

@@ -28,9 +28,35 @@ public final class Verifier {
      * @param seconds  total time of a timed mode, shared by its cells
      * @param threads  threads per cell (causality: publisher plus readers); 0 for the mode's default
      * @param progress where the current step is reported
+     * @param minSamples every timed check's minimum sample count for OK; 0 for each check's own default
+     *                   ({@link ConsistencyCheck#MIN_READS}, {@link CausalityCheck#MIN_CHECKS},
+     *                   {@link AgreementCheck#MIN_READS}). A run under emulation, 25-100x slower, may lower it; the
+     *                   results then say so.
      */
     public record Settings(List<ClockPath> paths, List<ClockId> clocks, double seconds, int threads,
-                           Progress progress) {}
+                           Progress progress, long minSamples) {
+
+        /** With each check's default minimum. */
+        public Settings(List<ClockPath> paths, List<ClockId> clocks, double seconds, int threads, Progress progress) {
+            this(paths, clocks, seconds, threads, progress, 0);
+        }
+
+        public Settings {
+            if (minSamples < 0) {
+                throw new IllegalArgumentException("minSamples " + minSamples + " < 0");
+            }
+        }
+
+        /** The same settings with {@code seconds} instead. */
+        public Settings withSeconds(double newSeconds) {
+            return new Settings(paths, clocks, newSeconds, threads, progress, minSamples);
+        }
+
+        /** This run's minimum for a check whose own is {@code defaultMinimum}. */
+        long minimum(long defaultMinimum) {
+            return minSamples > 0 ? minSamples : defaultMinimum;
+        }
+    }
 
     /** The timed modes' cells for these settings. */
     public static List<Cell> cells(String mode, Settings s) {
@@ -39,14 +65,16 @@ public final class Verifier {
     }
 
     public static List<CheckResult> consistency(Settings s) {
+        long min = s.minimum(ConsistencyCheck.MIN_READS);
         return timed("consistency", s, 2, (cell, nanos, threads) -> ConsistencyCheck.run("consistency",
-                cell.subject(), cell.path().reader(cell.clock()), nanos, threads));
+                cell.subject(), cell.path().reader(cell.clock()), nanos, threads, min));
     }
 
     public static List<CheckResult> causality(Settings s) {
+        long min = s.minimum(CausalityCheck.MIN_CHECKS);
         return timed("causality", s, 2, (cell, nanos, threads) -> {
             CheckResult r = CausalityCheck.run("causality", cell.subject(), cell.path().reader(cell.clock()), nanos,
-                    threads);
+                    threads, min);
             if (!cell.path().orderedAcrossThreads() && r.status() != Status.INCONCLUSIVE) {
                 // Measured and reported, whatever the figure: this path documents that it promises no cross-thread
                 // order, so neither a violation nor its absence says anything about the path's promises.
@@ -58,7 +86,9 @@ public final class Verifier {
     }
 
     public static List<CheckResult> agreement(Settings s) {
-        return timed("agreement", s, 1, (cell, nanos, threads) -> AgreementCheck.run("agreement", cell, nanos, threads));
+        long min = s.minimum(AgreementCheck.MIN_READS);
+        return timed("agreement", s, 1, (cell, nanos, threads) -> AgreementCheck.run("agreement", cell, nanos, threads,
+                min));
     }
 
     public static List<CheckResult> abi(Settings s) {
@@ -68,7 +98,7 @@ public final class Verifier {
 
     public static List<CheckResult> skew(Settings s, long flipNanos, long ppb) {
         return SkewCheck.run(s.clocks(), seconds(s.seconds()), s.threads() > 0 ? s.threads() : 2, flipNanos, ppb,
-                s.progress());
+                s.minimum(ConsistencyCheck.MIN_READS), s.progress());
     }
 
     private interface CellRun {

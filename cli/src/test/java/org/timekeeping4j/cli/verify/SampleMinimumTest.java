@@ -90,6 +90,21 @@ class SampleMinimumTest {
     }
 
     @Test
+    void aMinimumSetForTheRunReplacesEachChecksOwnAndIsSaid() {
+        // The starved path makes a few hundred reads at most: under every default, over a minimum of 64.
+        Verifier.Settings lowered = new Verifier.Settings(List.of(STARVED), List.of(), 0.02, 0, Progress.none(), 64);
+        for (CheckResult r : List.of(Verifier.consistency(lowered).get(0), Verifier.causality(lowered).get(0),
+                Verifier.agreement(lowered).get(0))) {
+            assertThat(r.status()).as(r.toString()).isEqualTo(Status.OK);
+            assertThat(r.summary()).as(r.toString()).contains("minimum 64 set by --min-samples (default 1,0");
+            String key = r.metrics().containsKey("minChecks") ? "minChecks" : "minReads";
+            assertThat(r.metrics()).containsEntry(key, 64L).containsKey(key + "Default");
+        }
+        CheckResult skew = Verifier.skew(lowered, 5_000_000, 500_000).get(0);
+        assertThat(skew.metrics()).as(skew.toString()).containsEntry("minReads", 64L);
+    }
+
+    @Test
     void aViolationIsAFailureHoweverFewTheSamples() {
         CheckResult r = ConsistencyCheck.run("consistency", "back", new TestPath("back", 0, true, true)
                 .reader(ClockId.MONOTONIC), 1_000_000, 1);
