@@ -27,7 +27,8 @@ public final class ClockPaths {
      * The kernel reference that agreement brackets every path with: {@link Clocks#kernelNanos} (libc
      * clock_gettime, served by the vDSO where the kernel can); bound 0, the reference itself.
      */
-    public static final ClockPath KERNEL = new SimplePath("kernel", "Clocks.kernelNanos: libc clock_gettime (vDSO)",
+    public static final ClockPath KERNEL = new SimplePath("kernel",
+            "Clocks.kernelNanos: the vDSO's clock_gettime (libc's where the vDSO has none)",
             Clocks::isSupported, c -> () -> Clocks.kernelNanos(c), c -> 0, c -> "Clocks.kernelNanos")
             .withKernelResolution();
 
