@@ -1,7 +1,11 @@
 package org.timekeeping4j.machine;
 
+import org.timekeeping4j.vdso.VdsoLayout;
+
 /**
- * The arm64 machine code of the vDSO-data read, byte for byte, with its disassembly: one function under
+ * The arm64 machine code of the kernel-data read ({@link VdsoLayout.Algorithm#ARM64_GENERIC}, every arm64
+ * layout), byte for byte, with its disassembly, in the shape of {@link X86VdsoCode}: {@link #code} returns the
+ * function with a {@link Flavour}'s counter read in its slot. One function under
  * AAPCS64 (arguments in x0, x1, x2; result in x0; x0-x17 free to clobber; x18, the platform register, and
  * the callee-saved x19-x29 untouched; no stack frame, so no use of x30 but ret), called through an FFM
  * downcall:
@@ -22,7 +26,7 @@ package org.timekeeping4j.machine;
  *
  * <p>Its source is arm64-vdso-read.S next to this file: AssemblySourcesTest reassembles it for every slot and
  * compares the words (GNU as, binutils-aarch64-linux-gnu), and Arm64VdsoCodeTest checks them against an
- * independent encoding; {@link #PRODUCTION} as assembled:
+ * independent encoding; with {@link Flavour#ISB_CNTVCT} as assembled:
  * <pre>
  *    0: 52a00209  movz  w9, #0x10, lsl #16     ; spin budget: 2^20 looks at an odd seq
  *    4: b9400003  ldr   w3, [x0]               ; retry: seq
@@ -64,11 +68,7 @@ package org.timekeeping4j.machine;
  *   94: d65f03c0  ret
  * </pre>
  * The slot at 0x20-0x27 holds the counter read; the variants differ there only, NOPs before the real
- * instruction, so no branch offset changes: {@link #PRODUCTION} {@code isb; mrs x5, cntvct_el0};
- * {@link #TEST} {@code nop; mov x5, x2} (d503201f, aa0203e5: the counter is the third argument, for
- * comparisons with a reference at chosen counter values); {@link #ECV} {@code nop; mrs x5, cntvctss_el0}
- * (d503201f, d53be0c5), only where HWCAP2_ECV says the CPU has the self-synchronised view (it is undefined,
- * SIGILL, elsewhere).
+ * instruction, so no branch offset changes: see {@link Flavour}.
  *
  * <p><b>Memory ordering, decided here</b> (the kernel's do_hres and update_vsyscall; Arm's model lets loads,
  * and loads and system-register reads, complete out of program order):
@@ -92,23 +92,48 @@ package org.timekeeping4j.machine;
  *     the parameter loads, which do not wait for the counter, overlap with it.</li>
  * </ul>
  */
-final class Arm64VdsoCode {
+public final class Arm64VdsoCode {
 
     private Arm64VdsoCode() {}
+
+    /** How the code reads the counter: the two instructions of its counter slot, into x5. */
+    public enum Flavour {
+        /** isb; mrs x5, cntvct_el0: ordered after every earlier instruction, as the kernel's vDSO reads it. */
+        ISB_CNTVCT("isb;mrs cntvct_el0", 0xd5033fdf, 0xd53be045),
+        /**
+         * nop; mrs x5, cntvctss_el0 (op2 = 6): the self-synchronised view, ordered without an isb; FEAT_ECV only
+         * (HWCAP2_ECV: it is undefined, SIGILL, elsewhere).
+         */
+        CNTVCTSS("mrs cntvctss_el0", 0xd503201f, 0xd53be0c5),
+        /** nop; mrs x5, cntvct_el0: unordered (may be read before earlier loads complete). */
+        CNTVCT("mrs cntvct_el0", 0xd503201f, 0xd53be045),
+        /** nop; mov x5, x2 (orr x5, xzr, x2): the third argument instead of a counter, tests only. */
+        TEST("test counter", 0xd503201f, 0xaa0203e5);
+
+        private final String instructions;
+        private final int first;
+        private final int second;
+
+        Flavour(String instructions, int first, int second) {
+            this.instructions = instructions;
+            this.first = first;
+            this.second = second;
+        }
+
+        /**
+         * The instructions that read the counter.
+         *
+         * @return the instructions, e.g. "isb;mrs cntvct_el0"
+         */
+        public String instructions() {
+            return instructions;
+        }
+    }
 
     /** Byte offset of the counter-read slot (two instructions). */
     static final int SLOT = 0x20;
 
-    /** The slot of {@link #PRODUCTION}: isb; mrs x5, cntvct_el0. */
-    static final int[] SLOT_ISB_CNTVCT = {0xd5033fdf, 0xd53be045};
-    /** The slot of {@link #TEST}: nop; mov x5, x2 (orr x5, xzr, x2). */
-    static final int[] SLOT_TEST = {0xd503201f, 0xaa0203e5};
-    /** The slot of {@link #ECV}: nop; mrs x5, cntvctss_el0 (op2 = 6: self-synchronised, FEAT_ECV). */
-    static final int[] SLOT_ECV_CNTVCTSS = {0xd503201f, 0xd53be0c5};
-    /** The slot of {@link #UNORDERED}: nop; mrs x5, cntvct_el0 (no isb: may be read before earlier loads). */
-    static final int[] SLOT_CNTVCT = {0xd503201f, 0xd53be045};
-
-    // The words before and after the slot (initialised before the variants that are built from them).
+    // The words before and after the slot.
     private static final int[] BEFORE_SLOT = {
         0x52a00209, 0xb9400003, 0x37000343, 0xd50339bf, 0xb9400404, 0x51000484, 0x7100049f, 0x540003a8,
     };
@@ -119,14 +144,15 @@ final class Arm64VdsoCode {
         0xd503203f, 0x17ffffde, 0xd2f00000, 0xd65f03c0,
     };
 
-    /** The reader, counter read by isb; mrs cntvct_el0 as the kernel's vDSO does. */
-    static final byte[] PRODUCTION = build(SLOT_ISB_CNTVCT);
-    /** The reader with its counter taken from the third argument. */
-    static final byte[] TEST = build(SLOT_TEST);
-    /** The reader with the self-synchronised counter view (FEAT_ECV, HWCAP2_ECV only). */
-    static final byte[] ECV = build(SLOT_ECV_CNTVCTSS);
-    /** The reader with the counter read unordered (Clocks.nanosUnordered). */
-    static final byte[] UNORDERED = build(SLOT_CNTVCT);
+    /**
+     * The code with {@code flavour}'s counter read in its slot.
+     *
+     * @param flavour the counter read to put in the slot
+     * @return the function's machine code, a fresh array
+     */
+    public static byte[] code(Flavour flavour) {
+        return build(new int[] {flavour.first, flavour.second});
+    }
 
     /** The whole function around a two-instruction slot. */
     static byte[] build(int[] slot) {

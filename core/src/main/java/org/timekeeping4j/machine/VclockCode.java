@@ -5,8 +5,8 @@ package org.timekeeping4j.machine;
  * Machine code of the kernel-data read for the x86_64 layouts with max_cycles (vdso_data 6.10-6.14, vdso_clock
  * 6.15+) that serves every clock_mode the vDSO reads in user space: TSC, PVCLOCK (kvm-clock) and HVCLOCK
  * (Hyper-V's TSC page), as {@code int64_t vclock_read(const struct vdso_clock *vc, const struct vdso_timestamp
- * *ts, uint64_t test_counter_or_clock_id, uint64_t vclock)}. Source: docs/bench/vdso-stub/x86-vclock-read.S; the TSC path
- * (bytes 0x00-0xbe) is {@link VdsoCode}'s OVERFLOW code with one more register move on entry (see there for
+ * *ts, uint64_t test_counter_or_clock_id, uint64_t vclock)}. Source: x86-vclock-read.S next to this file; the TSC path
+ * (bytes 0x00-0xbe) is {@link X86VdsoCode}'s X86_OVERFLOW code with one more register move on entry (see there for
  * the counter slot, the 128-bit path and the memory ordering of the vdso seqlock).
  *
  * <p><b>The vclock argument.</b> The pvclock page's address (vCPU 0's {@code pvclock_vcpu_time_info} at +0;
@@ -27,7 +27,7 @@ package org.timekeeping4j.machine;
  *
  * <p><b>The fallback.</b> Where the vDSO would take the system call (clock_mode NONE, a vclock not readable,
  * the stable bit clear, sequence 0, a seq stuck odd), the code calls clock_gettime itself when mapped with its
- * address ({@link #x86(VdsoCode.Flavour, long)}), the clock id in the third argument, a timespec on its own stack:
+ * address ({@link #x86(X86VdsoCode.Flavour, long)}), the clock id in the third argument, a timespec on its own stack:
  * the caller pays one downcall, not this read's and then clock_gettime's. Mapped without it, it returns
  * {@code Long.MIN_VALUE} and the caller asks clock_gettime.
  *
@@ -103,7 +103,7 @@ public final class VclockCode {
      * @param flavour the counter read to put in the slot
      * @return the function's machine code, a fresh array
      */
-    public static byte[] x86(VdsoCode.Flavour flavour) {
+    public static byte[] x86(X86VdsoCode.Flavour flavour) {
         return x86(flavour, 0);
     }
 
@@ -118,12 +118,12 @@ public final class VclockCode {
      * @param clockGettime the address of clock_gettime, or 0
      * @return the function's machine code, a fresh array
      */
-    public static byte[] x86(VdsoCode.Flavour flavour, long clockGettime) {
-        if (clockGettime != 0 && flavour == VdsoCode.Flavour.TEST) {
+    public static byte[] x86(X86VdsoCode.Flavour flavour, long clockGettime) {
+        if (clockGettime != 0 && flavour == X86VdsoCode.Flavour.TEST) {
             throw new IllegalArgumentException("the test flavour's third argument is a counter, not a clock id");
         }
         byte[] code = MachineCode.x86(CODE);
-        System.arraycopy(VdsoCode.slot(flavour), 0, code, SLOT, VdsoCode.SLOT_BYTES);
+        System.arraycopy(X86VdsoCode.slot(flavour), 0, code, SLOT, X86VdsoCode.SLOT_BYTES);
         java.nio.ByteBuffer.wrap(code).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(FALLBACK_FN, clockGettime);
         return code;
     }

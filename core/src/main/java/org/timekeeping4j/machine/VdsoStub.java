@@ -8,9 +8,11 @@ import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.clocksource.CounterFlavour;
 import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.Platform;
+import org.timekeeping4j.vdso.VdsoLayout;
 
 /**
- * Maps the kernel-data read ({@link VclockCode} and {@link VdsoCode} on x86_64, {@link Arm64VdsoCode} on arm64) as a
+ * Maps the kernel-data read of a layout's {@link VdsoLayout.Algorithm} ({@link X86VdsoCode} and {@link VclockCode} on
+ * x86_64, {@link Arm64VdsoCode} on arm64) as a
  * critical downcall: {@code (long vc, long ts, long testCounter, long vclock) -> long}, addresses as longs (the
  * vclock argument: see {@link VclockCode}; the codes without vclock paths ignore it) so that a caller holding them in
  * static finals passes constants. A handle is made once per (algorithm, flavour) and kept by the caller in a
@@ -47,62 +49,60 @@ public final class VdsoStub {
     private VdsoStub() {}
 
     /**
-     * Maps the machine code that reads the vDSO data with {@code arch}'s counter.
+     * Maps the machine code of {@code algorithm}, which reads the vDSO data with its architecture's counter.
      *
-     * @param arch      the architecture (this machine's)
-     * @param algorithm the layout's algorithm (x86_64; ignored where the architecture has one)
+     * @param algorithm the layout's algorithm ({@link VdsoLayout#algorithm()})
      * @param ordered   true for the ordered counter read, false for the unordered one
      * @return the mapped code, or why it could not be mapped
      */
-    public static Mapping map(CounterArch arch, VdsoCode.Algorithm algorithm, boolean ordered) {
-        return map(arch, algorithm, ordered, false);
+    public static Mapping map(VdsoLayout.Algorithm algorithm, boolean ordered) {
+        return map(algorithm, ordered, false);
     }
 
     /**
-     * As {@link #map(CounterArch, VdsoCode.Algorithm, boolean)}; with {@code completeFallback} the code calls
-     * clock_gettime itself where the vDSO would fall back, where the architecture's code can (x86_64 6.10+
-     * layouts, {@link VclockCode}; elsewhere the flag is ignored and a fallback returns {@link #FALLBACK}).
+     * As {@link #map(VdsoLayout.Algorithm, boolean)}; with {@code completeFallback} the code calls
+     * clock_gettime itself where the vDSO would fall back, where the algorithm's code can (X86_OVERFLOW,
+     * {@link VclockCode}; elsewhere the flag is ignored and a fallback returns {@link #FALLBACK}).
      * Callers then pass the clock id as the third argument.
      *
-     * @param arch             the architecture (this machine's)
-     * @param algorithm        the layout's algorithm (x86_64; ignored where the architecture has one)
+     * @param algorithm        the layout's algorithm ({@link VdsoLayout#algorithm()})
      * @param ordered          true for the ordered counter read, false for the unordered one
      * @param completeFallback whether a fallback calls clock_gettime from the code
      * @return the mapped code, or why it could not be mapped
      */
-    public static Mapping map(CounterArch arch, VdsoCode.Algorithm algorithm, boolean ordered,
-            boolean completeFallback) {
-        return switch (arch) {
-            case X86_64 -> map(algorithm, ordered ? orderedFlavour() : VdsoCode.Flavour.RDTSC, completeFallback);
-            case AARCH64 -> mapArm64(ordered); // one algorithm: the generic vdso_calc_ns with the 56-bit mask
+    public static Mapping map(VdsoLayout.Algorithm algorithm, boolean ordered, boolean completeFallback) {
+        return switch (algorithm) {
+            case X86_LEGACY, X86_OVERFLOW ->
+                    map(algorithm, ordered ? orderedFlavour() : X86VdsoCode.Flavour.RDTSC, completeFallback);
+            case ARM64_GENERIC -> map(ordered ? Arm64VdsoCode.Flavour.ISB_CNTVCT : Arm64VdsoCode.Flavour.CNTVCT);
         };
     }
 
     /**
      * Maps the x86_64 code for {@code algorithm} around {@code flavour}'s counter read.
      *
-     * @param algorithm the layout generation's algorithm
+     * @param algorithm an x86_64 layout's algorithm
      * @param flavour   the counter read
      * @return the mapped code, or why it could not be mapped
      */
-    public static Mapping map(VdsoCode.Algorithm algorithm, VdsoCode.Flavour flavour) {
+    public static Mapping map(VdsoLayout.Algorithm algorithm, X86VdsoCode.Flavour flavour) {
         return map(algorithm, flavour, false);
     }
 
     /**
-     * As {@link #map(VdsoCode.Algorithm, VdsoCode.Flavour)}; with {@code completeFallback}, the OVERFLOW code
+     * As {@link #map(VdsoLayout.Algorithm, X86VdsoCode.Flavour)}; with {@code completeFallback}, the X86_OVERFLOW code
      * calls libc's clock_gettime itself where the vDSO would fall back ({@link VclockCode}), the clock id taken
      * from the third argument: callers then pass the clock id there, and the fallback value means only that
      * clock_gettime failed.
      *
-     * @param algorithm        the layout generation's algorithm
+     * @param algorithm        an x86_64 layout's algorithm
      * @param flavour          the counter read (not the test flavour with {@code completeFallback})
      * @param completeFallback whether a fallback calls clock_gettime from the code
      * @return the mapped code, or why it could not be mapped
      */
-    public static Mapping map(VdsoCode.Algorithm algorithm, VdsoCode.Flavour flavour, boolean completeFallback) {
-        byte[] code = completeFallback && algorithm == VdsoCode.Algorithm.OVERFLOW
-                ? VclockCode.x86(flavour, CLOCK_GETTIME_ADDRESS) : VdsoCode.x86(algorithm, flavour);
+    public static Mapping map(VdsoLayout.Algorithm algorithm, X86VdsoCode.Flavour flavour, boolean completeFallback) {
+        byte[] code = completeFallback && algorithm == VdsoLayout.Algorithm.X86_OVERFLOW
+                ? VclockCode.x86(flavour, CLOCK_GETTIME_ADDRESS) : X86VdsoCode.code(algorithm, flavour);
         Stubs.Mapped m = Stubs.map("vdso read (" + algorithm + ", " + flavour.instructions()
                 + (completeFallback ? ", completing its fallback" : "") + ")", code, READ, CounterArch.X86_64);
         return new Mapping(m.handle(), m.failure());
@@ -114,17 +114,15 @@ public final class VdsoStub {
                     .map(java.lang.foreign.MemorySegment::address).orElse(0L);
 
     /**
-     * Maps the arm64 code ({@link Arm64VdsoCode}: the generic vdso_calc_ns with the 56-bit mask; vdso_data
-     * 5.7-6.14 and vdso_clock 6.15+ share its field offsets; before 5.7 clock_mode meant the opposite and exact
-     * mode refuses those kernels, CounterArch.vdsoRefusal), its counter read ordered (isb; mrs cntvct_el0, as
-     * the kernel's vDSO reads it) or not (mrs cntvct_el0 alone).
-     * @param ordered true for isb; mrs, false for mrs alone
+     * Maps the arm64 code ({@link Arm64VdsoCode}, ARM64_GENERIC: the generic vdso_calc_ns with the 56-bit mask;
+     * vdso_data 5.7-6.14 and vdso_clock 6.15+ share its field offsets; before 5.7 clock_mode meant the opposite
+     * and exact mode refuses those kernels, CounterArch.vdsoRefusal) around {@code flavour}'s counter read.
+     * @param flavour the counter read
      * @return the mapped code, or why it could not be mapped
      */
-    public static Mapping mapArm64(boolean ordered) {
-        byte[] code = ordered ? Arm64VdsoCode.PRODUCTION : Arm64VdsoCode.UNORDERED;
-        Stubs.Mapped m = Stubs.map("vdso read (arm64, " + (ordered ? "isb;mrs cntvct_el0" : "mrs cntvct_el0") + ")",
-                code, READ, CounterArch.AARCH64);
+    public static Mapping map(Arm64VdsoCode.Flavour flavour) {
+        Stubs.Mapped m = Stubs.map("vdso read (arm64, " + flavour.instructions() + ")", Arm64VdsoCode.code(flavour),
+                READ, CounterArch.AARCH64);
         return new Mapping(m.handle(), m.failure());
     }
 
@@ -135,21 +133,21 @@ public final class VdsoStub {
      * docs/PERFORMANCE.md), so rdtscp is preferred there.
      * @return the x86 flavour to read the counter with
      */
-    public static VdsoCode.Flavour orderedFlavour() {
+    public static X86VdsoCode.Flavour orderedFlavour() {
         return ORDERED_FLAVOUR;
     }
 
     /** {@link #orderedFlavour()}, decided once: /proc/cpuinfo is read once per process. */
-    private static final VdsoCode.Flavour ORDERED_FLAVOUR = decideOrderedFlavour();
+    private static final X86VdsoCode.Flavour ORDERED_FLAVOUR = decideOrderedFlavour();
 
-    private static VdsoCode.Flavour decideOrderedFlavour() {
+    private static X86VdsoCode.Flavour decideOrderedFlavour() {
         // The counter selection's order (CounterArch.X86_64.flavours): its first ordered read.
         CounterFlavour first = CounterArch.X86_64.flavours(true, KernelInfo.cpuFlags(), 0).getFirst();
-        return first == CounterFlavour.X86_RDTSCP ? VdsoCode.Flavour.RDTSCP : VdsoCode.Flavour.LFENCE_RDTSC;
+        return first == CounterFlavour.X86_RDTSCP ? X86VdsoCode.Flavour.RDTSCP : X86VdsoCode.Flavour.LFENCE_RDTSC;
     }
 
     /** x86_64: the ordered read is lfence;rdtsc (else rdtscp). A static final, so the JIT keeps one branch. */
-    static final boolean ORDERED_LFENCE = ORDERED_FLAVOUR == VdsoCode.Flavour.LFENCE_RDTSC;
+    static final boolean ORDERED_LFENCE = ORDERED_FLAVOUR == X86VdsoCode.Flavour.LFENCE_RDTSC;
 
     /** This machine's architecture, as static finals: the JIT folds the tests below away. */
     private static final boolean X86_64 = CounterArch.HERE == CounterArch.X86_64;

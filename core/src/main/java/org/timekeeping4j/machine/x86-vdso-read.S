@@ -1,5 +1,5 @@
 # int64_t vdso_read(const vc *rdi, const vdso_timestamp *rsi, uint64_t test_counter rdx)
-# The source of VdsoCode's LEGACY read, which AssemblySourcesTest assembles for each slot and compares
+# The source of X86VdsoCode's X86_LEGACY read, which AssemblySourcesTest assembles for each slot and compares
 # (`as --64 -o x.o x86-vdso-read.S && objdump -d -M intel x.o`; SLOT replaced by the slot's instructions, as
 # docs/bench/vdso-stub/build.sh does): vdso_data 5.3-6.9 (mask @16, mult @24, shift @28; no max_cycles).
 # The OVERFLOW read (vdso_data 6.10-6.14, vdso_clock 6.15+) is x86-vclock-read.S, which adds the vclock modes.

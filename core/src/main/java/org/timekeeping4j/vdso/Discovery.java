@@ -257,7 +257,7 @@ public final class Discovery {
         if (refusal != null) {
             return new Result(refusal, layout, mapping, null, null, rec.rejected(), vclock, timens);
         }
-        VdsoStub.Mapping ordered = VdsoStub.map(arch, layout.x86Algorithm(), true);
+        VdsoStub.Mapping ordered = VdsoStub.map(layout.algorithm(), true);
         if (!ordered.ok()) {
             return new Result("the read's machine code cannot run: " + ordered.failure(), layout, mapping, null,
                     null, rec.rejected(), vclock, timens);
@@ -292,7 +292,7 @@ public final class Discovery {
      * the hvclock page (the next one) is never read on a real kernel: no Hyper-V guest has confirmed the reader.
      */
     private static Vclock vclock(VdsoLayout layout, VvarMapping mapping, long pageSize) {
-        if (layout.x86Algorithm() != org.timekeeping4j.machine.VdsoCode.Algorithm.OVERFLOW) {
+        if (layout.algorithm() != VdsoLayout.Algorithm.X86_OVERFLOW) {
             return Vclock.NONE;
         }
         String hv = "clock_gettime (the hvclock reader is proven on synthetic pages only: refused until a real"

@@ -229,7 +229,7 @@ public final class KernelVdso {
     /** The unordered read's code, mapped on first use (most processes never call it). */
     private static final class Unordered {
         static final MethodHandle READ = !ENABLED ? null
-                : completing(false, VdsoStub.map(STATE.layout().arch(), STATE.layout().x86Algorithm(), false).handle());
+                : completing(false, VdsoStub.map(STATE.layout().algorithm(), false).handle());
     }
 
     /** The completing read (see {@link #READ}), or {@code plain} where it cannot be mapped or must not serve. */
@@ -237,7 +237,7 @@ public final class KernelVdso {
         if (!ENABLED || STATE.timens().inNamespace()) {
             return plain;
         }
-        VdsoStub.Mapping m = VdsoStub.map(STATE.layout().arch(), STATE.layout().x86Algorithm(), ordered, true);
+        VdsoStub.Mapping m = VdsoStub.map(STATE.layout().algorithm(), ordered, true);
         return m.ok() ? m.handle() : plain;
     }
 

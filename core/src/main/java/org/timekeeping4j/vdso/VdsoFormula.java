@@ -5,12 +5,12 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import org.timekeeping4j.clocksource.MultShift;
 import org.timekeeping4j.machine.VclockCode;
-import org.timekeeping4j.machine.VdsoCode;
 
 /**
  * The vDSO's arithmetic in Java (lib/vdso/gettimeofday.c vdso_calc_ns and the x86 forms), for conversions
  * of counter values read earlier: snapshots, {@code Clocks.ticksToNanos}, event export. Clock reads go
- * through the machine code ({@link VdsoCode}), which computes the same thing around its own counter read.
+ * through the machine code of the layout's {@link VdsoLayout.Algorithm} (machine.VdsoStub.map), which computes the
+ * same thing around its own counter read.
  */
 final class VdsoFormula {
 
@@ -27,23 +27,23 @@ final class VdsoFormula {
      */
     static long ns(VdsoLayout layout, long cycles, long cycleLast, long maxCycles, long mask, long mult, int shift,
             long base) {
-        VdsoCode.Algorithm a = layout.x86Algorithm();
-        if (a == VdsoCode.Algorithm.OVERFLOW) {
-            long delta = (cycles & S64_MAX) - cycleLast;
-            if (Long.compareUnsigned(delta, maxCycles) > 0) {
-                if ((delta & (1L << 62)) != 0) {
-                    return base >>> shift;
+        return switch (layout.algorithm()) {
+            case X86_OVERFLOW -> {
+                long delta = (cycles & S64_MAX) - cycleLast;
+                if (Long.compareUnsigned(delta, maxCycles) > 0) {
+                    if ((delta & (1L << 62)) != 0) {
+                        yield base >>> shift;
+                    }
+                    yield MultShift.wide(delta & S64_MAX, mult, shift, base); // mul_u64_u32_add_u64_shr
                 }
-                return MultShift.wide(delta & S64_MAX, mult, shift, base); // mul_u64_u32_add_u64_shr
+                yield (delta * mult + base) >>> shift;
             }
-            return (delta * mult + base) >>> shift;
-        }
-        if (a == VdsoCode.Algorithm.LEGACY) {
-            long delta = Long.compareUnsigned(cycles, cycleLast) > 0 ? (cycles - cycleLast) * mult : 0;
-            return (base + delta) >>> shift;
-        }
-        long delta = (cycles - cycleLast) & mask;
-        return (delta * mult + base) >>> shift;
+            case X86_LEGACY -> {
+                long delta = Long.compareUnsigned(cycles, cycleLast) > 0 ? (cycles - cycleLast) * mult : 0;
+                yield (base + delta) >>> shift;
+            }
+            case ARM64_GENERIC -> (((cycles - cycleLast) & mask) * mult + base) >>> shift;
+        };
     }
 
     /**
@@ -126,7 +126,7 @@ final class VdsoFormula {
             boolean pvExact = true;
             long cycles = counter;
             if (mode == VclockCode.MODE_PVCLOCK && pvti != null
-                    && l.x86Algorithm() == VdsoCode.Algorithm.OVERFLOW) {
+                    && l.algorithm() == VdsoLayout.Algorithm.X86_OVERFLOW) {
                 // Under the vdso seq (its re-load below covers these loads too).
                 long pv = pvclock(pvti, counter);
                 if (pv == Long.MIN_VALUE) {
@@ -141,7 +141,7 @@ final class VdsoFormula {
             } else if (!l.arch().vdsoCountsWith(mode)) {
                 return false;
             }
-            long c = l.x86Algorithm() == VdsoCode.Algorithm.OVERFLOW ? cycles & S64_MAX : cycles & mask;
+            long c = l.algorithm() == VdsoLayout.Algorithm.X86_OVERFLOW ? cycles & S64_MAX : cycles & mask;
             // At or after cycle_last (the forward distance in the lower half of the counter's range): the
             // window the current state was made for.
             boolean exact = Long.compareUnsigned((c - last) & mask, mask >>> 1) <= 0;

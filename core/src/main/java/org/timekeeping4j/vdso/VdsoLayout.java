@@ -4,7 +4,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
-import org.timekeeping4j.machine.VdsoCode;
 import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.timekeeper.CounterClock;
 
@@ -19,21 +18,55 @@ import org.timekeeping4j.timekeeper.CounterClock;
  */
 public enum VdsoLayout {
     /** x86_64 5.3-6.9: struct vdso_data at +128, 240 bytes, no max_cycles. */
-    X86_VDSO_DATA_5_3("x86_64 vdso_data (5.3-6.9)", CounterArch.X86_64, 128, 240, -1, 16, 24, 28, 32,
-            VdsoCode.Algorithm.LEGACY),
+    X86_VDSO_DATA_5_3("x86_64 vdso_data (5.3-6.9)", Algorithm.X86_LEGACY, 128, 240, -1, 16, 24, 28, 32),
     /** x86_64 6.10-6.12: max_cycles inserted (CONFIG_GENERIC_VDSO_OVERFLOW_PROTECT), still at +128. */
-    X86_VDSO_DATA_6_10("x86_64 vdso_data with max_cycles (6.10-6.12)", CounterArch.X86_64, 128, 248, 16, 24, 32, 36,
-            40, VdsoCode.Algorithm.OVERFLOW),
+    X86_VDSO_DATA_6_10("x86_64 vdso_data with max_cycles (6.10-6.12)", Algorithm.X86_OVERFLOW, 128, 248, 16, 24, 32,
+            36, 40),
     /** x86_64 6.13-6.14: the same struct, now at +0 (vdso_time_data in 6.14). */
-    X86_VDSO_DATA_6_13("x86_64 vdso_data with max_cycles at +0 (6.13-6.14)", CounterArch.X86_64, 0, 248, 16, 24,
-            32, 36, 40, VdsoCode.Algorithm.OVERFLOW),
+    X86_VDSO_DATA_6_13("x86_64 vdso_data with max_cycles at +0 (6.13-6.14)", Algorithm.X86_OVERFLOW, 0, 248, 16, 24,
+            32, 36, 40),
     /** x86_64 6.15+: struct vdso_clock (232 bytes) in struct vdso_time_data at +0. */
-    X86_VDSO_CLOCK_6_15("x86_64 vdso_clock (6.15+)", CounterArch.X86_64, 0, 232, 16, 24, 32, 36, 40,
-            VdsoCode.Algorithm.OVERFLOW),
+    X86_VDSO_CLOCK_6_15("x86_64 vdso_clock (6.15+)", Algorithm.X86_OVERFLOW, 0, 232, 16, 24, 32, 36, 40),
     /** arm64 5.3-6.14: struct vdso_data at +0, 240 bytes, 56-bit mask. */
-    ARM64_VDSO_DATA_5_3("arm64 vdso_data (5.3-6.14)", CounterArch.AARCH64, 0, 240, -1, 16, 24, 28, 32, null),
+    ARM64_VDSO_DATA_5_3("arm64 vdso_data (5.3-6.14)", Algorithm.ARM64_GENERIC, 0, 240, -1, 16, 24, 28, 32),
     /** arm64 6.15+: struct vdso_clock (224 bytes) at +0. */
-    ARM64_VDSO_CLOCK_6_15("arm64 vdso_clock (6.15+)", CounterArch.AARCH64, 0, 224, -1, 16, 24, 28, 32, null);
+    ARM64_VDSO_CLOCK_6_15("arm64 vdso_clock (6.15+)", Algorithm.ARM64_GENERIC, 0, 224, -1, 16, 24, 28, 32);
+
+    /**
+     * How a layout's kernels turn a counter value into a clock's nanoseconds (lib/vdso/gettimeofday.c, and the
+     * architecture's forms of it): every layout has one. {@link VdsoFormula#ns} computes each in Java; the
+     * machine code of each is mapped by {@code machine.VdsoStub.map} ({@code machine.X86VdsoCode},
+     * {@code machine.VclockCode}, {@code machine.Arm64VdsoCode}, with their assembly sources beside them).
+     */
+    public enum Algorithm {
+        /**
+         * x86_64 5.3-6.9: vdso_calc_delta's x86 form, no max_cycles: a counter at or behind cycle_last counts
+         * as delta 0, the mask is ignored ({@code machine.X86VdsoCode}).
+         */
+        X86_LEGACY(CounterArch.X86_64),
+        /**
+         * x86_64 6.10+: the counter &amp; S64_MAX, max_cycles and the 128-bit path past it, the value at
+         * cycle_last for a counter behind it ({@code CONFIG_GENERIC_VDSO_OVERFLOW_PROTECT}); its machine code
+         * also reads the pvclock and hvclock pages ({@code machine.VclockCode}).
+         */
+        X86_OVERFLOW(CounterArch.X86_64),
+        /**
+         * arm64 5.3+: the generic vdso_calc_ns, {@code ((cycles - cycle_last) & mask) * mult + nsec >> shift}
+         * with the 56-bit mask and no max_cycles ({@code machine.Arm64VdsoCode}).
+         */
+        ARM64_GENERIC(CounterArch.AARCH64);
+
+        private final CounterArch arch;
+
+        Algorithm(CounterArch arch) {
+            this.arch = arch;
+        }
+
+        /** {@return the architecture whose kernels compute this} */
+        public CounterArch arch() {
+            return arch;
+        }
+    }
 
     /** VDSO_CLOCKMODE_TIMENS: page 0 of a task in a time namespace carries it with seq 1. */
     public static final int CLOCKMODE_TIMENS = Integer.MAX_VALUE;
@@ -55,7 +88,7 @@ public enum VdsoLayout {
     public static final int CYCLE_LAST = 8;
 
     private final String description;
-    private final CounterArch arch;
+    private final Algorithm algorithm;
     private final int dataOffset;
     private final int stride;
     private final int maxCycles;
@@ -63,12 +96,11 @@ public enum VdsoLayout {
     private final int mult;
     private final int shift;
     private final int basetime;
-    private final VdsoCode.Algorithm x86Algorithm;
 
-    VdsoLayout(String description, CounterArch arch, int dataOffset, int stride, int maxCycles, int mask, int mult,
-            int shift, int basetime, VdsoCode.Algorithm x86Algorithm) {
+    VdsoLayout(String description, Algorithm algorithm, int dataOffset, int stride, int maxCycles, int mask,
+            int mult, int shift, int basetime) {
         this.description = description;
-        this.arch = arch;
+        this.algorithm = algorithm;
         this.dataOffset = dataOffset;
         this.stride = stride;
         this.maxCycles = maxCycles;
@@ -76,7 +108,6 @@ public enum VdsoLayout {
         this.mult = mult;
         this.shift = shift;
         this.basetime = basetime;
-        this.x86Algorithm = x86Algorithm;
     }
 
     /** What the layout is, and which kernels have it. */
@@ -84,8 +115,14 @@ public enum VdsoLayout {
         return description;
     }
 
+    /** {@return the architecture whose kernels have this layout: its algorithm's} */
     public CounterArch arch() {
-        return arch;
+        return algorithm.arch();
+    }
+
+    /** {@return how this layout's kernels compute a clock from the counter} */
+    public Algorithm algorithm() {
+        return algorithm;
     }
 
     /** Offset of base 0 in page 0. */
@@ -142,11 +179,6 @@ public enum VdsoLayout {
         return auxOffset() + (long) index * stride;
     }
 
-    /** The x86 machine code's algorithm for this layout (VdsoStub.map); null elsewhere. */
-    public VdsoCode.Algorithm x86Algorithm() {
-        return x86Algorithm;
-    }
-
     /** {@return the base the kernel computes {@code clock} from: {@link #CS_RAW} for the raw line, else {@link #CS_HRES_COARSE}} */
     public static int base(CounterClock clock) {
         return clock.raw() ? CS_RAW : CS_HRES_COARSE;
@@ -175,7 +207,7 @@ public enum VdsoLayout {
         VdsoLayout[] all = values();
         for (int i = all.length - 1; i >= 0; i--) {
             VdsoLayout l = all[i];
-            if (l.arch != arch) {
+            if (l.arch() != arch) {
                 continue;
             }
             String why = l.mismatch(page, expected);
@@ -225,7 +257,7 @@ public enum VdsoLayout {
         for (int base = 0; base < 2; base++) {
             long b = baseOffset(base);
             long m = page.get(ValueLayout.JAVA_LONG_UNALIGNED, b + mask);
-            long expectedMask = arch.vdsoMask();
+            long expectedMask = arch().vdsoMask();
             if (m != expectedMask) {
                 return "base " + base + " mask 0x" + Long.toHexString(m) + " (expected 0x"
                         + Long.toHexString(expectedMask) + ")";

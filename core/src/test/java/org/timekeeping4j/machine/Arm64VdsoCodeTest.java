@@ -123,9 +123,13 @@ class Arm64VdsoCodeTest {
         int[] isbCntvct = {isb(), MachineCode.mrs(3, 3, 14, 0, 2, 5)};
         int[] test = {hint(0), orrReg(5, XZR, 2)};
         int[] ecv = {hint(0), MachineCode.mrs(3, 3, 14, 0, 6, 5)};
-        assertThat(words(Arm64VdsoCode.PRODUCTION)).containsExactly(expected(isbCntvct));
-        assertThat(words(Arm64VdsoCode.TEST)).containsExactly(expected(test));
-        assertThat(words(Arm64VdsoCode.ECV)).containsExactly(expected(ecv));
+        int[] unordered = {hint(0), MachineCode.mrs(3, 3, 14, 0, 2, 5)};
+        assertThat(words(Arm64VdsoCode.code(Arm64VdsoCode.Flavour.ISB_CNTVCT))).containsExactly(expected(isbCntvct));
+        assertThat(words(Arm64VdsoCode.code(Arm64VdsoCode.Flavour.TEST))).containsExactly(expected(test));
+        assertThat(words(Arm64VdsoCode.code(Arm64VdsoCode.Flavour.CNTVCTSS))).containsExactly(expected(ecv));
+        assertThat(words(Arm64VdsoCode.code(Arm64VdsoCode.Flavour.CNTVCT))).containsExactly(expected(unordered));
+        // A fresh array each time: no caller can change another's code.
+        assertThat(Arm64VdsoCode.code(Arm64VdsoCode.Flavour.TEST)).isNotSameAs(Arm64VdsoCode.code(Arm64VdsoCode.Flavour.TEST));
         // The production slot is the counter stub's own ordered read, into x5.
         assertThat(isbCntvct[0]).isEqualTo(MachineCode.A64_ISB);
         assertThat(isbCntvct[1]).isEqualTo(MachineCode.A64_MRS_X0_CNTVCT | 5);
@@ -133,8 +137,8 @@ class Arm64VdsoCodeTest {
 
     @Test
     void variantsShouldDifferOnlyInTheSlotAndBranchOnlyInsideTheCode() {
-        byte[] p = Arm64VdsoCode.PRODUCTION;
-        for (byte[] v : new byte[][] {Arm64VdsoCode.TEST, Arm64VdsoCode.ECV}) {
+        byte[] p = Arm64VdsoCode.code(Arm64VdsoCode.Flavour.ISB_CNTVCT);
+        for (byte[] v : new byte[][] {Arm64VdsoCode.code(Arm64VdsoCode.Flavour.TEST), Arm64VdsoCode.code(Arm64VdsoCode.Flavour.CNTVCTSS)}) {
             assertThat(v).hasSize(p.length);
             assertThat(Arrays.copyOfRange(v, 0, Arm64VdsoCode.SLOT)).containsExactly(Arrays.copyOfRange(p, 0, Arm64VdsoCode.SLOT));
             assertThat(Arrays.copyOfRange(v, Arm64VdsoCode.SLOT + 8, v.length))
@@ -210,7 +214,7 @@ class Arm64VdsoCodeTest {
 
     @Test
     void testVariantShouldMatchTheReferenceOnBothLayoutsAndEveryClock() throws Throwable {
-        MethodHandle h = map("arm64 vdso read (test)", Arm64VdsoCode.TEST);
+        MethodHandle h = map("arm64 vdso read (test)", Arm64VdsoCode.code(Arm64VdsoCode.Flavour.TEST));
         SplittableRandom rnd = new SplittableRandom(18);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment page = arena.allocate(4096, 4096);
@@ -249,7 +253,7 @@ class Arm64VdsoCodeTest {
 
     @Test
     void theMaskShouldWrapAt56BitsAndACounterBehindCycleLastGiveAHugeDelta() throws Throwable {
-        MethodHandle h = map("arm64 vdso read (test)", Arm64VdsoCode.TEST);
+        MethodHandle h = map("arm64 vdso read (test)", Arm64VdsoCode.code(Arm64VdsoCode.Flavour.TEST));
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment vc = arena.allocate(240, 64);
             MemorySegment ts = vc.asSlice(32 + 16 * 1, 16); // CLOCK_MONOTONIC
@@ -266,7 +270,7 @@ class Arm64VdsoCodeTest {
 
     @Test
     void unusableModesAndTimeNamespacePagesShouldFallBack() throws Throwable {
-        MethodHandle h = map("arm64 vdso read (test)", Arm64VdsoCode.TEST);
+        MethodHandle h = map("arm64 vdso read (test)", Arm64VdsoCode.code(Arm64VdsoCode.Flavour.TEST));
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment vc = arena.allocate(224, 64);
             MemorySegment ts = vc.asSlice(32, 16);
@@ -288,7 +292,7 @@ class Arm64VdsoCodeTest {
 
     @Test
     void aWriterShouldNeverBeSeenHalfWay() throws Throwable {
-        MethodHandle h = map("arm64 vdso read (test)", Arm64VdsoCode.TEST);
+        MethodHandle h = map("arm64 vdso read (test)", Arm64VdsoCode.code(Arm64VdsoCode.Flavour.TEST));
         try (Arena arena = Arena.ofShared()) {
             MemorySegment vc = arena.allocate(240, 64);
             MemorySegment ts = vc.asSlice(32, 16);
@@ -338,7 +342,7 @@ class Arm64VdsoCodeTest {
 
     @Test
     void productionVariantShouldReadTheCounterItself() throws Throwable {
-        MethodHandle h = map("arm64 vdso read", Arm64VdsoCode.PRODUCTION);
+        MethodHandle h = map("arm64 vdso read", Arm64VdsoCode.code(Arm64VdsoCode.Flavour.ISB_CNTVCT));
         assumeTrue(Stubs.IsbCntvct.MAPPED.ok(), Stubs.IsbCntvct.MAPPED.failure());
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment vc = arena.allocate(240, 64);
@@ -365,7 +369,7 @@ class Arm64VdsoCodeTest {
         assumeTrue(CounterArch.HERE == CounterArch.AARCH64, "arm64 machine code runs on aarch64 only");
         long hwcap2 = auxv(26); // AT_HWCAP2
         assumeTrue((hwcap2 & (1L << 19)) != 0, "the CPU reports no FEAT_ECV (HWCAP2_ECV clear): cntvctss_el0 undefined");
-        MethodHandle h = map("arm64 vdso read (ecv)", Arm64VdsoCode.ECV);
+        MethodHandle h = map("arm64 vdso read (ecv)", Arm64VdsoCode.code(Arm64VdsoCode.Flavour.CNTVCTSS));
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment vc = arena.allocate(240, 64);
             base(vc, 2, 1, 0, -1L, 1, 0);

@@ -28,8 +28,9 @@ class DiscoveryArchTest {
     @Test
     void layoutsShouldBeRecognisedOnlyForTheirOwnArchitecture() {
         for (VdsoLayout l : VdsoLayout.values()) {
-            assertThat(l.arch()).isNotNull();
-            assertThat(l.x86Algorithm() != null).as(l.name()).isEqualTo(l.arch() == CounterArch.X86_64);
+            assertThat(l.algorithm()).as(l.name()).isNotNull();
+            assertThat(l.arch()).as(l.name()).isEqualTo(l.algorithm().arch())
+                    .isEqualTo(l.name().startsWith("X86_") ? CounterArch.X86_64 : CounterArch.AARCH64);
         }
     }
 }

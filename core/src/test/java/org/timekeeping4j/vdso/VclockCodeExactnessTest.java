@@ -14,7 +14,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.machine.VclockCode;
-import org.timekeeping4j.machine.VdsoCode;
+import org.timekeeping4j.machine.X86VdsoCode;
 import org.timekeeping4j.machine.VdsoStub;
 
 /**
@@ -89,7 +89,7 @@ class VclockCodeExactnessTest {
     }
 
     private static MethodHandle testCode() {
-        VdsoStub.Mapping m = VdsoStub.map(VdsoCode.Algorithm.OVERFLOW, VdsoCode.Flavour.TEST);
+        VdsoStub.Mapping m = VdsoStub.map(VdsoLayout.Algorithm.X86_OVERFLOW, X86VdsoCode.Flavour.TEST);
         assertThat(m.failure()).isNull();
         return m.handle();
     }
@@ -236,7 +236,7 @@ class VclockCodeExactnessTest {
     @Test
     void aCompletedFallbackShouldBeClockGettimesValue() throws Throwable {
         VdsoCodeExactnessTest.assumeX86();
-        VdsoStub.Mapping m = VdsoStub.map(VdsoCode.Algorithm.OVERFLOW, VdsoCode.Flavour.RDTSCP, true);
+        VdsoStub.Mapping m = VdsoStub.map(VdsoLayout.Algorithm.X86_OVERFLOW, X86VdsoCode.Flavour.RDTSCP, true);
         assertThat(m.failure()).isNull();
         MethodHandle code = m.handle();
         try (Arena arena = Arena.ofConfined()) {
@@ -265,7 +265,7 @@ class VclockCodeExactnessTest {
             long v = (long) code.invokeExact(vc, ts, 1L, 0L);
             assertThat(v / 1_000_000_000L).isBetween(b.sec(), b.sec() + (1L << 24));
         }
-        assertThatThrownBy(() -> VclockCode.x86(VdsoCode.Flavour.TEST, 4096)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> VclockCode.x86(X86VdsoCode.Flavour.TEST, 4096)).isInstanceOf(IllegalArgumentException.class);
     }
 
     /**

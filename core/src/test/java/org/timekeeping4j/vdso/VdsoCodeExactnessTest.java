@@ -7,7 +7,7 @@ import java.lang.foreign.Arena;
 import java.lang.invoke.MethodHandle;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
-import org.timekeeping4j.machine.VdsoCode;
+import org.timekeeping4j.machine.X86VdsoCode;
 import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.linux.Platform;
 
@@ -20,13 +20,17 @@ class VdsoCodeExactnessTest {
 
     private static final int CASES = 200_000;
 
+    /** The algorithms of the x86_64 layouts. */
+    static final VdsoLayout.Algorithm[] X86_ALGORITHMS = {VdsoLayout.Algorithm.X86_LEGACY,
+        VdsoLayout.Algorithm.X86_OVERFLOW};
+
     static void assumeX86() {
         assumeTrue("x86_64".equals(Platform.ARCH), "the x86_64 machine code runs on x86_64 only; this is "
                 + Platform.ARCH + " (the arm64 code has its own test)");
     }
 
-    private static MethodHandle testCode(VdsoCode.Algorithm a) {
-        VdsoStub.Mapping m = VdsoStub.map(a, VdsoCode.Flavour.TEST);
+    private static MethodHandle testCode(VdsoLayout.Algorithm a) {
+        VdsoStub.Mapping m = VdsoStub.map(a, X86VdsoCode.Flavour.TEST);
         assertThat(m.failure()).isNull();
         return m.handle();
     }
@@ -61,18 +65,18 @@ class VdsoCodeExactnessTest {
     @Test
     void theOverflowLayoutsCodeShouldEqualTheReferenceOnEveryPath() throws Throwable {
         assumeX86();
-        check(VdsoLayout.X86_VDSO_CLOCK_6_15, VdsoCode.Algorithm.OVERFLOW, 1);
-        check(VdsoLayout.X86_VDSO_DATA_6_10, VdsoCode.Algorithm.OVERFLOW, 2);
-        check(VdsoLayout.X86_VDSO_DATA_6_13, VdsoCode.Algorithm.OVERFLOW, 3);
+        check(VdsoLayout.X86_VDSO_CLOCK_6_15, VdsoLayout.Algorithm.X86_OVERFLOW, 1);
+        check(VdsoLayout.X86_VDSO_DATA_6_10, VdsoLayout.Algorithm.X86_OVERFLOW, 2);
+        check(VdsoLayout.X86_VDSO_DATA_6_13, VdsoLayout.Algorithm.X86_OVERFLOW, 3);
     }
 
     @Test
     void theLegacyLayoutsCodeShouldEqualTheReference() throws Throwable {
         assumeX86();
-        check(VdsoLayout.X86_VDSO_DATA_5_3, VdsoCode.Algorithm.LEGACY, 4);
+        check(VdsoLayout.X86_VDSO_DATA_5_3, VdsoLayout.Algorithm.X86_LEGACY, 4);
     }
 
-    private static void check(VdsoLayout layout, VdsoCode.Algorithm algorithm, long seed) throws Throwable {
+    private static void check(VdsoLayout layout, VdsoLayout.Algorithm algorithm, long seed) throws Throwable {
         MethodHandle code = testCode(algorithm);
         SplittableRandom r = new SplittableRandom(seed);
         try (Arena arena = Arena.ofConfined()) {
@@ -88,7 +92,7 @@ class VdsoCodeExactnessTest {
                 int slot = base == 1 ? 4 : new int[] {0, 1, 7, 11}[r.nextInt(4)];
                 p.base(base, 2 * r.nextInt(1 << 20), VdsoLayout.CLOCKMODE_COUNTER, b, slot);
                 long counter = counterFor(r, b);
-                long expected = algorithm == VdsoCode.Algorithm.OVERFLOW ? VdsoReference.x86Overflow(b, counter)
+                long expected = algorithm == VdsoLayout.Algorithm.X86_OVERFLOW ? VdsoReference.x86Overflow(b, counter)
                         : VdsoReference.x86Legacy(b, counter);
                 long actual = (long) code.invokeExact(p.baseAddress(base), p.timestampAddress(base, slot), counter, 0L);
                 assertThat(actual).as("%s case %d: %s at counter %s", layout, i, b, Long.toUnsignedString(counter))
@@ -105,9 +109,9 @@ class VdsoCodeExactnessTest {
     @Test
     void theCodeShouldFallBackWhereTheVdsoWould() throws Throwable {
         assumeX86();
-        for (VdsoCode.Algorithm a : VdsoCode.Algorithm.values()) {
+        for (VdsoLayout.Algorithm a : X86_ALGORITHMS) {
             MethodHandle code = testCode(a);
-            VdsoLayout layout = a == VdsoCode.Algorithm.OVERFLOW ? VdsoLayout.X86_VDSO_CLOCK_6_15
+            VdsoLayout layout = a == VdsoLayout.Algorithm.X86_OVERFLOW ? VdsoLayout.X86_VDSO_CLOCK_6_15
                     : VdsoLayout.X86_VDSO_DATA_5_3;
             try (Arena arena = Arena.ofConfined()) {
                 SyntheticPage p = new SyntheticPage(layout, arena);
@@ -133,14 +137,14 @@ class VdsoCodeExactnessTest {
 
     @Test
     void everyCounterFlavourShouldFillTheSameSlot() {
-        for (VdsoCode.Algorithm a : VdsoCode.Algorithm.values()) {
-            int len = VdsoCode.x86(a, VdsoCode.Flavour.RDTSCP).length;
-            for (VdsoCode.Flavour f : VdsoCode.Flavour.values()) {
-                byte[] code = VdsoCode.x86(a, f);
+        for (VdsoLayout.Algorithm a : X86_ALGORITHMS) {
+            int len = X86VdsoCode.code(a, X86VdsoCode.Flavour.RDTSCP).length;
+            for (X86VdsoCode.Flavour f : X86VdsoCode.Flavour.values()) {
+                byte[] code = X86VdsoCode.code(a, f);
                 assertThat(code.length).isEqualTo(len);
-                byte[] rdtscp = VdsoCode.x86(a, VdsoCode.Flavour.RDTSCP);
+                byte[] rdtscp = X86VdsoCode.code(a, X86VdsoCode.Flavour.RDTSCP);
                 for (int i = 0; i < len; i++) {
-                    boolean inSlot = i >= VdsoCode.slotOffset(a) && i < VdsoCode.slotOffset(a) + 10;
+                    boolean inSlot = i >= X86VdsoCode.slotOffset(a) && i < X86VdsoCode.slotOffset(a) + 10;
                     if (!inSlot) {
                         assertThat(code[i]).as("%s %s byte %d", a, f, i).isEqualTo(rdtscp[i]);
                     }

@@ -1,25 +1,28 @@
 package org.timekeeping4j.machine;
 
+import org.timekeeping4j.vdso.VdsoLayout;
+
 /**
- * Machine code of the kernel-data read: the vDSO's do_hres over the kernel's own vDSO time data, for
- * x86_64 (the OVERFLOW code as mapped is {@link VclockCode}'s: the listing below, shifted by one move on entry,
- * plus the PVCLOCK and HVCLOCK modes), as {@code int64_t vdso_read(const struct vdso_clock *vc, const struct vdso_timestamp *ts,
+ * Machine code of the x86_64 kernel-data read: the vDSO's do_hres over the kernel's own vDSO time data, one
+ * function per {@link VdsoLayout.Algorithm} of x86_64 ({@link #code}; the X86_OVERFLOW code is {@link VclockCode}'s:
+ * the listing below, shifted by one move on entry, plus the PVCLOCK and HVCLOCK modes), as {@code int64_t vdso_read(const struct vdso_clock *vc, const struct vdso_timestamp *ts,
  * uint64_t test_counter)}. It returns {@code sec * 10^9 + ns} (u64 arithmetic) for the clock whose basetime
  * slot is {@code ts}, exactly as lib/vdso/gettimeofday.c computes sec and ns before vdso_set_timespec
  * (splitting ns into seconds afterwards does not change the sum), or {@code Long.MIN_VALUE} when the
  * vDSO would fall back to the system call: clock_mode not TSC, a time-namespace page (seq odd and
  * clock_mode VDSO_CLOCKMODE_TIMENS), or seq odd for 2^20 spins (a writer that never finishes: a stuck or
- * foreign page). Source: x86-vdso-read.S next to this file, which AssemblySourcesTest reassembles for every
- * algorithm and slot and compares with these bytes (docs/bench/vdso-stub/build.sh -d prints every variant).
+ * foreign page). Sources: x86-vdso-read.S (X86_LEGACY) and x86-vclock-read.S (X86_OVERFLOW) next to this file,
+ * which AssemblySourcesTest reassembles for every slot and compares with these bytes (docs/bench/vdso-stub/build.sh
+ * -d prints every variant). The arm64 read has the same shape: {@link Arm64VdsoCode}.
  *
- * <p><b>The counter slot.</b> Bytes {@code slot .. slot + 10} read the counter into edx:eax (rcx may be
+ * <p><b>The counter slot.</b> Bytes {@code slot .. slot + 10} ({@link #slotOffset}) read the counter into edx:eax (rcx may be
  * clobbered): NOP padding first, then rdtscp, lfence;rdtsc or rdtsc, so every flavour has the same length
  * and no branch offset depends on it; the test flavour takes its counter from the third argument (saved
  * in r11 on entry) so tests can compare the rest of the code with an independent reference for any
  * counter value. The padding sits before the counter read, off the value's dependency chain.
  *
- * <p><b>Layout 6.10+ ({@link Algorithm#OVERFLOW}: vdso_data 6.10-6.14 and vdso_clock 6.15+, max_cycles at
- * +16):</b>
+ * <p><b>Layout 6.10+ ({@link VdsoLayout.Algorithm#X86_OVERFLOW}: vdso_data 6.10-6.14 and vdso_clock 6.15+,
+ * max_cycles at +16):</b>
  * <pre>
  *    0: 49 89 d3             mov    r11, rdx              ; the test build's counter
  *    3: 41 b9 00 00 10 00    mov    r9d, 0x100000         ; spin bound while seq is odd
@@ -84,7 +87,8 @@ package org.timekeeping4j.machine;
  * tracker's stub measured this, docs/PERFORMANCE.md). The vDSO reads seq first; the order here changes only
  * which state a counter value can meet, and both outcomes are the vDSO's own: see the ordering note below.
  *
- * <p><b>Layout 5.3-6.9 ({@link Algorithm#LEGACY}: vdso_data without max_cycles; mask +16, mult +24, shift +28).</b>
+ * <p><b>Layout 5.3-6.9 ({@link VdsoLayout.Algorithm#X86_LEGACY}: vdso_data without max_cycles; mask +16, mult +24,
+ * shift +28).</b>
  * The same frame (counter slot at 9, seq at 13, clock_mode at 1f); between clock_mode and the seq re-check,
  * vdso_calc_delta's x86 form (the mask is ignored, a counter at or behind cycle_last counts as delta 0):
  * <pre>
@@ -116,19 +120,11 @@ package org.timekeeping4j.machine;
  * sends the read back to the counter. The unordered flavour (rdtsc) adds only that the counter may be read
  * before earlier instructions of the caller complete.
  */
-public final class VdsoCode {
+public final class X86VdsoCode {
 
-    private VdsoCode() {}
+    private X86VdsoCode() {}
 
-    /** The algorithm and field offsets of one kernel layout generation. */
-    public enum Algorithm {
-        /** x86_64 6.10+: max_cycles and the 128-bit path ({@code CONFIG_GENERIC_VDSO_OVERFLOW_PROTECT}). */
-        OVERFLOW,
-        /** x86_64 5.3-6.9: vdso_calc_delta, no max_cycles. */
-        LEGACY
-    }
-
-    /** How the code reads the counter. */
+    /** How the code reads the counter: the 10 bytes of its counter slot. */
     public enum Flavour {
         /** rdtscp: ordered after every earlier load. */
         RDTSCP("rdtscp", "0f 1f 80 00 00 00 00 0f 01 f9"),
@@ -169,28 +165,41 @@ public final class VdsoCode {
     /**
      * The code for {@code algorithm} with {@code flavour}'s counter read in its slot.
      *
-     * @param algorithm the layout generation's algorithm
+     * @param algorithm an x86_64 layout's algorithm
      * @param flavour   the counter read to put in the slot
      * @return the function's machine code, a fresh array
+     * @throws IllegalArgumentException for another architecture's algorithm
      */
-    public static byte[] x86(Algorithm algorithm, Flavour flavour) {
-        if (algorithm == Algorithm.OVERFLOW) {
-            return VclockCode.x86(flavour); // the same TSC path, with the vclock modes
-        }
-        byte[] code = MachineCode.x86(LEGACY_CODE);
-        int slot = slotOffset(algorithm);
-        System.arraycopy(flavour.slot, 0, code, slot, SLOT_BYTES);
-        return code;
+    public static byte[] code(VdsoLayout.Algorithm algorithm, Flavour flavour) {
+        return switch (algorithm) {
+            case X86_LEGACY -> {
+                byte[] code = MachineCode.x86(LEGACY_CODE);
+                System.arraycopy(flavour.slot, 0, code, LEGACY_SLOT, SLOT_BYTES);
+                yield code;
+            }
+            case X86_OVERFLOW -> VclockCode.x86(flavour); // the same TSC path, with the vclock modes
+            case ARM64_GENERIC -> throw notX86(algorithm);
+        };
     }
 
     /**
      * Where the counter slot starts in {@code algorithm}'s code.
      *
-     * @param algorithm the layout generation's algorithm
+     * @param algorithm an x86_64 layout's algorithm
      * @return the byte offset of the 10-byte counter slot
+     * @throws IllegalArgumentException for another architecture's algorithm
      */
-    public static int slotOffset(Algorithm algorithm) {
-        return algorithm == Algorithm.OVERFLOW ? VclockCode.slotOffset() : LEGACY_SLOT;
+    public static int slotOffset(VdsoLayout.Algorithm algorithm) {
+        return switch (algorithm) {
+            case X86_LEGACY -> LEGACY_SLOT;
+            case X86_OVERFLOW -> VclockCode.slotOffset();
+            case ARM64_GENERIC -> throw notX86(algorithm);
+        };
+    }
+
+    private static IllegalArgumentException notX86(VdsoLayout.Algorithm algorithm) {
+        return new IllegalArgumentException(algorithm + " is " + algorithm.arch().machine()
+                + " code (Arm64VdsoCode), not x86_64");
     }
 
     /** The slot's bytes for {@code flavour} (a copy). */
