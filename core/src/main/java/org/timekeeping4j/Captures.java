@@ -30,11 +30,11 @@ final class Captures {
     private static boolean trackerSnapshot(ClockId clock, Snapshot into) {
         long counter = TrackerMode.Ordered.SOURCE.read();
         Publication p = TrackerMode.PUBLICATION;
-        if (p.snapshot(counter, clock, into.clockConversion, into.rawConversion)) {
+        if (p.snapshot(counter, clock, into.trackerClock, into.trackerRaw)) {
             into.counter = counter;
-            into.nanos = into.clockConversion.nanos();
-            into.rawNanos = into.rawConversion.nanos();
-            into.clockWasSetSeq = into.clockConversion.clockWasSetSeq();
+            into.nanos = into.trackerClock.nanos();
+            into.rawNanos = into.trackerRaw.nanos();
+            into.clockWasSetSeq = into.trackerClock.clockWasSetSeq();
             into.fromCounter = true;
             into.sourceChangedSeq = p.sourceChangedSeq();
             into.exact = false; // the tracker's estimate, not the kernel's parameters

@@ -12,8 +12,8 @@ public final class CrossTimestamp {
     final ConvertedNanos first = new ConvertedNanos();
     final ConvertedNanos second = new ConvertedNanos();
     final ConvertedNanos scratch = new ConvertedNanos();
-    final org.timekeeping4j.vdso.KernelVdso.Conversion exactA = new org.timekeeping4j.vdso.KernelVdso.Conversion();
-    final org.timekeeping4j.vdso.KernelVdso.Conversion exactB = new org.timekeeping4j.vdso.KernelVdso.Conversion();
+    final org.timekeeping4j.vdso.KernelVdso.VdsoNanos exactA = new org.timekeeping4j.vdso.KernelVdso.VdsoNanos();
+    final org.timekeeping4j.vdso.KernelVdso.VdsoNanos exactB = new org.timekeeping4j.vdso.KernelVdso.VdsoNanos();
 
     ClockId a;
     ClockId b;

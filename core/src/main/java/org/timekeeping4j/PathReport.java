@@ -27,7 +27,7 @@ final class PathReport {
     /** Exact mode: the kernel's own CS_RAW parameters. */
     private static Calibration exactCalibration() {
         KernelVdso.Fields raw = KernelVdso.fields(VdsoLayout.CS_RAW);
-        KernelVdso.Conversion at = new KernelVdso.Conversion();
+        KernelVdso.VdsoNanos at = new KernelVdso.VdsoNanos();
         if (raw == null || !KernelVdso.convert(raw.cycleLast(), CounterClock.MONOTONIC_RAW, at)) {
             return new Calibration(false, 0, 0, 0, 0, 0, 0, 0, "exact mode: the kernel's vDSO data no longer serves "
                     + "the counter (clock_mode changed)");

@@ -12,11 +12,12 @@ public final class Snapshot {
     /** An empty snapshot, to be filled by {@link Clocks#snapshot} (and filled again: it is reusable). */
     public Snapshot() {}
 
-    // Conversion results, owned by this snapshot so that filling it allocates nothing.
-    final ConvertedNanos clockConversion = new ConvertedNanos();
-    final ConvertedNanos rawConversion = new ConvertedNanos();
-    final org.timekeeping4j.vdso.KernelVdso.Conversion exactClock = new org.timekeeping4j.vdso.KernelVdso.Conversion();
-    final org.timekeeping4j.vdso.KernelVdso.Conversion exactRaw = new org.timekeeping4j.vdso.KernelVdso.Conversion();
+    // What the serving mode converted the counter value to (tracker: the timekeepers; exact: the kernel data),
+    // owned by this snapshot so that filling it allocates nothing.
+    final ConvertedNanos trackerClock = new ConvertedNanos();
+    final ConvertedNanos trackerRaw = new ConvertedNanos();
+    final org.timekeeping4j.vdso.KernelVdso.VdsoNanos exactClock = new org.timekeeping4j.vdso.KernelVdso.VdsoNanos();
+    final org.timekeeping4j.vdso.KernelVdso.VdsoNanos exactRaw = new org.timekeeping4j.vdso.KernelVdso.VdsoNanos();
 
     ClockId clock;
     long counter;

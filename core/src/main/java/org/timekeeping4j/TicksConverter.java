@@ -22,7 +22,7 @@ import org.timekeeping4j.vdso.KernelVdso;
  */
 final class TicksConverter {
 
-    private final KernelVdso.Conversion kernelData = new KernelVdso.Conversion();
+    private final KernelVdso.VdsoNanos kernelData = new KernelVdso.VdsoNanos();
     private final ConvertedNanos tracker = new ConvertedNanos();
     private long nanos;
     private boolean exact;

@@ -63,7 +63,7 @@ class ExactClocksTest {
     void aSnapshotShouldBeTheKernelsOwnValuesAtItsCounterRead() {
         KernelVdsoTest.assumeExactModePossible();
         Snapshot s = new Snapshot();
-        KernelVdso.Conversion conv = new KernelVdso.Conversion();
+        KernelVdso.VdsoNanos conv = new KernelVdso.VdsoNanos();
         int exact = 0;
         int same = 0;
         for (int i = 0; i < 100_000; i++) {

@@ -352,7 +352,7 @@ public final class Discovery {
             // The Java formula (snapshots, ticksToNanos) over the same page, at a counter read between two
             // kernel reads. This also initialises the conversion's classes and the counter stub now, so that
             // a first snapshot does not spend milliseconds between its counter read and its conversion.
-            KernelVdso.Conversion conv = new KernelVdso.Conversion();
+            KernelVdso.VdsoNanos conv = new KernelVdso.VdsoNanos();
             long k0 = LinuxTime.clockGettimeNanos(c.clock().id());
             long counter = VdsoStub.readCounterOrdered();
             long k1 = LinuxTime.clockGettimeNanos(c.clock().id());

@@ -258,14 +258,17 @@ public final class KernelVdso {
      *
      * @return false when the data cannot serve now (clock_mode no longer the counter, seq stuck odd)
      */
-    public static boolean convert(long counter, CounterClock clock, Conversion into) {
+    public static boolean convert(long counter, CounterClock clock, VdsoNanos into) {
         return STATE.page() != null && VdsoFormula.convert(STATE.layout(), STATE.page(),
                 STATE.layout().baseOffset(VdsoLayout.base(clock)), clock.clock().id(), counter,
                 PVTI, OFFSET[clock.record()], into);
     }
 
-    /** The result of {@link #convert}: caller-owned, reusable. */
-    public static final class Conversion {
+    /**
+     * A counter value in a clock's nanoseconds by the kernel's vDSO data: the result of {@link #convert};
+     * caller-owned, reusable.
+     */
+    public static final class VdsoNanos {
         long nanos;
         boolean exact;
         long cycleLast;

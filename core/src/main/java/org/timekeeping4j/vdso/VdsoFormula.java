@@ -87,17 +87,17 @@ final class VdsoFormula {
      * one before it is extrapolated backwards on the current line, in 128 bits, and flagged inexact.
      */
     static boolean convert(VdsoLayout l, MemorySegment page, long baseOffset, int slot, long counter,
-            KernelVdso.Conversion into) {
+            KernelVdso.VdsoNanos into) {
         return convert(l, page, baseOffset, slot, counter, null, 0, into);
     }
 
     /**
-     * As {@link #convert(VdsoLayout, MemorySegment, long, int, long, KernelVdso.Conversion)}, where clock_mode
+     * As {@link #convert(VdsoLayout, MemorySegment, long, int, long, KernelVdso.VdsoNanos)}, where clock_mode
      * PVCLOCK converts the TSC value through the pvclock page {@code pvti} (its first 32 bytes; null: not
      * readable, then PVCLOCK cannot convert), and {@code offsetNanos} (a time namespace's) is added to the result.
      */
     static boolean convert(VdsoLayout l, MemorySegment page, long baseOffset, int slot, long counter,
-            MemorySegment pvti, long offsetNanos, KernelVdso.Conversion into) {
+            MemorySegment pvti, long offsetNanos, KernelVdso.VdsoNanos into) {
         long ts = baseOffset + l.basetimeOffset() + (long) slot * VdsoLayout.TIMESTAMP_BYTES;
         for (int spins = 0; spins < 1 << 20; ) {
             // Acquire: every later load (the fields) is ordered after the seq load; pairs with the kernel's
