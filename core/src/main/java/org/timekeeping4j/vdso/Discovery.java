@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.util.List;
-import java.util.Locale;
 import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.machine.VclockCode;
@@ -18,7 +17,8 @@ import org.timekeeping4j.timekeeper.CounterClock;
  * Finds, recognises and validates the kernel's vDSO time data for {@link KernelVdso} (the kernel's side:
  * include/vdso/datapage.h and lib/vdso/gettimeofday.c), in this order, refusing at the first doubt with a one-line reason:
  * <ol>
- * <li>configuration ({@code timekeeping4j.vdso=off}, {@code timekeeping4j.counter=kernel});</li>
+ * <li>configuration ({@code timekeeping4j.vdso=off}, {@code timekeeping4j.counter=kernel}, a bad
+ *     {@code timekeeping4j.vclock}: {@link Configuration});</li>
  * <li>[vvar] by its exact name in /proc/self/maps; page 0 is touched first (other vvar pages may be
  *     unbacked: a load there is SIGBUS, a JVM crash);</li>
  * <li>the time namespace: a process in one of its own reads the namespace's page at page 0 (seq odd,
@@ -32,12 +32,6 @@ import org.timekeeping4j.timekeeper.CounterClock;
  * </ol>
  */
 public final class Discovery {
-
-    /**
-     * {@code timekeeping4j.vclock}: {@code auto} (read kvm-clock's pvclock page where it is backed) or {@code off}
-     * (clock_gettime answers every vclock mode: for comparisons and drills). Any other value is refused.
-     */
-    public static final String VCLOCK_PROPERTY = "timekeeping4j.vclock";
 
     /** Bracketed reads per clock before exact mode is enabled. */
     static final int BRACKETS = 64;
@@ -149,10 +143,8 @@ public final class Discovery {
         if (config != null) {
             return Result.refused(config.getMessage());
         }
-        String vclockMode = System.getProperty(VCLOCK_PROPERTY, "auto").trim().toLowerCase(Locale.ROOT);
-        if (!vclockMode.equals("auto") && !vclockMode.equals("off")) {
-            return Result.refused("unknown " + VCLOCK_PROPERTY + "=" + System.getProperty(VCLOCK_PROPERTY)
-                    + ": valid values are auto (read kvm-clock's pvclock page where it is backed) and off");
+        if (Configuration.PROCESS.vclockError() != null) {
+            return Result.refused(Configuration.PROCESS.vclockError());
         }
         if (!Configuration.PROCESS.exactMode()) {
             return Result.refused("exact mode switched off (" + KernelVdso.PROPERTY + "=off)");
@@ -303,9 +295,9 @@ public final class Discovery {
         if (pvEnd - pv < 2 * pageSize) {
             return new Vclock(0, "clock_gettime (no pvclock and hvclock pages at " + where + ")", hv);
         }
-        String v = System.getProperty(VCLOCK_PROPERTY, "auto").trim().toLowerCase(Locale.ROOT);
-        if (v.equals("off")) {
-            return new Vclock(0, "clock_gettime (the vclock readers switched off: " + VCLOCK_PROPERTY + "=off)", hv);
+        if (!Configuration.PROCESS.vclock()) {
+            return new Vclock(0, "clock_gettime (the vclock readers switched off: " + Configuration.VCLOCK + "=off)",
+                    hv);
         }
         int errno = PageProbe.copyErrno(pv, 32);
         if (errno != 0) {

@@ -1,12 +1,14 @@
 package org.timekeeping4j.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
@@ -14,10 +16,11 @@ import org.timekeeping4j.ServingPath;
 import org.timekeeping4j.clocksource.CounterSelection;
 import org.timekeeping4j.clocksource.CounterSelector;
 import org.timekeeping4j.clocksource.Rejection;
+import org.timekeeping4j.linux.Platform;
 import org.timekeeping4j.vdso.KernelVdso;
 
 /**
- * The three properties, parsed once and alike for every reader: each value trimmed and its case ignored, a value
+ * The properties, parsed once and alike for every reader: each value trimmed and its case ignored, a value
  * that names nothing an error naming the valid ones. The process's own values are read once per JVM, so the
  * end-to-end case runs a JVM of its own.
  */
@@ -33,6 +36,7 @@ class ConfigurationTest {
         assertThat(c.counter()).isEqualTo(CounterSelector.Mode.AUTO);
         assertThat(c.exactMode()).isTrue();
         assertThat(c.execmem()).isTrue();
+        assertThat(c.vclock()).isTrue();
         assertThat(c.kernelChosen()).isFalse();
         assertThat(c.error()).isNull();
     }
@@ -40,12 +44,15 @@ class ConfigurationTest {
     @Test
     void everyValueIsTrimmedAndItsCaseIgnored() {
         Configuration c = read(Map.of(Configuration.COUNTER, " KERNEL ", Configuration.VDSO, "Off\t",
-                Configuration.EXECMEM, " Deny "));
+                Configuration.EXECMEM, " Deny ", Configuration.VCLOCK, " OFF"));
         assertThat(c.counter()).isEqualTo(CounterSelector.Mode.KERNEL);
         assertThat(c.kernelChosen()).isTrue();
         assertThat(c.exactMode()).isFalse();
         assertThat(c.execmem()).isFalse();
+        assertThat(c.vclock()).isFalse();
         assertThat(c.error()).isNull();
+        assertThat(c.vclockError()).isNull();
+        assertThat(read(Map.of(Configuration.VCLOCK, "Auto ")).vclock()).isTrue();
     }
 
     @Test
@@ -60,6 +67,11 @@ class ConfigurationTest {
                         + "vDSO data validates) and off");
         assertThat(read(Map.of(Configuration.COUNTER, "fastest")).counterError())
                 .startsWith("timekeeping4j.counter=fastest is not a counter mode; use one of auto");
+        Configuration vclock = read(Map.of(Configuration.VCLOCK, " maybe"));
+        assertThat(vclock.vclockError()).isEqualTo("unknown timekeeping4j.vclock= maybe: valid values are auto (read"
+                + " kvm-clock's pvclock page where it is backed) and off");
+        assertThat(vclock.vclock()).as("the default stands in").isTrue();
+        assertThat(vclock.error()).as("exact mode's alone: not the process's configuration error").isNull();
         // The first bad value, in the order counter, execmem, vdso; the others still parse.
         Configuration all = read(Map.of(Configuration.COUNTER, "x", Configuration.VDSO, "OFF",
                 Configuration.EXECMEM, "y"));
@@ -72,6 +84,7 @@ class ConfigurationTest {
         CounterSelection s = CounterSelector.selected();
         System.out.println("mode " + s.mode());
         System.out.println("exact " + KernelVdso.ENABLED + " " + KernelVdso.reason());
+        System.out.println("pvclock " + KernelVdso.pvclock());
         System.out.println("rejected " + s.rejected().stream().map(Rejection::reason).toList());
         Map<ClockId, ServingPath> paths = Clocks.servingPaths();
         for (ClockId clock : List.of(ClockId.REALTIME, ClockId.MONOTONIC, ClockId.MONOTONIC_RAW)) {
@@ -86,16 +99,40 @@ class ConfigurationTest {
      */
     @Test
     void theKernelCounterModeInAnyCaseKeepsExactModeFromServing() throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-Dtimekeeping4j.counter= KERNEL ", "-cp",
-                System.getProperty("java.class.path"), ConfigurationTest.class.getName()))
-                .redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor()).as(out).isZero();
+        String out = child("-Dtimekeeping4j.counter= KERNEL ");
         assertThat(out).contains("mode KERNEL")
                 .contains("exact false the counter is not read by choice (timekeeping4j.counter=kernel)")
                 .contains("rejected [not tried: timekeeping4j.counter=kernel chose the kernel's clocks]")
                 .contains("path REALTIME KERNEL").contains("path MONOTONIC KERNEL").contains("path MONOTONIC_RAW KERNEL")
                 .doesNotContain("path REALTIME COUNTER");
+    }
+
+    /**
+     * A bad -Dtimekeeping4j.vclock refuses exact mode with the configuration's one line (Discovery reads the
+     * parsed value, not the property), while the tracker's paths serve: not the process's configuration error.
+     */
+    @Test
+    void aBadVclockValueRefusesExactModeOnlyWithTheConfigurationsLine() throws IOException, InterruptedException {
+        assumeTrue(Platform.UNSUPPORTED_REASON == null, Platform.UNSUPPORTED_REASON);
+        String out = child("-Dtimekeeping4j.vclock=Sometimes");
+        assertThat(out).contains("exact false unknown timekeeping4j.vclock=Sometimes: valid values are auto (read"
+                + " kvm-clock's pvclock page where it is backed) and off");
+        // Only exact mode refuses: the counter selection runs (a configuration error would skip it, "not tried"),
+        // and the serving paths name exact mode's reason.
+        assertThat(out.lines().filter(l -> l.startsWith("rejected "))).singleElement(InstanceOfAssertFactories.STRING)
+                .doesNotContain("vclock").doesNotContain("not tried");
+        assertThat(out.lines().filter(l -> l.startsWith("path "))).hasSize(3)
+                .allMatch(l -> l.contains("exact mode: unknown timekeeping4j.vclock=Sometimes"));
+    }
+
+    /** Runs {@link #main} in a JVM of its own with {@code property}; its output. */
+    private static String child(String property) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", property, "-cp",
+                System.getProperty("java.class.path"), ConfigurationTest.class.getName()))
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(out).isZero();
+        return out;
     }
 }
