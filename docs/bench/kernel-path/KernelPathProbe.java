@@ -13,7 +13,7 @@ import org.timekeeping4j.TimeSpec;
  * System.nanoTime. Variants: the library's Clocks.kernelNanos/kernelTime; a critical downcall to libc's or the
  * vDSO's clock_gettime into a constant (static final) native segment, a segment from a ThreadLocal, one from a
  * plain static field, a heap long[2] with Linker.Option.critical(true); and the stack-buffer stub (as
- * linux.ClockGettime maps it) over libc's and over the vDSO's function. Run: see run.sh.
+ * machine.ClockGettimeStub maps it) over libc's and over the vDSO's function. Run: see run.sh.
  */
 public class KernelPathProbe {
     static final Linker L = Linker.nativeLinker();

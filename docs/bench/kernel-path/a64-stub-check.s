@@ -1,4 +1,4 @@
-// The aarch64 stub of linux.ClockGettime (its bytes as a64Stub writes them, a64stub.bin) against a fake
+// The aarch64 stub of machine.ClockGettimeStub (its bytes as code(AARCH64, 0) writes them, a64stub.bin) against a fake
 // clock_gettime that writes 3 s, 5 ns for clock 7 and returns -22 otherwise: exit 0 when the stub returns
 // 3000000005 and then FAILED, and sp and x19 survive; 1 or 2 otherwise. Run by a64-stub-check.sh.
     .section .stub, "awx"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs the aarch64 stub of linux.ClockGettime under qemu-user on an x86_64 machine (binutils-aarch64-linux-gnu,
+# Runs the aarch64 stub of machine.ClockGettimeStub under qemu-user on an x86_64 machine (binutils-aarch64-linux-gnu,
 # qemu-user-static). From the repository root, after `mvn -B -q -pl core -am compile`:
 #   sh docs/bench/kernel-path/a64-stub-check.sh
 set -e

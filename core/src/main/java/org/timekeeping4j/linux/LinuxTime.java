@@ -2,13 +2,14 @@ package org.timekeeping4j.linux;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import org.timekeeping4j.machine.ClockGettimeStub;
 
 /**
  * Idiomatic layer over {@link LibC}: the clock and time-status calls as plain Java methods that take
  * and return primitives, check every return code, and throw {@link ErrnoException} with the errno.
  *
  * <p><b>Allocation:</b> the read methods allocate nothing. {@link #clockGettimeNanos} keeps its timespec on
- * the native stack ({@link ClockGettime}'s stub) where the stub is mapped. Each thread owns one scratch segment
+ * the native stack ({@link ClockGettimeStub}) where the stub is mapped. Each thread owns one scratch segment
  * (a timespec and the errno capture buffer), created on the thread's first call and freed by the
  * garbage collector with the thread ({@link Arena#ofAuto()}).
  */
@@ -44,17 +45,17 @@ public final class LinuxTime {
      * @throws ErrnoException when the kernel refuses the clock id (EINVAL)
      */
     public static long clockGettimeNanos(int clockId) {
-        // NANOS is static final: the JIT folds the test and inlines the stub's downcall (ClockGettime says why
-        // it is faster than a per-thread buffer). Its FAILED goes on to the buffer path, which reads again and
-        // throws exactly as it did before the stub existed.
-        if (ClockGettime.NANOS != null) {
+        // NANOS is static final: the JIT folds the test and inlines the stub's downcall (ClockGettimeStub says
+        // why it is faster than a per-thread buffer). Its FAILED goes on to the buffer path, which reads again
+        // and throws exactly as it did before the stub existed.
+        if (ClockGettimeStub.NANOS != null) {
             long nanos;
             try {
-                nanos = (long) ClockGettime.NANOS.invokeExact(clockId);
+                nanos = (long) ClockGettimeStub.NANOS.invokeExact(clockId);
             } catch (Throwable t) {
                 throw rethrow(t);
             }
-            if (nanos != ClockGettime.FAILED) {
+            if (nanos != ClockGettimeStub.FAILED) {
                 return nanos;
             }
         }

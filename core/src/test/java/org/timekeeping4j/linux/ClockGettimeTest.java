@@ -11,19 +11,17 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
-import java.lang.invoke.MethodHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
+import org.timekeeping4j.machine.ClockGettimeStub;
 
 /**
  * The kernel-clock call: the vDSO symbol lookup against the dynamic loader's, its refusals over damaged copies
- * of the real image, and the nanosecond stub against libc's clock_gettime for every clock id, over both the
- * vDSO's function and libc's (the fallback), including the ids the kernel refuses.
+ * of the real image, libc's function where the vDSO has none, and the read path (through
+ * machine.ClockGettimeStub, whose own test runs the stub over both functions) against libc's clock_gettime.
  */
 class ClockGettimeTest {
 
@@ -62,7 +60,7 @@ class ClockGettimeTest {
         }
         assertThat(ClockGettime.TARGET.function().address())
                 .isEqualTo(loader.get().find(CLOCK_GETTIME).orElseThrow().address());
-        assertThat(ClockGettime.describe()).startsWith("the vDSO's clock_gettime, through the nanosecond stub");
+        assertThat(ClockGettimeStub.describe()).startsWith("the vDSO's clock_gettime, through the nanosecond stub");
     }
 
     @Test
@@ -138,65 +136,6 @@ class ClockGettimeTest {
     }
 
     @Test
-    void theStubShouldBeRefusedWhereItCannotRunOrMayNot() {
-        ClockGettime.Target libc = libcTarget();
-        assertThat(ClockGettime.map(libc, "riscv64", null).handle()).isNull();
-        assertThat(ClockGettime.map(libc, "riscv64", null).failure())
-                .isEqualTo("the stub is x86_64 and aarch64 code and this is riscv64");
-        assertThat(ClockGettime.map(libc, "x86_64", " Deny ").failure())
-                .isEqualTo("executable memory refused (timekeeping4j.execmem=deny)");
-        assertThat(ClockGettime.map(libc, "x86_64", "alow").failure())
-                .isEqualTo("timekeeping4j.execmem=alow is not an execmem mode; use one of allow, deny");
-    }
-
-    @Test
-    void theStubShouldAgreeWithClockGettimeForEveryClockOverTheVdsoAndOverLibc() throws Throwable {
-        assumeStubArch();
-        assertThat(ClockGettime.NANOS).as(ClockGettime.describe()).isNotNull();
-        List<ClockGettime.Target> targets = new ArrayList<>(List.of(ClockGettime.TARGET, libcTarget()));
-        if (VdsoSymbols.imageAddress() != 0) {
-            assertThat(targets.get(0).description()).isEqualTo("the vDSO's clock_gettime");
-        }
-        for (ClockGettime.Target target : targets) {
-            MethodHandle stub = ClockGettime.map(target, Platform.ARCH, null).handle();
-            MethodHandle timespec = Linker().downcallHandle(target.function(),
-                    java.lang.foreign.FunctionDescriptor.of(java.lang.foreign.ValueLayout.JAVA_INT,
-                            java.lang.foreign.ValueLayout.JAVA_INT, java.lang.foreign.ValueLayout.ADDRESS));
-            int served = 0;
-            for (ClockId clock : ClockId.values()) {
-                int errno = LinuxTime.clockGettimeErrno(clock.id());
-                if (errno != 0) {
-                    // Refused by the kernel (an alarm clock without an RTC, a disabled AUX clock): the stub says so.
-                    assertThat((long) stub.invokeExact(clock.id())).as(clock + " " + target).isEqualTo(ClockGettime.FAILED);
-                    continue;
-                }
-                served++;
-                bracket(clock, stub, target);
-                // The target's own timespec call is what LinuxTime.clockGettime runs: 0 on success.
-                try (Arena arena = Arena.ofConfined()) {
-                    MemorySegment ts = arena.allocate(16, 8);
-                    assertThat((int) timespec.invokeExact(clock.id(), ts)).isZero();
-                }
-            }
-            assertThat(served).as("clocks read").isGreaterThanOrEqualTo(8);
-            for (int id : INVALID_IDS) {
-                assertThat((long) stub.invokeExact(id)).as(id + " over " + target).isEqualTo(ClockGettime.FAILED);
-            }
-        }
-    }
-
-    /** libc before <= stub <= libc after, 2,000 times, for a clock that never steps backwards here. */
-    private static void bracket(ClockId clock, MethodHandle stub, ClockGettime.Target target) throws Throwable {
-        for (int i = 0; i < 2_000; i++) {
-            long before = libc(clock.id());
-            long read = (long) stub.invokeExact(clock.id());
-            long after = libc(clock.id());
-            assertThat(read).as(clock + " over " + target.description() + " read " + i)
-                    .isBetween(before, after);
-        }
-    }
-
-    @Test
     void theReadPathShouldAgreeAndInvalidIdsFailAsBefore() {
         for (ClockId clock : new ClockId[] {ClockId.REALTIME, ClockId.MONOTONIC, ClockId.BOOTTIME, ClockId.MONOTONIC_RAW}) {
             long before = libc(clock.id());
@@ -221,10 +160,6 @@ class ClockGettimeTest {
         } catch (Throwable t) {
             throw LinuxTime.rethrow(t);
         }
-    }
-
-    private static ClockGettime.Target libcTarget() {
-        return ClockGettime.target(new VdsoSymbols.Lookup(0, "test"), Linker().defaultLookup().find("clock_gettime").orElseThrow());
     }
 
     private static java.lang.foreign.Linker Linker() {

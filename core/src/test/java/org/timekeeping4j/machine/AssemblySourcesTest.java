@@ -12,11 +12,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.vdso.VdsoLayout;
 
 /**
  * The assembly sources next to the machine code (x86-seqlock-read.s, x86-vdso-read.S, x86-vclock-read.S,
- * arm64-vdso-read.S) are the
+ * arm64-vdso-read.S, x86-clock-gettime.s, arm64-clock-gettime.s) are the
  * code: each is reassembled with GNU as, for every build the Java constants hold, and its bytes compared with
  * them. Where the assembler is not installed the test says so and is skipped (x86: binutils; arm64:
  * binutils-aarch64-linux-gnu, which Debian packages).
@@ -136,5 +137,18 @@ class AssemblySourcesTest {
                 .as("mrs cntvctss_el0").containsExactly(Arm64VdsoCode.code(Arm64VdsoCode.Flavour.CNTVCTSS));
         assertThat(assemble(ARM64_AS, ARM64_OBJCOPY, "arm64-vdso-read.S", "nop; mrs x5, cntvct_el0"))
                 .as("mrs cntvct_el0").containsExactly(Arm64VdsoCode.code(Arm64VdsoCode.Flavour.CNTVCT));
+    }
+
+    /** The clock_gettime stubs, assembled with the function's address as FUNCTION (a value with every byte distinct). */
+    @Test
+    void theClockGettimeStubsShouldBeTheirSourcesAssembled() throws Exception {
+        long function = 0x1122334455667788L;
+        String defsym = "FUNCTION=0x" + Long.toHexString(function);
+        requireTools(X86_AS, X86_OBJCOPY, "binutils");
+        assertThat(assemble(X86_AS, X86_OBJCOPY, "x86-clock-gettime.s", null, "--64", "--defsym", defsym))
+                .as("x86_64").containsExactly(ClockGettimeStub.code(CounterArch.X86_64, function));
+        requireTools(ARM64_AS, ARM64_OBJCOPY, "binutils-aarch64-linux-gnu");
+        assertThat(assemble(ARM64_AS, ARM64_OBJCOPY, "arm64-clock-gettime.s", null, "--defsym", defsym))
+                .as("arm64").containsExactly(ClockGettimeStub.code(CounterArch.AARCH64, function));
     }
 }

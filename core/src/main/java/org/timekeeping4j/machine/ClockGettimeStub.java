@@ -1,0 +1,129 @@
+package org.timekeeping4j.machine;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.invoke.MethodHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.timekeeping4j.clocksource.CounterArch;
+import org.timekeeping4j.linux.ClockGettime;
+import org.timekeeping4j.linux.Platform;
+
+/**
+ * The kernel-clock read at the cost of the JDK's own {@code System.nanoTime}: a stub that calls clock_gettime
+ * ({@link ClockGettime#TARGET}: the vDSO's own, or libc's) and returns its result in nanoseconds.
+ *
+ * <p>A call through FFM needs a timespec the kernel writes into: a per-thread native buffer costs a chain of
+ * dependent loads (Thread, its ThreadLocalMap, the entry, the segment) in front of a call whose counter read
+ * waits for every older instruction, which made the read markedly slower than the JDK's. HotSpot's nanoTime
+ * is a leaf call to os::javaTimeNanos, which keeps the timespec on its C stack. The stub does the same in a
+ * dozen instructions: it reserves the timespec on the native stack, calls the function, and returns
+ * {@code tv_sec * 10^9 + tv_nsec} (two's-complement wrap, as Java's long arithmetic), or {@link #FAILED} where
+ * the call returned non-zero. Mapped as the counter stubs are ({@link Stubs#map}: W^X, the
+ * {@code timekeeping4j.execmem} configuration); where it is not mapped (another architecture, executable memory
+ * refused) {@link #NANOS} is null and readers use {@link ClockGettime#TIMESPEC} with a buffer of their own
+ * (linux.LinuxTime.clockGettimeNanos does both).
+ *
+ * <p>Sources: x86-clock-gettime.s and arm64-clock-gettime.s next to this file, which AssemblySourcesTest
+ * reassembles and compares with {@link #code}.
+ */
+public final class ClockGettimeStub {
+
+    /**
+     * What the stub returns where clock_gettime failed. A successful read whose value is this one (a clock
+     * 292 years before its epoch) is read again through {@link ClockGettime#TIMESPEC}, so the value is never
+     * misreported.
+     */
+    public static final long FAILED = Long.MIN_VALUE;
+
+    /** long (clockid_t). */
+    private static final FunctionDescriptor NANOS_OF_CLOCK = FunctionDescriptor.of(JAVA_LONG, JAVA_INT);
+
+    /** The x86_64 stub; the function's address is the 8-byte immediate at {@link #X86_FUNCTION}. */
+    private static final String X86_CODE = "48 83 ec 18 48 89 e6 48 b8 00 00 00 00 00 00 00 00 ff d0 85 c0 75 12 48 69"
+            + " 04 24 00 ca 9a 3b 48 03 44 24 08 48 83 c4 18 c3 48 b8 00 00 00 00 00 00 00 80 48 83 c4 18 c3";
+    /** Where the 8-byte immediate of the function's address sits (movabs rax at 7). */
+    private static final int X86_FUNCTION = 9;
+
+    /** The arm64 stub's words; the function's address is the literal after them (at 0x40). */
+    private static final int[] ARM64_CODE = {
+        0xa9be7bfd, // stp x29, x30, [sp, #-32]!
+        0x910003fd, // mov x29, sp
+        0x910043e1, // add x1, sp, #16            (&timespec)
+        0x580001b0, // ldr x16, function          (the literal at 0x40)
+        0xd63f0200, // blr x16
+        0x350000e0, // cbnz w0, failed            (0x30)
+        0xa9410fe2, // ldp x2, x3, [sp, #16]      (tv_sec, tv_nsec)
+        0xd2994004, // movz x4, #0xca00
+        0xf2a77344, // movk x4, #0x3b9a, lsl #16  (x4 = 1000000000)
+        0x9b040c40, // madd x0, x2, x4, x3
+        0xa8c27bfd, // ldp x29, x30, [sp], #32
+        0xd65f03c0, // ret
+        0xd2f00000, // failed: movz x0, #0x8000, lsl #48 (FAILED)
+        0xa8c27bfd, // ldp x29, x30, [sp], #32
+        0xd65f03c0, // ret
+        0xd503201f, // nop                        (aligns the literal to 8)
+    };
+
+    private static final Stubs.Mapped MAPPED = ClockGettime.TARGET == null
+            ? new Stubs.Mapped(null, Platform.UNSUPPORTED_REASON)
+            : map(ClockGettime.TARGET.function().address(), CounterArch.HERE);
+
+    /**
+     * long (clockid_t): the clock in nanoseconds, or {@link #FAILED}; null where the stub is not mapped (see
+     * {@link #describe()}). Critical, like the call it wraps. Static final, so the JIT inlines the downcall.
+     */
+    public static final MethodHandle NANOS = MAPPED.handle();
+
+    private ClockGettimeStub() {}
+
+    /** {@return one line: which clock_gettime the kernel reads call, and whether through the stub and why not} */
+    public static String describe() {
+        if (ClockGettime.TARGET == null) {
+            return Platform.UNSUPPORTED_REASON;
+        }
+        return ClockGettime.TARGET.description() + (NANOS != null ? ", through the nanosecond stub"
+                : ", into a per-thread buffer (no stub: " + MAPPED.failure() + ")");
+    }
+
+    /**
+     * Maps the stub over {@code function} for {@code arch}, or says why not.
+     *
+     * @param function the address of a clock_gettime ({@code int (clockid_t, struct timespec *)})
+     * @param arch     the architecture to map the code of (null: none known here)
+     * @return the handle, or why there is none
+     */
+    public static Stubs.Mapped map(long function, CounterArch arch) {
+        if (arch == null) {
+            return new Stubs.Mapped(null, "the clock_gettime stub is x86_64 and aarch64 code and this is "
+                    + Platform.ARCH);
+        }
+        return Stubs.map("clock_gettime stub", code(arch, function), NANOS_OF_CLOCK, arch);
+    }
+
+    /**
+     * The stub for {@code arch} calling {@code function}.
+     *
+     * @param arch     the architecture
+     * @param function the address of the clock_gettime it calls
+     * @return the function's machine code, a fresh array
+     */
+    public static byte[] code(CounterArch arch, long function) {
+        return switch (arch) {
+            case X86_64 -> {
+                byte[] code = MachineCode.x86(X86_CODE);
+                ByteBuffer.wrap(code).order(ByteOrder.LITTLE_ENDIAN).putLong(X86_FUNCTION, function);
+                yield code;
+            }
+            case AARCH64 -> {
+                int[] words = new int[ARM64_CODE.length + 2];
+                System.arraycopy(ARM64_CODE, 0, words, 0, ARM64_CODE.length);
+                words[ARM64_CODE.length] = (int) function;               // the literal, little-endian
+                words[ARM64_CODE.length + 1] = (int) (function >>> 32);
+                yield MachineCode.arm64(words);
+            }
+        };
+    }
+}

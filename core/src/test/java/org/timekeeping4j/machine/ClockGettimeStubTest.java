@@ -1,0 +1,150 @@
+package org.timekeeping4j.machine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.clocksource.CounterArch;
+import org.timekeeping4j.linux.ClockGettime;
+import org.timekeeping4j.linux.LibC;
+import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.linux.Platform;
+
+/**
+ * The nanosecond stub against libc's clock_gettime for every clock id, over both the vDSO's function and libc's
+ * (the fallback), including the ids the kernel refuses; its refusals; and the execmem configuration honoured.
+ */
+class ClockGettimeStubTest {
+
+    /** Ids no kernel has: invalid CLOCK_* numbers and a dynamic-clock id of a closed descriptor (fd 1000). */
+    private static final int[] INVALID_IDS = {12, 16, 99, Integer.MAX_VALUE, ~(1000 << 3) | 3};
+
+    private static void assumeStubArch() {
+        assumeTrue(CounterArch.HERE != null && Platform.UNSUPPORTED_REASON == null,
+                "the stub is x86_64 and aarch64 code; this is " + System.getProperty("os.arch"));
+    }
+
+    private static MemorySegment libcClockGettime() {
+        return Linker.nativeLinker().defaultLookup().find("clock_gettime").orElseThrow();
+    }
+
+    @Test
+    void theStubShouldBeRefusedWhereItCannotRun() {
+        assumeStubArch();
+        long libc = libcClockGettime().address();
+        CounterArch other = CounterArch.HERE == CounterArch.X86_64 ? CounterArch.AARCH64 : CounterArch.X86_64;
+        Stubs.Mapped m = ClockGettimeStub.map(libc, other);
+        assertThat(m.ok()).isFalse();
+        assertThat(m.failure()).isEqualTo("clock_gettime stub is " + other.machine() + " code and this is " + Platform.ARCH);
+        assertThat(ClockGettimeStub.map(libc, null).failure())
+                .isEqualTo("the clock_gettime stub is x86_64 and aarch64 code and this is " + Platform.ARCH);
+    }
+
+    @Test
+    void theCodeShouldCarryTheFunctionsAddressAndNothingElseShouldDiffer() {
+        for (CounterArch arch : CounterArch.values()) {
+            byte[] zero = ClockGettimeStub.code(arch, 0);
+            byte[] some = ClockGettimeStub.code(arch, 0x1122334455667788L);
+            int at = arch == CounterArch.X86_64 ? 9 : zero.length - 8; // the immediate, or the literal
+            assertThat(zero.length).isEqualTo(some.length);
+            for (int i = 0; i < zero.length; i++) {
+                boolean address = i >= at && i < at + 8;
+                assertThat(some[i]).as("%s byte %d", arch, i)
+                        .isEqualTo(address ? (byte) (0x1122334455667788L >>> (8 * (i - at))) : zero[i]);
+            }
+            assertThat(ClockGettimeStub.code(arch, 0)).as("a fresh array").isNotSameAs(zero);
+        }
+    }
+
+    @Test
+    void theStubShouldAgreeWithClockGettimeForEveryClockOverTheVdsoAndOverLibc() throws Throwable {
+        assumeStubArch();
+        assertThat(ClockGettimeStub.NANOS).as(ClockGettimeStub.describe()).isNotNull();
+        List<ClockGettime.Target> targets = List.of(ClockGettime.TARGET,
+                new ClockGettime.Target(libcClockGettime(), "libc's clock_gettime (test)"));
+        for (ClockGettime.Target target : targets) {
+            Stubs.Mapped mapped = ClockGettimeStub.map(target.function().address(), CounterArch.HERE);
+            assertThat(mapped.failure()).isNull();
+            MethodHandle stub = mapped.handle();
+            MethodHandle timespec = Linker.nativeLinker().downcallHandle(target.function(),
+                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+            int served = 0;
+            for (ClockId clock : ClockId.values()) {
+                int errno = LinuxTime.clockGettimeErrno(clock.id());
+                if (errno != 0) {
+                    // Refused by the kernel (an alarm clock without an RTC, a disabled AUX clock): the stub says so.
+                    assertThat((long) stub.invokeExact(clock.id())).as(clock + " " + target)
+                            .isEqualTo(ClockGettimeStub.FAILED);
+                    continue;
+                }
+                served++;
+                bracket(clock, stub, target);
+                // The target's own timespec call is what LinuxTime.clockGettime runs: 0 on success.
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment ts = arena.allocate(16, 8);
+                    assertThat((int) timespec.invokeExact(clock.id(), ts)).isZero();
+                }
+            }
+            assertThat(served).as("clocks read").isGreaterThanOrEqualTo(8);
+            for (int id : INVALID_IDS) {
+                assertThat((long) stub.invokeExact(id)).as(id + " over " + target).isEqualTo(ClockGettimeStub.FAILED);
+            }
+        }
+    }
+
+    /** libc before <= stub <= libc after, 2,000 times, for a clock that never steps backwards here. */
+    private static void bracket(ClockId clock, MethodHandle stub, ClockGettime.Target target) throws Throwable {
+        for (int i = 0; i < 2_000; i++) {
+            long before = libc(clock.id());
+            long read = (long) stub.invokeExact(clock.id());
+            long after = libc(clock.id());
+            assertThat(read).as(clock + " over " + target.description() + " read " + i).isBetween(before, after);
+        }
+    }
+
+    private static long libc(int id) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment ts = arena.allocate(16, 8);
+            MemorySegment state = arena.allocate(LibC.CAPTURE_STATE);
+            int rc = (int) LibC.CLOCK_GETTIME_ERRNO.invokeExact(state, id, ts);
+            assertThat(rc).as("libc clock_gettime(" + id + ")").isZero();
+            return LinuxTime.toNanos(ts);
+        } catch (Throwable t) {
+            throw LinuxTime.rethrow(t);
+        }
+    }
+
+    /** Run in the child JVM: how the kernel reads are made, and one read. */
+    public static void main(String[] args) {
+        System.out.println("describe " + ClockGettimeStub.describe());
+        System.out.println("read " + LinuxTime.clockGettimeNanos(ClockId.MONOTONIC.id()));
+    }
+
+    /**
+     * -Dtimekeeping4j.execmem=" Deny " (the configuration's parse: trimmed, case ignored) leaves the stub
+     * unmapped and the reads on the per-thread buffer, saying why.
+     */
+    @Test
+    void executableMemoryDeniedShouldLeaveTheReadsOnTheBufferAndSaySo() throws IOException, InterruptedException {
+        assumeStubArch();
+        Process p = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-Dtimekeeping4j.execmem= Deny ", "-cp",
+                System.getProperty("java.class.path"), ClockGettimeStubTest.class.getName()))
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(out).isZero();
+        assertThat(out).contains(", into a per-thread buffer (no stub: executable memory refused"
+                + " (timekeeping4j.execmem=deny))").containsPattern("(?m)^read [1-9][0-9]*$");
+    }
+}
