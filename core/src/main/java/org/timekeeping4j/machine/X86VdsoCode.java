@@ -4,20 +4,22 @@ import org.timekeeping4j.vdso.VdsoLayout;
 
 /**
  * Machine code of the x86_64 kernel-data read: the vDSO's do_hres over the kernel's own vDSO time data, one
- * function per {@link VdsoLayout.Algorithm} of x86_64 ({@link #code}; the X86_OVERFLOW code is {@link VclockCode}'s:
- * the listing below, shifted by one move on entry, plus the PVCLOCK and HVCLOCK modes), as {@code int64_t vdso_read(const struct vdso_clock *vc, const struct vdso_timestamp *ts,
- * uint64_t test_counter)}. It returns {@code sec * 10^9 + ns} (u64 arithmetic) for the clock whose basetime
+ * function per {@link VdsoLayout.Algorithm} of x86_64 ({@link #code}; the X86_OVERFLOW code is
+ * {@link VclockCode}'s: the listing below, shifted by one move on entry, plus the PVCLOCK and HVCLOCK modes), as
+ * {@code int64_t vdso_read(const struct vdso_clock *vc, const struct vdso_timestamp *ts, uint64_t test_counter)}.
+ * It returns {@code sec * 10^9 + ns} (u64 arithmetic) for the clock whose basetime
  * slot is {@code ts}, exactly as lib/vdso/gettimeofday.c computes sec and ns before vdso_set_timespec
  * (splitting ns into seconds afterwards does not change the sum), or {@code Long.MIN_VALUE} when the
  * vDSO would fall back to the system call: clock_mode not TSC, a time-namespace page (seq odd and
  * clock_mode VDSO_CLOCKMODE_TIMENS), or seq odd for 2^20 spins (a writer that never finishes: a stuck or
- * foreign page). Sources: x86-vdso-read.S (X86_LEGACY) and x86-vclock-read.S (X86_OVERFLOW) next to this file,
- * which AssemblySourcesTest reassembles for every slot and compares with these bytes (docs/bench/vdso-stub/build.sh
- * -d prints every variant). The arm64 read has the same shape: {@link Arm64VdsoCode}.
+ * foreign page). Sources: x86-vdso-read.S (X86_LEGACY) and x86-vclock-read.S (X86_OVERFLOW) next to this
+ * file, which AssemblySourcesTest reassembles for every slot and compares with these bytes
+ * (docs/bench/vdso-stub/build.sh -d prints every variant). The arm64 read has the same shape:
+ * {@link Arm64VdsoCode}.
  *
- * <p><b>The counter slot.</b> Bytes {@code slot .. slot + 10} ({@link #slotOffset}) read the counter into edx:eax (rcx may be
- * clobbered): NOP padding first, then rdtscp, lfence;rdtsc or rdtsc, so every flavour has the same length
- * and no branch offset depends on it; the test flavour takes its counter from the third argument (saved
+ * <p><b>The counter slot.</b> Bytes {@code slot .. slot + 10} ({@link #slotOffset}) read the counter into
+ * edx:eax (rcx may be clobbered): NOP padding first, then rdtscp, lfence;rdtsc or rdtsc, so every flavour has
+ * the same length and no branch offset depends on it; the test flavour takes its counter from the third argument (saved
  * in r11 on entry) so tests can compare the rest of the code with an independent reference for any
  * counter value. The padding sits before the counter read, off the value's dependency chain.
  *
@@ -160,6 +162,7 @@ public final class X86VdsoCode {
             + " 04 01 75 45 48 c1 e2 20 48 09 d0 48 8b 4f 08 31 d2 48 29 c8 48 0f 46 c2 8b 4f 18 48 0f af c1 48 03"
             + " 46 08 8b 4f 1c 48 d3 e8 48 69 16 00 ca 9a 3b 48 01 d0 44 3b 07 75 b0 c3 81 7f 04 ff ff ff 7f 74 07"
             + " f3 90 41 ff c9 75 9f 48 b8 00 00 00 00 00 00 00 80 c3";
+    /** Where the counter slot starts in the X86_LEGACY code (after the two moves on entry). */
     private static final int LEGACY_SLOT = 0x09;
 
     /**

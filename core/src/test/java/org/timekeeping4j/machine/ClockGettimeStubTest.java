@@ -46,7 +46,8 @@ class ClockGettimeStubTest {
         CounterArch other = CounterArch.HERE == CounterArch.X86_64 ? CounterArch.AARCH64 : CounterArch.X86_64;
         Stubs.Mapped m = ClockGettimeStub.map(libc, other);
         assertThat(m.ok()).isFalse();
-        assertThat(m.failure()).isEqualTo("clock_gettime stub is " + other.machine() + " code and this is " + Platform.ARCH);
+        assertThat(m.failure())
+                .isEqualTo("clock_gettime stub is " + other.machine() + " code and this is " + Platform.ARCH);
         assertThat(ClockGettimeStub.map(libc, null).failure())
                 .isEqualTo("the clock_gettime stub is x86_64 and aarch64 code and this is " + Platform.ARCH);
     }
