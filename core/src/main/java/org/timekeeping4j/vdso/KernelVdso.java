@@ -218,7 +218,14 @@ public final class KernelVdso {
         if (f == null) {
             return "unknown (exact mode does not serve)";
         }
-        return switch (f.clockMode()) {
+        int switches = entrySwitches();
+        String entry = switches == 0 ? "" : "; reads enter " + (modeFirstServes() ? "mode first" : "counter first")
+                + " after " + switches + " switch" + (switches == 1 ? "" : "es") + " of entry";
+        return modeNow(f.clockMode()) + entry;
+    }
+
+    private static String modeNow(int clockMode) {
+        return switch (clockMode) {
             case 1 -> STATE.layout().arch() == org.timekeeping4j.clocksource.CounterArch.X86_64
                     ? "tsc: read by exact mode (on kvm-clock: " + STATE.vclock().pvclock() + ")"
                     : "the arch timer: read by exact mode";
@@ -228,7 +235,7 @@ public final class KernelVdso {
                     : "the arch timer (ARCHTIMER_NOCOMPAT): read by exact mode";
             case 3 -> "Hyper-V TSC page (clock_mode HVCLOCK): " + STATE.vclock().hvclock();
             case 0 -> "none the vDSO reads (clock_mode NONE): clock_gettime serves";
-            default -> "clock_mode " + f.clockMode() + ": clock_gettime serves";
+            default -> "clock_mode " + clockMode + ": clock_gettime serves";
         };
     }
 
