@@ -56,6 +56,8 @@ public class VclockBenchmark extends PerCallBenchmark {
 
     @TearDown(Level.Trial)
     public void restore() throws IOException {
+        System.out.println("# read entry: " + (KernelVdso.modeFirstServes() ? "mode first" : "counter first")
+                + ", " + KernelVdso.entrySwitches() + " switches");
         if (original != null) {
             Files.writeString(CURRENT, original);
         }

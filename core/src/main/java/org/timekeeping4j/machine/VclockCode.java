@@ -28,8 +28,16 @@ package org.timekeeping4j.machine;
  * <p><b>The fallback.</b> Where the vDSO would take the system call (clock_mode NONE, a vclock not readable,
  * the stable bit clear, sequence 0, a seq stuck odd), the code calls clock_gettime itself when mapped with its
  * address ({@link #x86(X86VdsoCode.Flavour, long)}), the clock id in the third argument, a timespec on its own stack:
- * the caller pays one downcall, not this read's and then clock_gettime's. Mapped without it, it returns
- * {@code Long.MIN_VALUE} and the caller asks clock_gettime.
+ * the caller pays one downcall, not this read's and then clock_gettime's. That answer comes back flagged: bit 63
+ * set on the time ({@code tv_sec * 10^9 + tv_nsec} is below 2^63 for every time the kernel keeps), so that the
+ * caller can count fallbacks without a second call. Mapped without the address, it returns {@code Long.MIN_VALUE}
+ * (a flagged 0) and the caller asks clock_gettime.
+ *
+ * <p><b>Two entries.</b> The counter-first entry ({@link #x86(X86VdsoCode.Flavour, long)}) reads the counter
+ * before it knows clock_mode: right where the mode is one it reads, wasted where clock_gettime must answer.
+ * The mode-first entry ({@link #x86ModeFirst}) looks at clock_mode first and calls clock_gettime at once for a
+ * mode it does not read (unflagged), and runs the counter-first read for a mode it does (flagged). A caller
+ * maps both and serves from the one whose reads come back unflagged (vdso.ReadEntry).
  *
  * <p><b>One counter read.</b> The TSC is read first, before the vdso seq, as on the TSC path (an ordered read
  * waits for every older load: loads before it cost their latency on every read). The vDSO reads it after the
@@ -79,22 +87,25 @@ public final class VclockCode {
     public static final int HV_OFFSET = 16;
 
     private static final String CODE = "49 89 d3 49 89 ca 41 b9 00 00 10 00 0f 1f 80 00 00 00 00 0f 01 f9 44 8b 07 41 f7 c0 01 00 00 00 75 7e 83 "
-            + "7f 04 01 0f 85 c8 00 00 00 48 c1 e2 20 48 09 d0 48 2b 47 08 48 3b 47 10 77 21 8b 4f 20 48 0f af c1 48 03 "
+            + "7f 04 01 0f 85 db 00 00 00 48 c1 e2 20 48 09 d0 48 2b 47 08 48 3b 47 10 77 21 8b 4f 20 48 0f af c1 48 03 "
             + "46 08 8b 4f 24 48 d3 e8 48 69 16 00 ca 9a 3b 48 01 d0 44 3b 07 75 af c3 48 03 47 08 48 0f ba f0 3f 48 2b "
             + "47 08 48 3b 47 10 76 cc 48 0f ba e0 3e 72 1c 48 0f ba f0 3f 8b 4f 20 48 f7 e1 48 03 46 08 48 83 d2 00 8b "
             + "4f 24 48 0f ad d0 eb ba 48 8b 46 08 8b 4f 24 48 d3 e8 eb ae 81 7f 04 ff ff ff 7f 74 0b f3 90 41 ff c9 0f "
-            + "85 58 ff ff ff 48 b8 00 00 00 00 00 00 00 00 48 85 c0 74 26 48 83 ec 18 44 89 df 48 89 e6 ff d0 85 c0 75 "
-            + "12 48 69 04 24 00 ca 9a 3b 48 03 44 24 08 48 83 c4 18 c3 48 83 c4 18 48 b8 00 00 00 00 00 00 00 80 c3 83 "
-            + "7f 04 02 75 67 41 f6 c2 01 74 b4 48 c1 e2 20 48 09 d0 53 4c 89 d3 48 81 e3 00 f0 ff ff 8b 0b 83 e1 fe 48 "
-            + "c1 e1 20 49 09 c8 f6 43 1d 01 0f 84 8d 00 00 00 48 2b 43 08 0f 88 89 00 00 00 0f be 4b 1c 85 c9 78 05 48 "
-            + "d3 e0 eb 05 f7 d9 48 d3 e8 8b 53 18 48 f7 e2 48 0f ac d0 20 48 03 43 10 4c 89 c1 48 c1 e9 20 3b 0b 5b 75 "
-            + "5d eb 4a 83 7f 04 03 0f 85 49 ff ff ff 41 f6 c2 02 0f 84 3f ff ff ff 48 c1 e2 20 48 09 d0 53 4c 89 d3 48 "
-            + "81 e3 00 f0 ff ff 8b 8b 00 10 00 00 85 c9 74 24 48 f7 a3 08 10 00 00 48 89 d0 48 03 83 10 10 00 00 3b 8b "
-            + "00 10 00 00 5b 75 11 48 0f ba f0 3f e9 7e fe ff ff 5b e9 f9 fe ff ff 5b 41 ff c9 0f 85 47 fe ff ff e9 ea "
-            + "fe ff ff";
+            + "85 58 ff ff ff 48 83 ec 08 e8 0a 00 00 00 48 83 c4 08 48 0f ba e8 3f c3 48 b8 00 00 00 00 00 00 00 00 48 "
+            + "85 c0 74 26 48 83 ec 18 44 89 df 48 89 e6 ff d0 85 c0 75 12 48 69 04 24 00 ca 9a 3b 48 03 44 24 08 48 83 "
+            + "c4 18 c3 48 83 c4 18 48 b8 00 00 00 00 00 00 00 80 c3 83 7f 04 02 75 67 41 f6 c2 01 74 a1 48 c1 e2 20 48 "
+            + "09 d0 53 4c 89 d3 48 81 e3 00 f0 ff ff 8b 0b 83 e1 fe 48 c1 e1 20 49 09 c8 f6 43 1d 01 0f 84 8d 00 00 00 "
+            + "48 2b 43 08 0f 88 89 00 00 00 0f be 4b 1c 85 c9 78 05 48 d3 e0 eb 05 f7 d9 48 d3 e8 8b 53 18 48 f7 e2 48 "
+            + "0f ac d0 20 48 03 43 10 4c 89 c1 48 c1 e9 20 3b 0b 5b 75 5d eb 4a 83 7f 04 03 0f 85 36 ff ff ff 41 f6 c2 "
+            + "02 0f 84 2c ff ff ff 48 c1 e2 20 48 09 d0 53 4c 89 d3 48 81 e3 00 f0 ff ff 8b 8b 00 10 00 00 85 c9 74 24 "
+            + "48 f7 a3 08 10 00 00 48 89 d0 48 03 83 10 10 00 00 3b 8b 00 10 00 00 5b 75 11 48 0f ba f0 3f e9 6b fe ff "
+            + "ff 5b e9 e6 fe ff ff 5b 41 ff c9 0f 85 34 fe ff ff e9 d7 fe ff ff";
+    /** The mode-first entry, put before {@link #CODE} (x86-vclock-read.S built with MODE_FIRST). */
+    private static final String MODE_FIRST = "8b 47 04 83 f8 01 74 1e 83 f8 02 75 07 f6 c1 01 75 14 eb 0a 83 f8 03 75 05 f6 c1 02 75 08 49 89 d3 e9 da "
+            + "00 00 00 48 83 ec 08 e8 0a 00 00 00 48 83 c4 08 48 0f ba e8 3f c3";
     private static final int SLOT = 0x0c;
-    /** Where the 8-byte immediate of the fallback's clock_gettime address sits (movabs rax at 0xb4). */
-    private static final int FALLBACK_FN = 0xb6;
+    /** Where the 8-byte immediate of the fallback's clock_gettime address sits (movabs rax at 0xc7). */
+    private static final int FALLBACK_FN = 0xc9;
 
     /**
      * The code with {@code flavour}'s counter read in its slot, returning the fallback value where the vDSO
@@ -125,6 +136,24 @@ public final class VclockCode {
         byte[] code = MachineCode.x86(CODE);
         System.arraycopy(X86VdsoCode.slot(flavour), 0, code, SLOT, X86VdsoCode.SLOT_BYTES);
         java.nio.ByteBuffer.wrap(code).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(FALLBACK_FN, clockGettime);
+        return code;
+    }
+
+    /**
+     * The mode-first entry before the code (see the class comment): clock_mode looked at first, clock_gettime
+     * ({@code clockGettime}, 0: none, then the fallback value) called unflagged where the mode is not one the
+     * code reads (PVCLOCK and HVCLOCK count as read where their bit of the vclock argument is set), the code's
+     * counter read otherwise, its value flagged (bit 63). The test flavour serves the tests of both routes.
+     *
+     * @param flavour      the counter read to put in the slot
+     * @param clockGettime the address of clock_gettime, or 0
+     * @return the function's machine code, a fresh array
+     */
+    public static byte[] x86ModeFirst(X86VdsoCode.Flavour flavour, long clockGettime) {
+        byte[] prologue = MachineCode.x86(MODE_FIRST);
+        byte[] body = x86(flavour, clockGettime);
+        byte[] code = java.util.Arrays.copyOf(prologue, prologue.length + body.length);
+        System.arraycopy(body, 0, code, prologue.length, body.length);
         return code;
     }
 

@@ -108,6 +108,38 @@ public final class VdsoStub {
         return new Mapping(m.handle(), m.failure());
     }
 
+    /**
+     * Maps the mode-first entry of the completing read ({@link VclockCode#x86ModeFirst}): clock_mode looked at
+     * before the counter is read, clock_gettime answering unflagged for a mode the code does not read, the
+     * counter-first read's value flagged (bit 63) for one it does. x86_64 6.10+ layouts only.
+     *
+     * @param algorithm the layout's algorithm
+     * @param ordered   true for the ordered counter read, false for the unordered one
+     * @return the mapped code, or why there is none (arm64, the 5.3-6.9 layouts)
+     */
+    public static Mapping mapModeFirst(VdsoLayout.Algorithm algorithm, boolean ordered) {
+        if (algorithm != VdsoLayout.Algorithm.X86_OVERFLOW) {
+            return new Mapping(null, "no mode-first entry for " + algorithm + ": a fallback reads the counter first");
+        }
+        X86VdsoCode.Flavour flavour = ordered ? orderedFlavour() : X86VdsoCode.Flavour.RDTSC;
+        Stubs.Mapped m = Stubs.map("vdso read, mode first (" + flavour.instructions() + ")",
+                VclockCode.x86ModeFirst(flavour, CLOCK_GETTIME_ADDRESS), READ, CounterArch.X86_64);
+        return new Mapping(m.handle(), m.failure());
+    }
+
+    /**
+     * Maps the mode-first entry around {@code flavour} without clock_gettime (its fallback returns
+     * {@link #FALLBACK}): for tests, with the test flavour.
+     *
+     * @param flavour the counter read
+     * @return the mapped code, or why it could not be mapped
+     */
+    public static Mapping mapModeFirst(X86VdsoCode.Flavour flavour) {
+        Stubs.Mapped m = Stubs.map("vdso read, mode first (" + flavour.instructions() + ", no clock_gettime)",
+                VclockCode.x86ModeFirst(flavour, 0), READ, CounterArch.X86_64);
+        return new Mapping(m.handle(), m.failure());
+    }
+
     /** libc's clock_gettime (which calls the vDSO's, or enters the kernel), or 0 off the supported platforms. */
     private static final long CLOCK_GETTIME_ADDRESS = Platform.UNSUPPORTED_REASON != null ? 0
             : java.lang.foreign.Linker.nativeLinker().defaultLookup().find("clock_gettime")

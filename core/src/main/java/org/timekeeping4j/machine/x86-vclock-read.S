@@ -1,6 +1,6 @@
 # int64_t vclock_read(const vc *rdi, const vdso_timestamp *rsi, uint64_t test_counter_or_clock_id rdx,
 #                     uint64_t vclock rcx)
-# Reference source of the bytes in VclockCode.java: the OVERFLOW read of x86-vdso-read.S (vdso_data 6.10-6.14,
+# Reference source of the bytes in VclockCode.java: the x86 6.10+ read (X86_OVERFLOW: vdso_data 6.10-6.14,
 # vdso_clock 6.15+) that also serves clock_mode PVCLOCK (kvm-clock) and HVCLOCK (Hyper-V TSC page) as the
 # vDSO's __arch_get_hw_counter does. vclock (rcx): the pvclock page's address (page aligned; the hvclock page
 # is the next page) with bit 0 set when the pvclock page may be read and bit 1 when the hvclock page may; 0:
@@ -8,8 +8,40 @@
 # Reassembled and compared with VclockCode by AssemblySourcesTest (SLOT: the counter read, as there).
         .intel_syntax noprefix
         .text
+.ifdef MODE_FIRST
+# The mode-first entry (VclockCode.x86ModeFirst): these bytes, then the code below. For a process whose reads
+# have been falling back (a clock_mode this code does not read: NONE for hpet or acpi_pm, HVCLOCK before a
+# Hyper-V guest confirmed the reader, a vclock page not readable): clock_mode is looked at before the counter
+# is read, and such a mode goes to clock_gettime without the counter read the counter-first entry makes first
+# and then wastes. The load is a hint, taken outside the seq: a stale or torn value only picks the route,
+# and each route answers for itself (clock_gettime is the kernel's answer; the read below re-checks seq and
+# clock_mode itself). Its other route returns flagged (bit 63 set), as the counter-first entry's fallback does:
+# the caller counts the flags to pick which entry serves.
+        .globl mode_first
+mode_first:
+        mov     eax, [rdi+4]            # clock_mode, a hint
+        cmp     eax, 1                  # VDSO_CLOCKMODE_TSC
+        je      23f
+        cmp     eax, 2                  # VDSO_CLOCKMODE_PVCLOCK: read where the vclock argument's bit 0 is set
+        jne     21f
+        test    cl, 1
+        jnz     23f
+        jmp     22f
+21:     cmp     eax, 3                  # VDSO_CLOCKMODE_HVCLOCK: where bit 1 is set
+        jne     22f
+        test    cl, 2
+        jnz     23f
+22:     mov     r11, rdx                # the clock id, where the fallback takes it
+        jmp     19f                     # clock_gettime answers: no counter read, no flag
+23:     sub     rsp, 8                  # the read below as a call, rsp as the caller left it
+        call    24f
+        add     rsp, 8
+        bts     rax, 63                 # flagged: the counter was read after all
+        ret
+.endif
         .globl vclock_read
 vclock_read:
+24:
         mov     r11, rdx                # the test build's counter; unused otherwise
         mov     r10, rcx                # the vclock pages and their permission bits
         mov     r9d, 0x100000           # bound on the spins while seq is odd and on vclock retries
@@ -61,8 +93,15 @@ vclock_read:
         jnz     1b
 # The vDSO would fall back: clock_gettime answers, called from here (one downcall for the caller) where the
 # mapping put its address in the immediate below (FALLBACK_FN, patched at map time; 0: return the fallback value
-# and let the caller ask). The clock id is the third argument (production flavours read no test counter).
-7:      movabs  rax, 0                  # FALLBACK_FN: int clock_gettime(clockid_t, struct timespec *), or 0
+# and let the caller ask). The clock id is the third argument (production flavours read no test counter). The
+# answer comes back flagged (bit 63 set; Long.MIN_VALUE stays itself): the caller counts fallbacks, and where
+# they are the rule maps the mode-first entry instead, whose own fallback (19) is unflagged.
+7:      sub     rsp, 8                  # the fallback as a call, rsp as the caller left it
+        call    19f
+        add     rsp, 8
+        bts     rax, 63                 # flagged
+        ret
+19:     movabs  rax, 0                  # FALLBACK_FN: int clock_gettime(clockid_t, struct timespec *), or 0
         test    rax, rax
         jz      9f
         sub     rsp, 24                 # a timespec, and rsp 16-byte aligned at the call (no push is open here)

@@ -53,9 +53,14 @@ public final class KernelVdso {
     /**
      * The production read: as discovery's (which it validated), plus, outside a time namespace (where
      * clock_gettime's value would carry the offsets that the callers add), clock_gettime called from the code
-     * where the vDSO would fall back, so that a fallback costs one downcall.
+     * where the vDSO would fall back, so that a fallback costs one downcall; and where fallbacks are the rule,
+     * the mode-first entry, which calls clock_gettime without reading the counter first ({@link ReadEntry}).
      */
-    private static final MethodHandle READ = completing(true, STATE.read());
+    private static final ReadEntry ENTRY = entry(true, STATE.read());
+    /** {@link #ENTRY}'s invoker: a static final, so the JIT inlines the serving entry's downcall. */
+    private static final MethodHandle READ = ENTRY.invoker();
+    /** AUX clocks' read: the counter-first entry, never switched (see {@link #aux}). */
+    private static final MethodHandle AUX_READ = ENTRY.counterFirst();
     /** Discovery's read: the fallback value where the vDSO would fall back (see {@link #monotonicWithoutOwnFallback}). */
     private static final MethodHandle PLAIN = STATE.read();
     /** The read's vclock argument: the pvclock page and which vclock pages it may load from. */
@@ -115,7 +120,10 @@ public final class KernelVdso {
      */
     public static long aux(int index) {
         long vc = AUX_BASE + index * AUX_STRIDE;
-        return invoke(READ, vc, vc + AUX_TIMESTAMP, ClockId.AUX_BASE + index); // do_aux: no namespace offset
+        // do_aux: no namespace offset. Not counted toward the entry's switch (a disabled AUX clock falls back
+        // by design): a flagged value only loses its flag.
+        long v = invoke(AUX_READ, vc, vc + AUX_TIMESTAMP, ClockId.AUX_BASE + index);
+        return v >= 0 || v == VdsoStub.FALLBACK ? v : v & Long.MAX_VALUE;
     }
 
     /** Null when {@link #ENABLED}, else why exact mode does not serve (one line). */
@@ -134,27 +142,43 @@ public final class KernelVdso {
      */
     public static long read(CounterClock clock) {
         int r = clock.record();
-        return offset(invoke(READ, BASE[r], TIMESTAMP[r], clock.clock().id()), OFFSET[r]);
+        return offset(served(BASE[r], TIMESTAMP[r], clock.clock().id()), OFFSET[r]);
     }
 
     public static long realtime() {
-        return invoke(READ, HRES, TS_REALTIME, 0);
+        return served(HRES, TS_REALTIME, 0);
     }
 
     public static long monotonic() {
-        return offset(invoke(READ, HRES, TS_MONOTONIC, 1), OFFS_MONOTONIC);
+        return offset(served(HRES, TS_MONOTONIC, 1), OFFS_MONOTONIC);
     }
 
     public static long monotonicRaw() {
-        return offset(invoke(READ, RAW, TS_RAW, 4), OFFS_MONOTONIC);
+        return offset(served(RAW, TS_RAW, 4), OFFS_MONOTONIC);
     }
 
     public static long boottime() {
-        return offset(invoke(READ, HRES, TS_BOOTTIME, 7), OFFS_BOOTTIME);
+        return offset(served(HRES, TS_BOOTTIME, 7), OFFS_BOOTTIME);
     }
 
     public static long tai() {
-        return invoke(READ, HRES, TS_TAI, 11);
+        return served(HRES, TS_TAI, 11);
+    }
+
+    /** A read through the serving entry: an unflagged value is the time; a flagged one goes to {@link ReadEntry}. */
+    private static long served(long vc, long ts, long clockId) {
+        long v = invoke(READ, vc, ts, clockId);
+        return v >= 0 ? v : ENTRY.flagged(v);
+    }
+
+    /** True while the mode-first entry serves the ordered reads (see {@link ReadEntry}); for descriptions and tests. */
+    public static boolean modeFirstServes() {
+        return ENTRY.modeFirstServes();
+    }
+
+    /** How often the ordered reads' entry switched since start; for descriptions and tests. */
+    public static int entrySwitches() {
+        return ENTRY.switches();
     }
 
     /**
@@ -194,7 +218,14 @@ public final class KernelVdso {
         if (f == null) {
             return "unknown (exact mode does not serve)";
         }
-        return switch (f.clockMode()) {
+        int switches = entrySwitches();
+        String entry = switches == 0 ? "" : "; reads enter " + (modeFirstServes() ? "mode first" : "counter first")
+                + " after " + switches + " switch" + (switches == 1 ? "" : "es") + " of entry";
+        return modeNow(f.clockMode()) + entry;
+    }
+
+    private static String modeNow(int clockMode) {
+        return switch (clockMode) {
             case 1 -> STATE.layout().arch() == org.timekeeping4j.clocksource.CounterArch.X86_64
                     ? "tsc: read by exact mode (on kvm-clock: " + STATE.vclock().pvclock() + ")"
                     : "the arch timer: read by exact mode";
@@ -204,7 +235,7 @@ public final class KernelVdso {
                     : "the arch timer (ARCHTIMER_NOCOMPAT): read by exact mode";
             case 3 -> "Hyper-V TSC page (clock_mode HVCLOCK): " + STATE.vclock().hvclock();
             case 0 -> "none the vDSO reads (clock_mode NONE): clock_gettime serves";
-            default -> "clock_mode " + f.clockMode() + ": clock_gettime serves";
+            default -> "clock_mode " + clockMode + ": clock_gettime serves";
         };
     }
 
@@ -223,16 +254,31 @@ public final class KernelVdso {
      */
     public static long readUnordered(CounterClock clock) {
         int r = clock.record();
-        return offset(invoke(Unordered.READ, BASE[r], TIMESTAMP[r], clock.clock().id()), OFFSET[r]);
+        long v = invoke(Unordered.READ, BASE[r], TIMESTAMP[r], clock.clock().id());
+        return offset(v >= 0 ? v : Unordered.ENTRY.flagged(v), OFFSET[r]);
     }
 
-    /** The unordered read's code, mapped on first use (most processes never call it). */
+    /** The unordered read's entries, mapped on first use (most processes never call it). */
     private static final class Unordered {
-        static final MethodHandle READ = !ENABLED ? null
-                : completing(false, VdsoStub.map(STATE.layout().algorithm(), false).handle());
+        static final ReadEntry ENTRY = entry(false, !ENABLED ? null
+                : VdsoStub.map(STATE.layout().algorithm(), false).handle());
+        static final MethodHandle READ = ENTRY.invoker();
     }
 
-    /** The completing read (see {@link #READ}), or {@code plain} where it cannot be mapped or must not serve. */
+    /**
+     * The completing read's two entries (see {@link #READ}), or {@code plain} alone where the completing read
+     * cannot be mapped or must not serve (then its fallback value is unflagged {@link VdsoStub#FALLBACK}).
+     */
+    private static ReadEntry entry(boolean ordered, MethodHandle plain) {
+        MethodHandle counterFirst = completing(ordered, plain);
+        if (counterFirst == plain) {
+            return new ReadEntry(plain, null);
+        }
+        VdsoStub.Mapping modeFirst = VdsoStub.mapModeFirst(STATE.layout().algorithm(), ordered);
+        return new ReadEntry(counterFirst, modeFirst.ok() ? modeFirst.handle() : null);
+    }
+
+    /** The completing counter-first read, or {@code plain} where it cannot be mapped or must not serve. */
     private static MethodHandle completing(boolean ordered, MethodHandle plain) {
         if (!ENABLED || STATE.timens().inNamespace()) {
             return plain;

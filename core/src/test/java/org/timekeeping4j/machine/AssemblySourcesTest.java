@@ -98,16 +98,28 @@ class AssemblySourcesTest {
                 .as("lfence;rdtsc build").containsExactly(MachineCode.x86SeqlockRead(MachineCode.X86_LFENCE_RDTSC_INSN));
     }
 
+    /** The slots as the x86 sources' SLOT line takes them: NOP padding to 10 bytes, then the counter read. */
+    private static final String[][] X86_SLOTS = {
+        {"RDTSCP", ".byte 0x0f,0x1f,0x80,0,0,0,0; rdtscp"},
+        {"LFENCE_RDTSC", ".byte 0x0f,0x1f,0x44,0,0; lfence; rdtsc"},
+        {"RDTSC", ".byte 0x0f,0x1f,0x80,0,0,0,0,0x90; rdtsc"},
+        {"TEST", "mov rax, r11; mov rdx, r11; shr rdx, 32"},
+    };
+
+    @Test
+    void theModeFirstEntryShouldBeItsSourceAssembled() throws Exception {
+        requireTools(X86_AS, X86_OBJCOPY, "binutils");
+        for (String[] slot : X86_SLOTS) {
+            assertThat(assemble(X86_AS, X86_OBJCOPY, "x86-vclock-read.S", slot[1], "--64", "--defsym", "MODE_FIRST=1"))
+                    .as("mode first, %s", slot[0])
+                    .containsExactly(VclockCode.x86ModeFirst(X86VdsoCode.Flavour.valueOf(slot[0]), 0));
+        }
+    }
+
     @Test
     void everyX86VdsoReadShouldBeItsSourceAssembled() throws Exception {
         requireTools(X86_AS, X86_OBJCOPY, "binutils");
-        // The slots as the source's SLOT line takes them: NOP padding to 10 bytes, then the counter read.
-        String[][] slots = {
-            {"RDTSCP", ".byte 0x0f,0x1f,0x80,0,0,0,0; rdtscp"},
-            {"LFENCE_RDTSC", ".byte 0x0f,0x1f,0x44,0,0; lfence; rdtsc"},
-            {"RDTSC", ".byte 0x0f,0x1f,0x80,0,0,0,0,0x90; rdtsc"},
-            {"TEST", "mov rax, r11; mov rdx, r11; shr rdx, 32"},
-        };
+        String[][] slots = X86_SLOTS;
         int compared = 0;
         for (VdsoLayout.Algorithm a : new VdsoLayout.Algorithm[] {VdsoLayout.Algorithm.X86_LEGACY,
                 VdsoLayout.Algorithm.X86_OVERFLOW}) {

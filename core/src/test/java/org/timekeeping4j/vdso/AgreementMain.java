@@ -24,6 +24,14 @@ public final class AgreementMain {
         Discovery.Timens ns = KernelVdso.timens();
         System.out.println("STATE enabled=" + k.enabled() + " timens=" + ns.monotonic() + "," + ns.boottime()
                 + " vclock=" + k.vclock() + (k.enabled() ? "" : " reason=" + k.reason()));
+        String ready = System.getProperty("tk4j.test.ready"); // a file the parent waits for: discovery is done
+        if (ready != null) {
+            try {
+                java.nio.file.Files.writeString(java.nio.file.Path.of(ready), "ready");
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
         long[] reads = new long[CLOCKS.length];
         long[] outside = new long[CLOCKS.length];
         long[] worst = new long[CLOCKS.length];
@@ -48,7 +56,7 @@ public final class AgreementMain {
             System.out.println("CLOCK " + CLOCKS[c] + " reads " + reads[c] + " outside " + outside[c] + " worst "
                     + worst[c]);
         }
-        System.out.println("AFTER vclock=" + Clocks.kernelData().vclock());
+        System.out.println("AFTER vclock=" + Clocks.kernelData().vclock() + " entrySwitches=" + KernelVdso.entrySwitches());
     }
 
     private static void read(int c, long[] reads, long[] outside, long[] worst) {

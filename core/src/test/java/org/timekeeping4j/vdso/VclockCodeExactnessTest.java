@@ -253,7 +253,8 @@ class VclockCodeExactnessTest {
                         long k0 = org.timekeeping4j.linux.LinuxTime.clockGettimeNanos(clock);
                         long v = (long) code.invokeExact(vc, ts, (long) clock, 0x1000L); // no vclock readable
                         long k1 = org.timekeeping4j.linux.LinuxTime.clockGettimeNanos(clock);
-                        assertThat(v).as("mode %d clock %d", mode, clock).isBetween(k0, k1);
+                        assertThat(v).as("mode %d clock %d: flagged", mode, clock).isNegative();
+                        assertThat(v & Long.MAX_VALUE).as("mode %d clock %d", mode, clock).isBetween(k0, k1);
                         served++;
                     }
                 }
@@ -263,9 +264,86 @@ class VclockCodeExactnessTest {
                     .isEqualTo(VdsoStub.FALLBACK);
             p.data.mode(0, 1); // TSC: the code's own arithmetic over the synthetic page (its basetime), no call
             long v = (long) code.invokeExact(vc, ts, 1L, 0L);
-            assertThat(v / 1_000_000_000L).isBetween(b.sec(), b.sec() + (1L << 24));
+            assertThat(v / 1_000_000_000L).as("unflagged").isBetween(b.sec(), b.sec() + (1L << 24));
         }
         assertThatThrownBy(() -> VclockCode.x86(X86VdsoCode.Flavour.TEST, 4096)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /**
+     * The mode-first entry: for a mode the code reads (TSC; PVCLOCK and HVCLOCK with their bit) the counter-first
+     * read's exact value, flagged, over random pages and counters (test flavour, against the references); for any
+     * other mode no counter read and, mapped with clock_gettime, clock_gettime's value of the clock id, unflagged
+     * and inside brackets of clock_gettime reads.
+     */
+    @Test
+    void theModeFirstEntryShouldServeEveryModeAsTheCounterFirstOneAndFlagTheCounterReads() throws Throwable {
+        VdsoCodeExactnessTest.assumeX86();
+        VdsoStub.Mapping test = VdsoStub.mapModeFirst(X86VdsoCode.Flavour.TEST);
+        assertThat(test.failure()).isNull();
+        MethodHandle code = test.handle();
+        SplittableRandom r = new SplittableRandom(27);
+        try (Arena arena = Arena.ofConfined()) {
+            Pages p = new Pages(arena);
+            int[] served = new int[4];
+            for (int i = 0; i < CASES / 10; i++) {
+                Pvti pvti = randomPvti(r);
+                long tsc = pvti.tscTimestamp() + r.nextLong(0, 1L << 40);
+                Hv hv = new Hv(r.nextInt(1, Integer.MAX_VALUE), r.nextLong(1L << 60, 1L << 62), r.nextLong(0, 1L << 40));
+                p.pvti(pvti);
+                p.hv(hv);
+                int mode = r.nextInt(4); // NONE, TSC, PVCLOCK, HVCLOCK
+                long bits = r.nextInt(4);
+                long cycles = switch (mode) {
+                    case 1 -> tsc;
+                    case 2 -> pvclockReference(pvti, tsc);
+                    case 3 -> hvclockReference(hv, tsc);
+                    default -> 0;
+                };
+                VdsoReference.Base b = baseAround(r, cycles);
+                p.data.base(0, 2 * r.nextInt(1 << 20), mode, b, 1);
+                long v = (long) code.invokeExact(p.data.baseAddress(0), p.data.timestampAddress(0, 1), tsc, p.word(bits));
+                boolean reads = mode == 1 || mode == 2 && (bits & 1) != 0 || mode == 3 && (bits & 2) != 0;
+                if (reads) {
+                    assertThat(v).as("case %d, mode %d: flagged", i, mode).isNegative();
+                    assertThat(v & Long.MAX_VALUE).as("case %d, mode %d", i, mode)
+                            .isEqualTo(VdsoReference.x86Overflow(b, cycles));
+                    served[mode]++;
+                } else {
+                    assertThat(v).as("case %d, mode %d bits %d: no clock_gettime mapped", i, mode, bits)
+                            .isEqualTo(VdsoStub.FALLBACK);
+                    served[0]++;
+                }
+            }
+            assertThat(java.util.Arrays.stream(served).min().getAsInt()).as("every route taken: %s", java.util.Arrays.toString(served)).isGreaterThan(1000);
+        }
+        VdsoStub.Mapping m = VdsoStub.mapModeFirst(VdsoLayout.Algorithm.X86_OVERFLOW, true);
+        assertThat(m.failure()).isNull();
+        MethodHandle production = m.handle();
+        try (Arena arena = Arena.ofConfined()) {
+            Pages p = new Pages(arena);
+            VdsoReference.Base b = baseAround(new SplittableRandom(28), 1L << 40);
+            p.data.base(0, 42, 0, b, 1);
+            int checked = 0;
+            for (int mode : new int[] {0, VclockCode.MODE_PVCLOCK, VclockCode.MODE_HVCLOCK, 7}) {
+                p.data.mode(0, mode);
+                for (int clock : new int[] {0, 1, 4, 7, 11}) {
+                    for (int i = 0; i < 200; i++) {
+                        long k0 = org.timekeeping4j.linux.LinuxTime.clockGettimeNanos(clock);
+                        long v = (long) production.invokeExact(p.data.baseAddress(0), p.data.timestampAddress(0, 1),
+                                (long) clock, 0x1000L); // no vclock readable: an unbacked address is never loaded
+                        long k1 = org.timekeeping4j.linux.LinuxTime.clockGettimeNanos(clock);
+                        assertThat(v).as("mode %d clock %d, unflagged", mode, clock).isBetween(k0, k1);
+                        checked++;
+                    }
+                }
+            }
+            assertThat(checked).isEqualTo(4000);
+            p.data.mode(0, 1);
+            long v = (long) production.invokeExact(p.data.baseAddress(0), p.data.timestampAddress(0, 1), 1L, 0L);
+            assertThat(v).as("TSC: the counter read, flagged").isNegative();
+            assertThat((v & Long.MAX_VALUE) / 1_000_000_000L).isBetween(b.sec(), b.sec() + (1L << 24));
+        }
+        assertThat(VdsoStub.mapModeFirst(VdsoLayout.Algorithm.X86_LEGACY, true).failure()).contains("no mode-first entry");
     }
 
     /**

@@ -156,6 +156,37 @@ class VclockHostTest {
             Report s = child.get();
             assertThat(switches).as("switches").isGreaterThanOrEqualTo(16);
             assertAgreement(s, 1_000_000, 0);
+            // The same with the pvclock reader off: on kvm-clock every read falls back, on tsc none does, so the
+            // read's entry switches to mode first and back (ReadEntry) while the reads stay inside the brackets.
+            // The child's discovery runs on tsc (on kvm-clock with the reader off exact mode would not serve at all):
+            // the switches start once it says it is done.
+            switchTo(other);
+            switches = 0;
+            Path ready = Files.createTempFile("tk4j-vclock", ".ready");
+            Files.delete(ready);
+            var fallbacks = new java.util.concurrent.CompletableFuture<Report>();
+            Thread reader2 = Thread.ofPlatform().start(() -> {
+                try {
+                    fallbacks.complete(run(List.of(), List.of("-Dtimekeeping4j.vclock=off", "-Dtk4j.test.ready=" + ready),
+                            "seconds", "6"));
+                } catch (Throwable e) {
+                    fallbacks.completeExceptionally(e);
+                }
+            });
+            for (int i = 0; i < 1200 && !Files.exists(ready) && reader2.isAlive(); i++) {
+                Thread.sleep(50);
+            }
+            Files.deleteIfExists(ready);
+            while (reader2.isAlive()) {
+                Thread.sleep(500);
+                switchTo((switches++ & 1) == 0 ? "kvm-clock" : other);
+            }
+            Report f = fallbacks.get();
+            assertThat(switches).as("switches").isGreaterThanOrEqualTo(8);
+            assertThat(f.state()).contains("enabled=true");
+            assertAgreement(f, 100_000, 0);
+            assertThat(f.after()).as("the read's entry followed the clocksource").containsPattern(
+                    "entrySwitches=([4-9]|[1-9][0-9])");
         } finally {
             switchTo(original);
         }

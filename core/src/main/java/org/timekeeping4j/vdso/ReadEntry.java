@@ -1,0 +1,99 @@
+package org.timekeeping4j.vdso;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MutableCallSite;
+import org.timekeeping4j.machine.VdsoStub;
+
+/**
+ * Which entry of the completing exact-mode read serves a process: the counter-first one, which reads the counter
+ * before it knows clock_mode (right for every mode the code reads: its counter read waits for no load), or the
+ * mode-first one, which looks at clock_mode first and calls clock_gettime without reading the counter where the
+ * mode is one the code does not read (clock_mode NONE under hpet or acpi_pm, Hyper-V's page before a Hyper-V guest
+ * confirmed the reader, a vclock page not found backed). On such a clocksource the counter-first entry pays a
+ * wasted counter read on top of clock_gettime's cost; the mode-first one pays clock_gettime's alone.
+ *
+ * <p>Each entry returns the time unflagged on the route it expects and flagged (bit 63 set) on the other one
+ * (machine.VclockCode). The read passes an unflagged value straight through; a flagged one comes here, which
+ * strips the flag and counts: {@value #FLAGS_TO_SWITCH} flags since the last switch make the other entry the
+ * call site's target. The target lives in a {@link MutableCallSite} whose invoker the reader keeps in a static
+ * final: the JIT inlines the current target and records the dependency, so a switch deoptimises the compiled
+ * readers once and costs the hot path nothing while it holds. Every switch deoptimises, so switches are
+ * bounded: after {@value #MAX_SWITCHES} the counter-first entry serves for good (exact where the mode is read,
+ * a counter read wasted where it is not: never wrong, only slower).
+ *
+ * <p>Both entries give the same answers: the route only decides what a read costs. The counts are plain fields,
+ * updated racily on purpose: a lost increment delays a switch by one read, and a switch is decided under this
+ * object's lock, where the count is re-checked.
+ */
+final class ReadEntry {
+
+    /** Flagged reads since the last switch that make the other entry serve. */
+    static final int FLAGS_TO_SWITCH = 64;
+    /** Switches after which the counter-first entry serves for good (each deoptimises the readers). */
+    static final int MAX_SWITCHES = 64;
+
+    private final MethodHandle counterFirst;
+    private final MethodHandle modeFirst;
+    private final MutableCallSite site;
+    private final MethodHandle invoker;
+    /** Racy on purpose (see the class comment). */
+    private int flags;
+    private int switches;
+    private boolean modeFirstServes;
+
+    /**
+     * @param counterFirst the counter-first entry (or the only one)
+     * @param modeFirst    the mode-first entry, or null: then the counter-first one serves for good
+     */
+    ReadEntry(MethodHandle counterFirst, MethodHandle modeFirst) {
+        this.counterFirst = counterFirst;
+        this.modeFirst = modeFirst;
+        this.site = counterFirst == null ? null : new MutableCallSite(counterFirst);
+        this.invoker = site == null ? null : site.dynamicInvoker();
+    }
+
+    /** The handle to call: the serving entry, as a call-site invoker (keep it in a static final), or null. */
+    MethodHandle invoker() {
+        return invoker;
+    }
+
+    /** The counter-first entry itself (or the only one): for reads that must not switch the entry. */
+    MethodHandle counterFirst() {
+        return counterFirst;
+    }
+
+    /** True while the mode-first entry serves; for descriptions and tests. */
+    synchronized boolean modeFirstServes() {
+        return modeFirstServes;
+    }
+
+    /** How often the entry switched; for descriptions and tests. */
+    synchronized int switches() {
+        return switches;
+    }
+
+    /**
+     * A flagged read's time ({@link VdsoStub#FALLBACK} where clock_gettime must still answer), counted toward a
+     * switch of entry.
+     *
+     * @param flagged a read's value with bit 63 set
+     * @return the time, or {@link VdsoStub#FALLBACK}
+     */
+    long flagged(long flagged) {
+        if (modeFirst != null && ++flags >= FLAGS_TO_SWITCH) {
+            switchEntry();
+        }
+        long nanos = flagged & Long.MAX_VALUE;
+        return nanos == 0 ? VdsoStub.FALLBACK : nanos;
+    }
+
+    private synchronized void switchEntry() {
+        if (flags < FLAGS_TO_SWITCH || switches >= MAX_SWITCHES) {
+            return; // another thread switched meanwhile, or the bound is reached
+        }
+        flags = 0;
+        switches++;
+        modeFirstServes = !modeFirstServes && switches < MAX_SWITCHES; // the last switch is to counter-first
+        site.setTarget(modeFirstServes ? modeFirst : counterFirst);
+    }
+}

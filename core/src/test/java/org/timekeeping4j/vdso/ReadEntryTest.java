@@ -1,0 +1,87 @@
+package org.timekeeping4j.vdso;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.machine.X86VdsoCode;
+import org.timekeeping4j.machine.VdsoStub;
+
+/**
+ * The switch between the completing read's entries over a synthetic vDSO page: while clock_mode is one the code
+ * does not read the mode-first entry comes to serve (and clock_gettime answers, inside its brackets), a mode it
+ * reads brings the counter-first entry back, and the switches are bounded, ending on the counter-first entry.
+ */
+class ReadEntryTest {
+
+    private static long read(ReadEntry entry, MethodHandle invoker, long vc, long ts, long clockId) throws Throwable {
+        long v = (long) invoker.invokeExact(vc, ts, clockId, 0L);
+        return v >= 0 ? v : entry.flagged(v);
+    }
+
+    @Test
+    void theEntryShouldFollowTheModeAndStopSwitchingAtItsBound() throws Throwable {
+        VdsoCodeExactnessTest.assumeX86();
+        VdsoStub.Mapping counterFirst = VdsoStub.map(VdsoLayout.Algorithm.X86_OVERFLOW, VdsoStub.orderedFlavour(), true);
+        VdsoStub.Mapping modeFirst = VdsoStub.mapModeFirst(VdsoLayout.Algorithm.X86_OVERFLOW, true);
+        assertThat(counterFirst.failure()).isNull();
+        assertThat(modeFirst.failure()).isNull();
+        ReadEntry entry = new ReadEntry(counterFirst.handle(), modeFirst.handle());
+        MethodHandle invoker = entry.invoker();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment all = arena.allocate(4096, 4096);
+            SyntheticPage page = new SyntheticPage(VdsoLayout.X86_VDSO_CLOCK_6_15, all);
+            VdsoReference.Base b = VclockCodeExactnessTest.baseAround(new SplittableRandom(29), 1L << 40);
+            page.base(0, 42, 0, b, 1);
+            long vc = page.baseAddress(0);
+            long ts = page.timestampAddress(0, 1);
+            assertThat(entry.modeFirstServes()).isFalse();
+            for (int i = 0; i < ReadEntry.FLAGS_TO_SWITCH; i++) { // clock_mode NONE: every read falls back
+                long k0 = LinuxTime.clockGettimeNanos(1);
+                long v = read(entry, invoker, vc, ts, 1);
+                long k1 = LinuxTime.clockGettimeNanos(1);
+                assertThat(v).as("read %d: clock_gettime's value", i).isBetween(k0, k1);
+            }
+            assertThat(entry.modeFirstServes()).as("after %d fallbacks", ReadEntry.FLAGS_TO_SWITCH).isTrue();
+            for (int i = 0; i < 10 * ReadEntry.FLAGS_TO_SWITCH; i++) {
+                long k0 = LinuxTime.clockGettimeNanos(1);
+                long v = read(entry, invoker, vc, ts, 1);
+                long k1 = LinuxTime.clockGettimeNanos(1);
+                assertThat(v).as("mode first, read %d", i).isBetween(k0, k1);
+            }
+            assertThat(entry.switches()).as("fallbacks through the mode-first entry are not counted").isEqualTo(1);
+            page.mode(0, 1); // TSC: the code reads the counter over the synthetic page
+            for (int i = 0; i < ReadEntry.FLAGS_TO_SWITCH; i++) {
+                long v = read(entry, invoker, vc, ts, 1);
+                assertThat(v / 1_000_000_000L).as("read %d: the page's time, flag stripped", i)
+                        .isBetween(b.sec(), b.sec() + (1L << 24));
+            }
+            assertThat(entry.modeFirstServes()).as("a mode the code reads brings the counter-first entry back").isFalse();
+            assertThat(entry.switches()).isEqualTo(2);
+            for (int round = 0; round < 2 * ReadEntry.MAX_SWITCHES; round++) {
+                page.mode(0, round % 2 == 0 ? 0 : 1);
+                for (int i = 0; i < ReadEntry.FLAGS_TO_SWITCH; i++) {
+                    read(entry, invoker, vc, ts, 1);
+                }
+            }
+            assertThat(entry.switches()).as("bounded").isEqualTo(ReadEntry.MAX_SWITCHES);
+            assertThat(entry.modeFirstServes()).as("the counter-first entry serves for good").isFalse();
+        }
+    }
+
+    @Test
+    void aSingleEntryShouldNeverSwitch() throws Throwable {
+        VdsoCodeExactnessTest.assumeX86();
+        VdsoStub.Mapping plain = VdsoStub.map(VdsoLayout.Algorithm.X86_OVERFLOW, VdsoStub.orderedFlavour());
+        ReadEntry entry = new ReadEntry(plain.handle(), null);
+        for (int i = 0; i < 4 * ReadEntry.FLAGS_TO_SWITCH; i++) {
+            assertThat(entry.flagged(VdsoStub.FALLBACK)).isEqualTo(VdsoStub.FALLBACK);
+        }
+        assertThat(entry.switches()).isZero();
+        assertThat(entry.flagged(Long.MIN_VALUE | 12345)).as("the flag stripped").isEqualTo(12345);
+    }
+}
