@@ -272,7 +272,11 @@ public final class KernelVdso {
     private static ReadEntry entry(boolean ordered, MethodHandle plain) {
         MethodHandle counterFirst = completing(ordered, plain);
         if (counterFirst == plain) {
-            return new ReadEntry(plain, null);
+            // No completing code (x86_64 5.3-6.9, arm64; or a time namespace, where clock_gettime's value would
+            // carry the offsets that the callers add, so no entry may answer with it): mode first in Java.
+            boolean composed = plain != null && !STATE.timens().inNamespace();
+            return new ReadEntry(plain, composed
+                    ? ReadEntry.modeFirstOver(plain, STATE.page(), STATE.layout().algorithm().modesRead()) : null);
         }
         VdsoStub.Mapping modeFirst = VdsoStub.mapModeFirst(STATE.layout().algorithm(), ordered);
         return new ReadEntry(counterFirst, modeFirst.ok() ? modeFirst.handle() : null);

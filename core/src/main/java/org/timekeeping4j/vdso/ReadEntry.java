@@ -1,7 +1,13 @@
 package org.timekeeping4j.vdso;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.invoke.MutableCallSite;
+import org.timekeeping4j.linux.ErrnoException;
+import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.machine.VdsoStub;
 
 /**
@@ -85,6 +91,57 @@ final class ReadEntry {
         }
         long nanos = flagged & Long.MAX_VALUE;
         return nanos == 0 ? VdsoStub.FALLBACK : nanos;
+    }
+
+    /**
+     * A mode-first entry composed in Java, for a read whose machine code has no clock_gettime call of its own
+     * (x86_64 5.3-6.9, arm64), whose fallback returns {@link VdsoStub#FALLBACK} and so costs the caller a second
+     * downcall: clock_mode loaded from {@code page} first; a mode in {@code modesRead} goes to {@code plain}, its
+     * value flagged; any other to the kernel path's clock_gettime stub, unflagged. The load is a hint, as in the
+     * machine code's mode-first entry: {@code plain} re-reads seq and clock_mode under the seqlock itself, and
+     * clock_gettime is the kernel's answer, so a stale or torn mode only picks the route.
+     *
+     * @param plain     the read, {@code (vc, ts, clockId, vclock) -> ns or FALLBACK}
+     * @param page      the vDSO data page the read's {@code vc} arguments point into
+     * @param modesRead the clock_modes the read serves (bit m: mode m; {@link VdsoLayout.Algorithm#modesRead})
+     * @return the composed entry, of {@code plain}'s type
+     */
+    static MethodHandle modeFirstOver(MethodHandle plain, MemorySegment page, int modesRead) {
+        MethodHandles.Lookup lookup = MethodHandles.lookup();
+        try {
+            MethodHandle reads = MethodHandles.insertArguments(lookup.findStatic(ReadEntry.class, "reads",
+                    MethodType.methodType(boolean.class, MemorySegment.class, int.class, long.class)), 0, page,
+                    modesRead);
+            MethodHandle flag = lookup.findStatic(ReadEntry.class, "flag", MethodType.methodType(long.class, long.class));
+            MethodHandle kernel = lookup.findStatic(ReadEntry.class, "kernel",
+                    MethodType.methodType(long.class, long.class));
+            MethodHandle test = MethodHandles.dropArguments(reads, 1, long.class, long.class, long.class);
+            MethodHandle served = MethodHandles.filterReturnValue(plain, flag);
+            MethodHandle other = MethodHandles.dropArguments(MethodHandles.dropArguments(kernel, 1, long.class), 0,
+                    long.class, long.class);
+            return MethodHandles.guardWithTest(test, served, other);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Whether the clock_mode of the base at {@code vc} is one the read serves (a plain load: a hint). */
+    private static boolean reads(MemorySegment page, int modesRead, long vc) {
+        int mode = page.get(ValueLayout.JAVA_INT_UNALIGNED, vc - page.address() + VdsoLayout.CLOCK_MODE);
+        return mode >= 0 && mode < 32 && ((modesRead >>> mode) & 1) != 0;
+    }
+
+    private static long flag(long nanos) {
+        return nanos | Long.MIN_VALUE;
+    }
+
+    /** clock_gettime through the kernel path's stub; an error is {@link VdsoStub#FALLBACK} (the caller reports it). */
+    private static long kernel(long clockId) {
+        try {
+            return LinuxTime.clockGettimeNanos((int) clockId);
+        } catch (ErrnoException e) {
+            return VdsoStub.FALLBACK;
+        }
     }
 
     private synchronized void switchEntry() {

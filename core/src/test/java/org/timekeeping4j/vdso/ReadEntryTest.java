@@ -73,6 +73,53 @@ class ReadEntryTest {
         }
     }
 
+    /**
+     * The mode-first entry composed in Java over a read without its own clock_gettime call (x86 5.3-6.9 here; arm64
+     * has the same shape): while clock_mode is NONE the counter-first read returns the fallback value (the caller's
+     * second downcall), then the composed entry serves, answering with clock_gettime inside its brackets; TSC brings
+     * the read back.
+     */
+    @Test
+    void theComposedModeFirstEntryShouldServeTheLegacyReadAlike() throws Throwable {
+        VdsoCodeExactnessTest.assumeX86();
+        VdsoStub.Mapping plain = VdsoStub.map(VdsoLayout.Algorithm.X86_LEGACY, VdsoStub.orderedFlavour());
+        assertThat(plain.failure()).isNull();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment all = arena.allocate(4096, 4096);
+            SyntheticPage page = new SyntheticPage(VdsoLayout.X86_VDSO_DATA_5_3, all);
+            ReadEntry entry = new ReadEntry(plain.handle(),
+                    ReadEntry.modeFirstOver(plain.handle(), all, VdsoLayout.Algorithm.X86_LEGACY.modesRead()));
+            MethodHandle invoker = entry.invoker();
+            VdsoReference.Base b = VclockCodeExactnessTest.baseAround(new SplittableRandom(30), 1L << 40);
+            page.base(0, 42, 0, b, 1);
+            long vc = page.baseAddress(0);
+            long ts = page.timestampAddress(0, 1);
+            for (int i = 0; i < ReadEntry.FLAGS_TO_SWITCH; i++) {
+                assertThat(read(entry, invoker, vc, ts, 1)).as("counter first: the fallback value")
+                        .isEqualTo(VdsoStub.FALLBACK);
+            }
+            assertThat(entry.modeFirstServes()).isTrue();
+            for (int clock : new int[] {0, 1, 4, 7, 11}) {
+                for (int i = 0; i < 200; i++) {
+                    long k0 = LinuxTime.clockGettimeNanos(clock);
+                    long v = read(entry, invoker, vc, ts, clock);
+                    long k1 = LinuxTime.clockGettimeNanos(clock);
+                    assertThat(v).as("clock %d, read %d: clock_gettime's value", clock, i).isBetween(k0, k1);
+                }
+            }
+            assertThat(read(entry, invoker, vc, ts, 12345)).as("a clock id the kernel refuses")
+                    .isEqualTo(VdsoStub.FALLBACK);
+            assertThat(entry.switches()).isEqualTo(1);
+            page.mode(0, 1);
+            for (int i = 0; i < ReadEntry.FLAGS_TO_SWITCH; i++) {
+                long v = read(entry, invoker, vc, ts, 1);
+                assertThat(v / 1_000_000_000L).as("read %d: the page's time", i).isBetween(b.sec(), b.sec() + (1L << 24));
+            }
+            assertThat(entry.modeFirstServes()).isFalse();
+            assertThat(entry.switches()).isEqualTo(2);
+        }
+    }
+
     @Test
     void aSingleEntryShouldNeverSwitch() throws Throwable {
         VdsoCodeExactnessTest.assumeX86();
