@@ -55,7 +55,8 @@ class ClocksourceSwitchTest {
                 long before = reader.reads.get();
                 Thread.sleep(PHASE_MS);
                 readsPerPhase[p] = reader.reads.get() - before;
-                seen.add(source + ": clock_mode " + mode + ", " + readsPerPhase[p] + " reads");
+                seen.add(source + ": clock_mode " + mode + ", " + readsPerPhase[p] + " reads, reads enter "
+                        + (KernelVdso.modeFirstServes() ? "mode first" : "counter first"));
             }
         } finally {
             switchTo("tsc");
@@ -69,6 +70,11 @@ class ClocksourceSwitchTest {
                 seen, reader.firstFailure()).isZero();
         assertThat(reader.backwards.get()).as("reads going back (%s; first: %s)", seen, reader.firstFailure())
                 .isZero();
+        // hpet and acpi_pm: every read falls back, so the read's entry goes mode first (ReadEntry); tsc brings the
+        // counter-first entry back.
+        assertThat(seen.get(0)).as("the entry on hpet (%s)", seen).endsWith("reads enter mode first");
+        assertThat(seen.get(2)).as("the entry back on tsc (%s)", seen).endsWith("reads enter counter first");
+        assertThat(KernelVdso.entrySwitches()).as("entry switches (%s)", seen).isGreaterThanOrEqualTo(2);
         System.out.println("ClocksourceSwitchTest: " + seen + ", " + reader.reads.get() + " bracketed reads, 0 outside");
     }
 
