@@ -109,6 +109,18 @@ public final class VdsoStub {
     }
 
     /**
+     * Whether {@code algorithm}'s machine code can call clock_gettime itself where the vDSO would fall back
+     * ({@link #map(VdsoLayout.Algorithm, boolean, boolean)} with {@code completeFallback}) and has a mode-first
+     * entry ({@link #mapModeFirst(VdsoLayout.Algorithm, boolean)}): the x86_64 6.10+ read ({@link VclockCode}).
+     *
+     * @param algorithm the layout's algorithm
+     * @return true for {@link VdsoLayout.Algorithm#X86_OVERFLOW}
+     */
+    public static boolean completesFallback(VdsoLayout.Algorithm algorithm) {
+        return algorithm == VdsoLayout.Algorithm.X86_OVERFLOW;
+    }
+
+    /**
      * Maps the mode-first entry of the completing read ({@link VclockCode#x86ModeFirst}): clock_mode looked at
      * before the counter is read, clock_gettime answering unflagged for a mode the code does not read, the
      * counter-first read's value flagged (bit 63) for one it does. x86_64 6.10+ layouts only.
@@ -118,7 +130,7 @@ public final class VdsoStub {
      * @return the mapped code, or why there is none (arm64, the 5.3-6.9 layouts)
      */
     public static Mapping mapModeFirst(VdsoLayout.Algorithm algorithm, boolean ordered) {
-        if (algorithm != VdsoLayout.Algorithm.X86_OVERFLOW) {
+        if (!completesFallback(algorithm)) {
             return new Mapping(null, "no mode-first entry for " + algorithm + ": a fallback reads the counter first");
         }
         X86VdsoCode.Flavour flavour = ordered ? orderedFlavour() : X86VdsoCode.Flavour.RDTSC;

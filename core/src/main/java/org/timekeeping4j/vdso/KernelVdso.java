@@ -266,29 +266,24 @@ public final class KernelVdso {
     }
 
     /**
-     * The completing read's two entries (see {@link #READ}), or {@code plain} alone where the completing read
-     * cannot be mapped or must not serve (then its fallback value is unflagged {@link VdsoStub#FALLBACK}).
+     * The read's two entries (see {@link #READ} and {@link ReadEntry}): where the machine code completes its own
+     * fallback (x86_64 6.10+), its counter-first and mode-first entries; where it does not (x86_64 5.3-6.9, arm64),
+     * {@code plain} and a mode-first entry composed in Java over it; in a time namespace {@code plain} alone
+     * (clock_gettime's value there carries the offsets the callers add, so no entry may answer with it).
      */
     private static ReadEntry entry(boolean ordered, MethodHandle plain) {
-        MethodHandle counterFirst = completing(ordered, plain);
-        if (counterFirst == plain) {
-            // No completing code (x86_64 5.3-6.9, arm64; or a time namespace, where clock_gettime's value would
-            // carry the offsets that the callers add, so no entry may answer with it): mode first in Java.
-            boolean composed = plain != null && !STATE.timens().inNamespace();
-            return new ReadEntry(plain, composed
-                    ? ReadEntry.modeFirstOver(plain, STATE.page(), STATE.layout().algorithm().modesRead()) : null);
+        if (!ENABLED || plain == null || STATE.timens().inNamespace()) {
+            return new ReadEntry(plain, null);
         }
-        VdsoStub.Mapping modeFirst = VdsoStub.mapModeFirst(STATE.layout().algorithm(), ordered);
-        return new ReadEntry(counterFirst, modeFirst.ok() ? modeFirst.handle() : null);
-    }
-
-    /** The completing counter-first read, or {@code plain} where it cannot be mapped or must not serve. */
-    private static MethodHandle completing(boolean ordered, MethodHandle plain) {
-        if (!ENABLED || STATE.timens().inNamespace()) {
-            return plain;
+        VdsoLayout.Algorithm algorithm = STATE.layout().algorithm();
+        if (VdsoStub.completesFallback(algorithm)) {
+            VdsoStub.Mapping counterFirst = VdsoStub.map(algorithm, ordered, true);
+            VdsoStub.Mapping modeFirst = VdsoStub.mapModeFirst(algorithm, ordered);
+            if (counterFirst.ok()) {
+                return new ReadEntry(counterFirst.handle(), modeFirst.ok() ? modeFirst.handle() : null);
+            }
         }
-        VdsoStub.Mapping m = VdsoStub.map(STATE.layout().algorithm(), ordered, true);
-        return m.ok() ? m.handle() : plain;
+        return new ReadEntry(plain, ReadEntry.modeFirstOver(plain, STATE.page(), algorithm.modesRead()));
     }
 
     private static long invoke(MethodHandle handle, long vc, long ts, long clockId) {
