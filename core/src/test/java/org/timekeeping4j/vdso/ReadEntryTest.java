@@ -27,7 +27,7 @@ class ReadEntryTest {
 
     @Test
     void theEntryShouldFollowTheModeAndStopSwitchingAtItsBound() throws Throwable {
-        VdsoCodeExactnessTest.assumeX86();
+        X86VdsoCodeExactnessTest.assumeX86();
         VdsoStub.Mapping counterFirst = VdsoStub.map(VdsoLayout.Algorithm.X86_OVERFLOW, VdsoStub.orderedFlavour(), true);
         VdsoStub.Mapping modeFirst = VdsoStub.mapModeFirst(VdsoLayout.Algorithm.X86_OVERFLOW, true);
         assertThat(counterFirst.failure()).isNull();
@@ -130,7 +130,7 @@ class ReadEntryTest {
 
     @Test
     void aSingleEntryShouldNeverSwitch() throws Throwable {
-        VdsoCodeExactnessTest.assumeX86();
+        X86VdsoCodeExactnessTest.assumeX86();
         VdsoStub.Mapping plain = VdsoStub.map(VdsoLayout.Algorithm.X86_OVERFLOW, VdsoStub.orderedFlavour());
         ReadEntry entry = new ReadEntry(plain.handle(), null);
         for (int i = 0; i < 4 * ReadEntry.FLAGS_TO_SWITCH; i++) {

@@ -116,7 +116,7 @@ class VclockCodeExactnessTest {
 
     @Test
     void pvclockShouldEqualTheReferenceForAnyTscAtOrAfterItsTimestamp() throws Throwable {
-        VdsoCodeExactnessTest.assumeX86();
+        X86VdsoCodeExactnessTest.assumeX86();
         MethodHandle code = testCode();
         SplittableRandom r = new SplittableRandom(22);
         try (Arena arena = Arena.ofConfined()) {
@@ -155,7 +155,7 @@ class VclockCodeExactnessTest {
 
     @Test
     void hvclockShouldEqualTheReferenceForAnyTsc() throws Throwable {
-        VdsoCodeExactnessTest.assumeX86();
+        X86VdsoCodeExactnessTest.assumeX86();
         MethodHandle code = testCode();
         SplittableRandom r = new SplittableRandom(23);
         try (Arena arena = Arena.ofConfined()) {
@@ -181,7 +181,7 @@ class VclockCodeExactnessTest {
 
     @Test
     void theVclockPathsShouldFallBackWhereTheVdsoWouldAndTouchNoPageWithoutItsBit() throws Throwable {
-        VdsoCodeExactnessTest.assumeX86();
+        X86VdsoCodeExactnessTest.assumeX86();
         MethodHandle code = testCode();
         SplittableRandom r = new SplittableRandom(24);
         try (Arena arena = Arena.ofConfined()) {
@@ -235,7 +235,7 @@ class VclockCodeExactnessTest {
      */
     @Test
     void aCompletedFallbackShouldBeClockGettimesValue() throws Throwable {
-        VdsoCodeExactnessTest.assumeX86();
+        X86VdsoCodeExactnessTest.assumeX86();
         VdsoStub.Mapping m = VdsoStub.map(VdsoLayout.Algorithm.X86_OVERFLOW, X86VdsoCode.Flavour.RDTSCP, true);
         assertThat(m.failure()).isNull();
         MethodHandle code = m.handle();
@@ -277,7 +277,7 @@ class VclockCodeExactnessTest {
      */
     @Test
     void theModeFirstEntryShouldServeEveryModeAsTheCounterFirstOneAndFlagTheCounterReads() throws Throwable {
-        VdsoCodeExactnessTest.assumeX86();
+        X86VdsoCodeExactnessTest.assumeX86();
         VdsoStub.Mapping test = VdsoStub.mapModeFirst(X86VdsoCode.Flavour.TEST);
         assertThat(test.failure()).isNull();
         MethodHandle code = test.handle();
@@ -353,7 +353,7 @@ class VclockCodeExactnessTest {
      */
     @Test
     void aWriterChangingTheVclockPageShouldNeverYieldAMix() throws Throwable {
-        VdsoCodeExactnessTest.assumeX86();
+        X86VdsoCodeExactnessTest.assumeX86();
         MethodHandle code = testCode();
         SplittableRandom r = new SplittableRandom(25);
         try (Arena arena = Arena.ofShared()) {

@@ -16,7 +16,7 @@ import org.timekeeping4j.linux.Platform;
  * argument) and the Java formula against {@link VdsoReference}, over synthetic pages of every x86 layout and
  * counter values on every path: fast, at max_cycles, the 128-bit path past it, behind cycle_last, bit 63.
  */
-class VdsoCodeExactnessTest {
+class X86VdsoCodeExactnessTest {
 
     private static final int CASES = 200_000;
 
