@@ -114,18 +114,29 @@ class AuxClockLabTest {
     /**
      * Bracketed rate of Clocks.nanos(AUX_0) against MONOTONIC_RAW over about {@code millis}, each end the narrowest
      * of 20 (RAW, AUX, RAW) reads (a descheduling between two reads widens a bracket); the rate's bracket must be
-     * under 250 ppm, so that it tells 400 ppm from none.
+     * under 250 ppm, so that it tells 400 ppm from none. A guest on a busy host can be held off through all 20
+     * reads of an end (one end 149 us wide was seen): the measurement is then taken again, up to
+     * {@value #RATE_ATTEMPTS} times in all, and the first narrow enough is returned.
      */
     static double[] rate(long millis) throws InterruptedException {
-        long[] a = narrowest();
-        Thread.sleep(millis);
-        long[] b = narrowest();
-        double d = b[1] - a[1];
-        double[] r = {d / (b[2] - a[0]), d / (b[0] - a[2])};
-        assertThat(r[1] - r[0]).as("rate bracket (ends %d and %d ns wide)", a[2] - a[0], b[2] - b[0])
-                .isLessThan(250e-6);
-        return r;
+        StringBuilder widths = new StringBuilder();
+        for (int attempt = 1; ; attempt++) {
+            long[] a = narrowest();
+            Thread.sleep(millis);
+            long[] b = narrowest();
+            double d = b[1] - a[1];
+            double[] r = {d / (b[2] - a[0]), d / (b[0] - a[2])};
+            widths.append(String.format(" %d and %d", a[2] - a[0], b[2] - b[0]));
+            if (r[1] - r[0] < 250e-6 || attempt == RATE_ATTEMPTS) {
+                assertThat(r[1] - r[0]).as("rate bracket of the last of %d attempts (ends ns wide:%s)", attempt, widths)
+                        .isLessThan(250e-6);
+                return r;
+            }
+        }
     }
+
+    /** Measurements rate() may take before it fails on a rate bracket too wide to tell 400 ppm from none. */
+    static final int RATE_ATTEMPTS = 5;
 
     /** The narrowest of 20 (MONOTONIC_RAW, AUX_0 through Clocks.nanos, MONOTONIC_RAW) reads. */
     static long[] narrowest() {
