@@ -30,6 +30,9 @@ import org.timekeeping4j.linux.LinuxTime;
  */
 final class MainJob {
 
+    /** The widest line the table may print: it wraps into parts (each repeating the clock column) beyond it. */
+    static final int WIDTH = 120;
+
     private final PrintWriter out;
     private final PrintWriter err;
     private final double budget;
@@ -91,7 +94,7 @@ final class MainJob {
         List<List<String>> cells = new ArrayList<>();
         for (ClockId c : rows) {
             List<String> line = new ArrayList<>();
-            line.add(c.kernelName());
+            line.add(c.kernelName().substring("CLOCK_".length())); // the heading says CLOCK_
             line.add(res(Clocks.resolutionNanos(c)));
             String baseline = "-";
             for (ClockPath p : paths) {
@@ -106,7 +109,7 @@ final class MainJob {
             line.add(verdict(checks, c));
             cells.add(line);
         }
-        List<String> head = new ArrayList<>(List.of("clock", "res"));
+        List<String> head = new ArrayList<>(List.of("CLOCK_", "res"));
         paths.forEach(p -> head.add(p.name()));
         head.add("baseline");
         head.add("verify");
@@ -119,26 +122,58 @@ final class MainJob {
         }
         out.println();
         out.printf(Locale.ROOT, "ns per read (p50 of batches) and its ratio to the baseline JDK call's p50: the median "
-                + "of %d alternating rounds, +- half their range (~: too noisy to rank); verify: checks passed%n",
+                + "of %d%nalternating rounds, +- half their range (~: too noisy to rank); verify: checks passed%n",
                 ReadBenchmark.DEFAULT_ROUNDS);
-        out.println(row(head, width));
-        for (List<String> line : cells) {
-            out.println(row(line, width));
+        boolean first = true;
+        for (int[] part : parts(width)) {
+            if (!first) {
+                out.println();
+            }
+            first = false;
+            out.println(row(head, width, part));
+            for (List<String> line : cells) {
+                out.println(row(line, width, part));
+            }
         }
         printUnsupported(unsupported);
     }
 
-    /** "0.86x+-0.04", "~0.98x+-0.21" when the rounds are too far apart to rank. */
-    static String ratio(ReadBenchmark.CellResult r) {
-        return String.format(Locale.ROOT, "%s%.2fx+-%.2f", r.noisy() ? "~" : "", r.p50Ratio(),
-                (r.ratioHigh() - r.ratioLow()) / 2);
+    /**
+     * The table's columns in parts that each fit {@link #WIDTH} columns: every part starts with the clock's
+     * column, then takes the next columns in order while they fit (at least one, however wide).
+     */
+    static List<int[]> parts(int[] width) {
+        List<int[]> parts = new ArrayList<>();
+        int next = 1;
+        while (next < width.length) {
+            List<Integer> part = new ArrayList<>(List.of(0));
+            int used = width[0];
+            while (next < width.length && (part.size() == 1 || used + 2 + width[next] <= WIDTH)) {
+                used += 2 + width[next];
+                part.add(next++);
+            }
+            parts.add(part.stream().mapToInt(Integer::intValue).toArray());
+        }
+        return parts;
     }
 
-    private static String row(List<String> values, int[] width) {
+    /**
+     * "0.86x+-0.04", "~0.98x+-0.21" when the rounds are too far apart to rank; a half-range of 10 or more to
+     * three figures ("~13.49x+-65.2", "~2.04x+-472"), which keeps noisy cells narrow.
+     */
+    static String ratio(ReadBenchmark.CellResult r) {
+        double half = (r.ratioHigh() - r.ratioLow()) / 2;
+        return String.format(Locale.ROOT, "%s%.2fx+-" + (half >= 100 ? "%.0f" : half >= 10 ? "%.1f" : "%.2f"),
+                r.noisy() ? "~" : "", r.p50Ratio(), half);
+    }
+
+    /** The columns {@code part} of one line, two blanks apart; the resolution (column 1) right-aligned. */
+    private static String row(List<String> values, int[] width, int[] part) {
         StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < values.size(); i++) {
+        for (int j = 0; j < part.length; j++) {
+            int i = part[j];
             String v = values.get(i);
-            boolean last = i == values.size() - 1;
+            boolean last = j == part.length - 1;
             sb.append(i == 1 ? String.format("%" + width[i] + "s", v) : last ? v
                     : String.format("%-" + width[i] + "s", v));
             if (!last) {

@@ -141,16 +141,45 @@ class CounterSelectorTest {
         }
     }
 
+    /**
+     * The selected frequency lands within one ppm of a long (1 s) MONOTONIC_RAW baseline. A calibration's
+     * error is bounded by its brackets' widths, which a busy machine stretches (a reader held off, a JIT
+     * compiler thread starved): so the selection this JVM made at its start must agree within one ppm plus
+     * both stated uncertainties, always; and one ppm (plus the baseline's uncertainty) must hold for the
+     * best of up to {@value #FREQUENCY_ATTEMPTS} pairs of a fresh selection (the same code, now warm) and a
+     * fresh baseline. A wrong frequency is wrong in every attempt (each one is in the message).
+     */
     @Test
     void frequencyShouldLandWithinOnePpmOfALongMonotonicRawBaseline() {
         CounterSelection s = CounterSelector.selected();
         assumeTrue(s.isHardware(), "no hardware counter selected here (" + noHardwareReason()
                 + "): the kernel's nanoseconds are exact by definition");
-        Frequency longBaseline = Calibrator.calibrate(s.clocksource()::read,
-                CounterSelector.RealEnvironment.INSTANCE::kernelRawNanos, 1_000_000_000L, 512);
+        Frequency longBaseline = longBaseline(s);
         double ppm = Math.abs(s.frequency().ppmFrom(longBaseline.hz()));
         assertThat(ppm).as("%s vs %s", s.frequency(), longBaseline)
-                .isLessThan(1.0 + longBaseline.uncertaintyPpb() / 1000);
+                .isLessThan(1.0 + (longBaseline.uncertaintyPpb() + s.frequency().uncertaintyPpb()) / 1000);
+        StringBuilder attempts = new StringBuilder(String.format("%n  this JVM's selection: %s vs %s: %.3f ppm",
+                s.frequency(), longBaseline, ppm));
+        double bestExcess = ppm - longBaseline.uncertaintyPpb() / 1000;
+        for (int a = 1; a < FREQUENCY_ATTEMPTS && bestExcess >= 1.0; a++) {
+            CounterSelection fresh = CounterSelector.select(CounterSelector.Mode.AUTO,
+                    CounterSelector.RealEnvironment.INSTANCE);
+            assertThat(fresh.isHardware()).as(fresh.rejected().toString()).isTrue();
+            Frequency baseline = longBaseline(fresh);
+            double p = Math.abs(fresh.frequency().ppmFrom(baseline.hz()));
+            attempts.append(String.format("%n  fresh selection %d: %s vs %s: %.3f ppm", a, fresh.frequency(), baseline,
+                    p));
+            bestExcess = Math.min(bestExcess, p - baseline.uncertaintyPpb() / 1000);
+        }
+        assertThat(bestExcess).as("ppm beyond the baseline's uncertainty, best of:%s", attempts).isLessThan(1.0);
+    }
+
+    /** Selections and baselines frequencyShouldLandWithinOnePpmOfALongMonotonicRawBaseline may take. */
+    private static final int FREQUENCY_ATTEMPTS = 3;
+
+    private static Frequency longBaseline(CounterSelection s) {
+        return Calibrator.calibrate(s.clocksource()::read, CounterSelector.RealEnvironment.INSTANCE::kernelRawNanos,
+                1_000_000_000L, 512);
     }
 
     @Test

@@ -14,24 +14,25 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.SyncStatus;
+import org.timekeeping4j.testing.KernelClock;
 
 /** The CLI against the guest's real drivers and across real leap seconds: tk4j pps, phc, verify consistency. */
 @Tag("lab")
 class CliLabTest {
 
-    static final long S = GuestKernel.NANOS;
+    static final long S = KernelClock.NANOS;
     static final long DAY = 86_400 * S;
 
     @BeforeAll
     static void guest() throws Exception {
-        GuestKernel.require();
+        KernelClock.assumeLabGuest();
         PtpLabTest.mockPhc();
         Tk4j.jar();
     }
 
     @AfterEach
     void clear() {
-        GuestKernel.setStatus(0);
+        KernelClock.setStatus(0);
     }
 
     @Test
@@ -59,7 +60,7 @@ class CliLabTest {
                 + "method BASIC"))).hasSize(3);
         assertThat(r.out()).contains("/dev/ptp0: refused by the driver for CLOCK_REALTIME: PRECISE, EXTENDED");
 
-        GuestKernel.sysfs("/sys/kernel/time/aux_clocks/0/aux_clock_enable", "1");
+        KernelClock.sysfs("/sys/kernel/time/aux_clocks/0/aux_clock_enable", "1");
         Tk4j.Run aux = Tk4j.run("phc", "/dev/ptp0", "--samples", "2", "--clock", "CLOCK_AUX+0");
         aux.assertPassed();
         assertThat(aux.out().lines().filter(l -> l.matches("/dev/ptp0 CLOCK_AUX\\+0 offset +-?\\d+ ns delay +\\d+ ns "
@@ -88,29 +89,30 @@ class CliLabTest {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicReference<Throwable> failed = new AtomicReference<>();
         List<Long> leapsAtMonotonic = new ArrayList<>();
-        long start = GuestKernel.gettime(ClockId.MONOTONIC.id());
+        long start = KernelClock.gettime(ClockId.MONOTONIC.id());
         Thread storm = Thread.ofPlatform().name("leap storm").start(() -> {
             try {
-                int flag = GuestKernel.STA_INS;
+                int flag = KernelClock.STA_INS;
                 while (!stop.get()) {
-                    GuestKernel.awaitTimeOk();
+                    KernelClock.awaitTimeOk();
                     // The kernel arms a leap at a second's end (TIME_OK -> TIME_INS/DEL): an insertion armed before
                     // 23:59:59 happens at midnight, a deletion must be armed before 23:59:58 (it ends 23:59:59 early).
                     long lead = 21 * S / 10;
-                    long rt = GuestKernel.gettime(ClockId.REALTIME.id());
+                    long rt = KernelClock.gettime(ClockId.REALTIME.id());
                     long midnight = Math.floorDiv(rt + lead, DAY) * DAY + DAY;
-                    GuestKernel.settime(ClockId.REALTIME.id(), midnight - lead); // forward: nothing goes back
+                    KernelClock.settime(ClockId.REALTIME.id(), midnight - lead); // forward: nothing goes back
                     int tai = SyncStatus.read().taiOffsetSeconds();
-                    GuestKernel.setStatus(flag);
-                    long deadline = GuestKernel.gettime(ClockId.MONOTONIC.id()) + 4 * S;
+                    KernelClock.setStatus(flag);
+                    long deadline = KernelClock.gettime(ClockId.MONOTONIC.id()) + 4 * S;
                     while (SyncStatus.read().taiOffsetSeconds() == tai && !stop.get()) {
-                        assertThat(GuestKernel.gettime(ClockId.MONOTONIC.id())).as("leap within 4 s").isLessThan(deadline);
+                        assertThat(KernelClock.gettime(ClockId.MONOTONIC.id())).as("leap within 4 s")
+                                .isLessThan(deadline);
                         Thread.sleep(10);
                     }
                     synchronized (leapsAtMonotonic) {
-                        leapsAtMonotonic.add(GuestKernel.gettime(ClockId.MONOTONIC.id()));
+                        leapsAtMonotonic.add(KernelClock.gettime(ClockId.MONOTONIC.id()));
                     }
-                    flag = flag == GuestKernel.STA_INS ? GuestKernel.STA_DEL : GuestKernel.STA_INS;
+                    flag = flag == KernelClock.STA_INS ? KernelClock.STA_DEL : KernelClock.STA_INS;
                 }
             } catch (Throwable t) {
                 failed.set(t);
@@ -132,7 +134,7 @@ class CliLabTest {
             stop.set(true);
             storm.join();
         }
-        long end = GuestKernel.gettime(ClockId.MONOTONIC.id());
+        long end = KernelClock.gettime(ClockId.MONOTONIC.id());
         assertThat(failed.get()).as("the leap storm").isNull();
         for (Tk4j.Run r : results) {
             r.assertPassed();

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
+import org.timekeeping4j.testing.KernelClock;
 
 /**
  * The guest's clocksource switched between UML's {@code timer} and {@code jiffies} at run time while the library's
@@ -30,20 +31,20 @@ class ClocksourceSwitchLabTest {
 
     @BeforeAll
     static void guest() {
-        GuestKernel.require();
-        String cmdline = GuestKernel.read("/proc/cmdline");
+        KernelClock.assumeLabGuest();
+        String cmdline = KernelClock.read("/proc/cmdline");
         assumeTrue(cmdline.contains("highres=off") && cmdline.contains("nohz=off"),
                 "jiffies is selectable only without high-resolution timers: boot with highres=off nohz=off "
                         + "(scripts/lab/uml-suite.sh does)");
-        assertThat(GuestKernel.read("/sys/devices/system/clocksource/clocksource0/available_clocksource"))
+        assertThat(KernelClock.read("/sys/devices/system/clocksource/clocksource0/available_clocksource"))
                 .contains("timer", "jiffies");
-        original = GuestKernel.read(CURRENT);
+        original = KernelClock.read(CURRENT);
     }
 
     @AfterAll
     static void restore() {
         if (original != null) {
-            GuestKernel.sysfs(CURRENT, original);
+            KernelClock.sysfs(CURRENT, original);
         }
     }
 
@@ -53,8 +54,8 @@ class ClocksourceSwitchLabTest {
             try {
                 String next = "jiffies";
                 while (!stop.get()) {
-                    GuestKernel.sysfs(CURRENT, next);
-                    String now = GuestKernel.read(CURRENT);
+                    KernelClock.sysfs(CURRENT, next);
+                    String now = KernelClock.read(CURRENT);
                     synchronized (seen) {
                         seen.add(now);
                     }

@@ -17,6 +17,7 @@ import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
 import org.timekeeping4j.SyncStatus;
 import org.timekeeping4j.SyncStatus.ClockState;
+import org.timekeeping4j.testing.KernelClock;
 
 /**
  * Leap seconds the way the kernel's leap-a-day selftest makes them: the guest's REALTIME set to 23:59:50 UTC, then
@@ -27,7 +28,7 @@ import org.timekeeping4j.SyncStatus.ClockState;
 @Tag("lab")
 class LeapSecondLabTest {
 
-    static final long S = GuestKernel.NANOS;
+    static final long S = KernelClock.NANOS;
     /** The midnight the leaps happen at: 2027-01-01T00:00:00Z (any UTC midnight does). */
     static final long MIDNIGHT = Instant.parse("2027-01-01T00:00:00Z").getEpochSecond() * S;
     static final int TAI_BEFORE = 37;
@@ -53,17 +54,17 @@ class LeapSecondLabTest {
 
     @BeforeAll
     static void guest() {
-        GuestKernel.require();
+        KernelClock.assumeLabGuest();
     }
 
     @AfterEach
     void clear() {
-        GuestKernel.setStatus(0);
+        KernelClock.setStatus(0);
     }
 
     @Test
     void anInsertedLeapSecondShouldRepeatRealtimesLastSecondAndLeaveTaiAndMonotonicContinuous() throws Exception {
-        Observation o = leap(GuestKernel.STA_INS);
+        Observation o = leap(KernelClock.STA_INS);
         assertThat(o.states).as("SyncStatus states seen").containsSubsequence(
                 ClockState.INSERT_LEAP, ClockState.LEAP_IN_PROGRESS, ClockState.LEAP_OCCURRED);
         assertThat(o.taiOffsets).as("TAI offsets seen (SyncStatus)").containsExactly(TAI_BEFORE, TAI_BEFORE + 1);
@@ -76,7 +77,7 @@ class LeapSecondLabTest {
 
     @Test
     void aDeletedLeapSecondShouldSkipRealtimesLastSecondAndLeaveTaiAndMonotonicContinuous() throws Exception {
-        Observation o = leap(GuestKernel.STA_DEL);
+        Observation o = leap(KernelClock.STA_DEL);
         assertThat(o.states).as("SyncStatus states seen").containsSubsequence(
                 ClockState.DELETE_LEAP, ClockState.LEAP_OCCURRED).doesNotContain(ClockState.LEAP_IN_PROGRESS);
         assertThat(o.taiOffsets).as("TAI offsets seen (SyncStatus)").containsExactly(TAI_BEFORE, TAI_BEFORE - 1);
@@ -142,7 +143,7 @@ class LeapSecondLabTest {
         public void run() {
             long last = path.applyAsLong(clock);
             while (!stop.get()) {
-                long mono = GuestKernel.gettime(ClockId.MONOTONIC.id());
+                long mono = KernelClock.gettime(ClockId.MONOTONIC.id());
                 firstRead |= mono < leapAtMonotonic - S / 2;
                 lastRead |= mono > leapAtMonotonic + S / 2;
                 for (int i = 0; i < 64; i++) { // back to back, as the selftests' inconsistency-check
@@ -166,19 +167,20 @@ class LeapSecondLabTest {
         for (ToLongFunction<ClockId> path : PATHS.values()) { // first reads (class set-up) before the watch
             CONTINUOUS.forEach(path::applyAsLong);
         }
-        GuestKernel.awaitTimeOk();
-        GuestKernel.setTaiOffset(TAI_BEFORE);
-        GuestKernel.settime(ClockId.REALTIME.id(), MIDNIGHT - 10 * S); // clears the NTP state: the flag comes after
-        long leapAtMonotonic = GuestKernel.gettime(ClockId.MONOTONIC.id()) + 10 * S;
-        GuestKernel.setStatus(flag);
+        KernelClock.awaitTimeOk();
+        KernelClock.setTaiOffset(TAI_BEFORE);
+        KernelClock.settime(ClockId.REALTIME.id(), MIDNIGHT - 10 * S); // clears the NTP state: the flag comes after
+        long leapAtMonotonic = KernelClock.gettime(ClockId.MONOTONIC.id()) + 10 * S;
+        KernelClock.setStatus(flag);
         long[] before = offset(ClockId.REALTIME, ClockId.TAI);
         o.offsetsBefore = offsets();
         AtomicBoolean stop = new AtomicBoolean();
         // REALTIME's steps, as changes of REALTIME - MONOTONIC between polls (a late wake-up is no step).
-        long lastRealtimeOffset = GuestKernel.gettime(ClockId.REALTIME.id()) - GuestKernel.gettime(ClockId.MONOTONIC.id());
+        long lastRealtimeOffset = KernelClock.gettime(ClockId.REALTIME.id())
+                - KernelClock.gettime(ClockId.MONOTONIC.id());
         long startCheckers = leapAtMonotonic - 3 * S;
-        while (GuestKernel.gettime(ClockId.MONOTONIC.id()) < leapAtMonotonic + 2 * S) {
-            long mono = GuestKernel.gettime(ClockId.MONOTONIC.id());
+        while (KernelClock.gettime(ClockId.MONOTONIC.id()) < leapAtMonotonic + 2 * S) {
+            long mono = KernelClock.gettime(ClockId.MONOTONIC.id());
             if (o.checkers.isEmpty() && mono >= startCheckers) {
                 for (var p : PATHS.entrySet()) {
                     for (ClockId c : CONTINUOUS) {
@@ -196,9 +198,9 @@ class LeapSecondLabTest {
             if (o.taiOffsets.isEmpty() || o.taiOffsets.getLast() != s.taiOffsetSeconds()) {
                 o.taiOffsets.add(s.taiOffsetSeconds());
             }
-            long m0 = GuestKernel.gettime(ClockId.MONOTONIC.id());
-            long rt = GuestKernel.gettime(ClockId.REALTIME.id());
-            long m1 = GuestKernel.gettime(ClockId.MONOTONIC.id());
+            long m0 = KernelClock.gettime(ClockId.MONOTONIC.id());
+            long rt = KernelClock.gettime(ClockId.REALTIME.id());
+            long m1 = KernelClock.gettime(ClockId.MONOTONIC.id());
             long realtimeOffset = rt - (m0 + (m1 - m0) / 2);
             if (Math.abs(realtimeOffset - lastRealtimeOffset) > S / 2) {
                 o.realtimeSteps.add(realtimeOffset - lastRealtimeOffset);
@@ -219,7 +221,7 @@ class LeapSecondLabTest {
 
     /** a - b from the tightest of five bracketed reads (b, a, b), and that bracket's width. */
     static long[] offset(ClockId a, ClockId b) {
-        return offset(c -> GuestKernel.gettime(c.id()), a, b);
+        return offset(c -> KernelClock.gettime(c.id()), a, b);
     }
 
     /** a read through {@code path} - b read from the kernel, as {@link #offset(ClockId, ClockId)}. */
@@ -227,9 +229,9 @@ class LeapSecondLabTest {
         long best = Long.MAX_VALUE;
         long diff = 0;
         for (int i = 0; i < 5; i++) {
-            long t0 = GuestKernel.gettime(b.id());
+            long t0 = KernelClock.gettime(b.id());
             long r = path.applyAsLong(a);
-            long t1 = GuestKernel.gettime(b.id());
+            long t1 = KernelClock.gettime(b.id());
             if (t1 - t0 < best) {
                 best = t1 - t0;
                 diff = r - (t0 + (t1 - t0) / 2);

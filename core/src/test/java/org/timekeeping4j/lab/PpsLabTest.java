@@ -18,6 +18,7 @@ import org.timekeeping4j.device.DeviceException;
 import org.timekeeping4j.device.PpsCapabilities;
 import org.timekeeping4j.device.PpsEvent;
 import org.timekeeping4j.device.PpsSource;
+import org.timekeeping4j.testing.KernelClock;
 
 /**
  * PpsSource against the kernel's pps_ktimer (/dev/pps0 "ktimer": an assert event every second from a kernel timer,
@@ -30,8 +31,8 @@ class PpsLabTest {
 
     @BeforeAll
     static void guest() {
-        GuestKernel.require();
-        assertThat(GuestKernel.read("/sys/class/pps/pps0/name")).as("pps0 is the ktimer source").isEqualTo("ktimer");
+        KernelClock.assumeLabGuest();
+        assertThat(KernelClock.read("/sys/class/pps/pps0/name")).as("pps0 is the ktimer source").isEqualTo("ktimer");
     }
 
     @Test
@@ -53,9 +54,9 @@ class PpsLabTest {
             List<PpsEvent> events = new ArrayList<>();
             List<long[]> brackets = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
-                long before = GuestKernel.gettime(0);
+                long before = KernelClock.gettime(0);
                 Optional<PpsEvent> e = pps.fetch(Duration.ofSeconds(3));
-                long after = GuestKernel.gettime(0);
+                long after = KernelClock.gettime(0);
                 assertThat(e).as("event %d within 3 s", i).isPresent();
                 events.add(e.get());
                 brackets.add(new long[] {before, after});

@@ -14,6 +14,7 @@ import org.timekeeping4j.device.DeviceSyscalls;
 import org.timekeeping4j.device.PtpCapabilities;
 import org.timekeeping4j.device.PtpClock;
 import org.timekeeping4j.device.PtpOffset;
+import org.timekeeping4j.testing.KernelClock;
 
 /**
  * PtpClock against netdevsim's mock PHC (drivers/ptp/ptp_mock.c: a timecounter over CLOCK_MONOTONIC_RAW with
@@ -31,25 +32,25 @@ class PtpLabTest {
     /** Creates netdevsim device 1 with one port: its PHC is /dev/ptp0. */
     @BeforeAll
     static void mockPhc() throws Exception {
-        GuestKernel.require();
+        KernelClock.assumeLabGuest();
         if (!Files.exists(PTP)) {
-            GuestKernel.sysfs("/sys/bus/netdevsim/new_device", "1 1");
+            KernelClock.sysfs("/sys/bus/netdevsim/new_device", "1 1");
             for (int i = 0; i < 100 && !Files.exists(PTP); i++) {
                 Thread.sleep(20);
             }
         }
-        assertThat(GuestKernel.read("/sys/class/ptp/ptp0/clock_name")).isEqualTo("Mock-up PTP clock");
+        assertThat(KernelClock.read("/sys/class/ptp/ptp0/clock_name")).isEqualTo("Mock-up PTP clock");
     }
 
     @BeforeEach
     void open() throws Exception {
         phc = PtpClock.open(PTP, true, DeviceSyscalls.linux()); // writable: clock_adjtime and settime need it
-        GuestKernel.setFrequency(phc.clockId().id(), 0);
+        KernelClock.setFrequency(phc.clockId().id(), 0);
     }
 
     @AfterEach
     void close() {
-        GuestKernel.setFrequency(phc.clockId().id(), 0);
+        KernelClock.setFrequency(phc.clockId().id(), 0);
         phc.close();
     }
 
@@ -65,21 +66,21 @@ class PtpLabTest {
     @Test
     void aTimeSetThroughTheDynamicClockIdShouldBeReadBackRunningAtTheRawRate() {
         int id = phc.clockId().id();
-        long target = 1_000_000_000L * GuestKernel.NANOS; // 2001-09-09
-        long r0 = GuestKernel.gettime(RAW);
-        GuestKernel.settime(id, target);
+        long target = 1_000_000_000L * KernelClock.NANOS; // 2001-09-09
+        long r0 = KernelClock.gettime(RAW);
+        KernelClock.settime(id, target);
         long read = phc.nanos();
-        long r1 = GuestKernel.gettime(RAW);
+        long r1 = KernelClock.gettime(RAW);
         assertThat(read - target).as("PHC after settime, ns past the target").isBetween(0L, r1 - r0);
-        assertThat(GuestKernel.gettime(id)).as("clock_gettime on the dynamic id").isGreaterThanOrEqualTo(read);
+        assertThat(KernelClock.gettime(id)).as("clock_gettime on the dynamic id").isGreaterThanOrEqualTo(read);
     }
 
     @Test
     void aFrequencyAdjustmentShouldBeSeenInTheReadingsAndReadBack() throws Exception {
         int id = phc.clockId().id();
         for (long ppm : new long[] {10_000, -10_000, 0}) {
-            GuestKernel.setFrequency(id, ppm << 16);
-            assertThat(GuestKernel.frequency(id)).as("frequency read back, ppm<<16").isEqualTo(ppm << 16);
+            KernelClock.setFrequency(id, ppm << 16);
+            assertThat(KernelClock.frequency(id)).as("frequency read back, ppm<<16").isEqualTo(ppm << 16);
             double[] rate = rate(phc, 300);
             double expected = 1 + ppm * 1e-6;
             assertThat(expected).as("PHC rate against MONOTONIC_RAW at %d ppm: bracket [%.7f, %.7f]", ppm,
@@ -90,7 +91,7 @@ class PtpLabTest {
     @Test
     void ptpSysOffsetShouldAgreeWithTheClocksOwnReadsAndTheRefusedMethodsBeRemembered() {
         int id = phc.clockId().id();
-        GuestKernel.settime(id, GuestKernel.gettime(REALTIME) + 5 * GuestKernel.NANOS); // PHC 5 s ahead
+        KernelClock.settime(id, KernelClock.gettime(REALTIME) + 5 * KernelClock.NANOS); // PHC 5 s ahead
         long phcBefore = phc.nanos();
         PtpOffset o = phc.offset(ClockId.REALTIME, 5);
         long phcAfter = phc.nanos();
@@ -113,13 +114,13 @@ class PtpLabTest {
 
     /** Bracketed rate of the PHC against MONOTONIC_RAW over about {@code millis}: [lowest, highest]. */
     static double[] rate(PtpClock phc, long millis) throws InterruptedException {
-        long a0 = GuestKernel.gettime(RAW);
+        long a0 = KernelClock.gettime(RAW);
         long p0 = phc.nanos();
-        long b0 = GuestKernel.gettime(RAW);
+        long b0 = KernelClock.gettime(RAW);
         Thread.sleep(millis);
-        long a1 = GuestKernel.gettime(RAW);
+        long a1 = KernelClock.gettime(RAW);
         long p1 = phc.nanos();
-        long b1 = GuestKernel.gettime(RAW);
+        long b1 = KernelClock.gettime(RAW);
         double d = p1 - p0;
         return new double[] {d / (b1 - a0), d / (a1 - b0)};
     }
@@ -129,9 +130,9 @@ class PtpLabTest {
         long best = Long.MAX_VALUE;
         long offset = 0;
         for (int i = 0; i < 5; i++) {
-            long pre = GuestKernel.gettime(systemId);
-            long p = GuestKernel.gettime(phcId);
-            long post = GuestKernel.gettime(systemId);
+            long pre = KernelClock.gettime(systemId);
+            long p = KernelClock.gettime(phcId);
+            long post = KernelClock.gettime(systemId);
             if (post - pre < best) {
                 best = post - pre;
                 offset = pre + (post - pre) / 2 - p;

@@ -9,7 +9,7 @@ import org.junit.platform.launcher.TestIdentifier;
  * Prints every skipped test or class with its reason into the build log: surefire's summary counts skips
  * ("Skipped: 9") but names neither the test nor why. A failed assumption's message and a disabled test's reason
  * come out as {@code SKIPPED Class.method: reason}. Registered for the JUnit Platform launcher through
- * META-INF/services (cli's tests carry the same class: the modules share no test code).
+ * META-INF/services; cli's tests get it (class and registration) through core's test-jar.
  */
 public final class SkipReasons implements TestExecutionListener {
 

@@ -3,12 +3,6 @@ package org.timekeeping4j.tracking;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
@@ -16,10 +10,10 @@ import org.timekeeping4j.Clocks;
 import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.CounterSelection;
 import org.timekeeping4j.clocksource.CounterSelector;
-import org.timekeeping4j.linux.LibC;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.TimexReading;
 import org.timekeeping4j.testing.HostSteering;
+import org.timekeeping4j.testing.KernelClock;
 
 /** A tracker of the test's own on this machine's counter, with failures injected at the counter. */
 class KernelTrackerTest {
@@ -134,22 +128,14 @@ class KernelTrackerTest {
     void aRealtimeStepShouldBeFollowedAndBumpClockWasSet() throws Throwable {
         HostSteering.assumeMaySteer();
         KernelTracker t = KernelTracker.start(hardware());
-        try (Arena arena = Arena.ofConfined()) {
+        try {
             assertThat(t.awaitTracking(20, TimeUnit.SECONDS)).isTrue();
             assumeTrue(t.status().timerfdProblem() == null, t.status().timerfdProblem());
             int seqBefore = t.timekeeper(ClockId.REALTIME).clockWasSetSeq();
             long monoBefore = t.nanos(ClockId.MONOTONIC);
             // clock_settime(CLOCK_REALTIME, now): a step of well under a microsecond, but a step: the kernel
             // runs clock_was_set() and cancels TFD_TIMER_CANCEL_ON_SET timers.
-            Linker linker = Linker.nativeLinker();
-            MethodHandle settime = linker.downcallHandle(linker.defaultLookup().find("clock_settime").orElseThrow(),
-                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
-            MemorySegment ts = arena.allocate(16, 8);
-            long now = Clocks.kernelNanos(ClockId.REALTIME);
-            ts.set(ValueLayout.JAVA_LONG, 0, now / 1_000_000_000L);
-            ts.set(ValueLayout.JAVA_LONG, 8, now % 1_000_000_000L);
-            int rc = (int) settime.invokeExact(0, ts);
-            assumeTrue(rc == 0, "clock_settime(CLOCK_REALTIME) refused: the test needs CAP_SYS_TIME");
+            KernelClock.settime(ClockId.REALTIME.id(), Clocks.kernelNanos(ClockId.REALTIME));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (t.timekeeper(ClockId.REALTIME) == null
                     || t.timekeeper(ClockId.REALTIME).clockWasSetSeq() == seqBefore) {
@@ -231,27 +217,14 @@ class KernelTrackerTest {
         TimexReading before = LinuxTime.clockAdjtimeRead(0);
         try (KernelTracker t = KernelTracker.start(cs)) {
             assertThat(t.awaitTracking(20, TimeUnit.SECONDS)).as(t.status().reason()).isTrue();
-            setFrequency(before.freq() + (50L << 16));
+            KernelClock.setFrequency(ClockId.REALTIME.id(), before.freq() + (50L << 16));
             Thread.sleep(1000);
             long err = Math.abs(t.status().monoErrorNanos());
             assertThat(t.lastSteeringChange()).contains("+50000 ppb");
             assertThat(err).as("phase error 1 s after +50 ppm (bound %d ns)", t.errorBoundNanos())
                     .isLessThan(2_000);
         } finally {
-            setFrequency(before.freq());
-        }
-    }
-
-    private static void setFrequency(long freqScaledPpm) throws Throwable {
-        Linker l = Linker.nativeLinker();
-        MethodHandle adjtimex = l.downcallHandle(l.defaultLookup().find("adjtimex").orElseThrow(),
-                FunctionDescriptor.of(ValueLayout.JAVA_INT,
-                        ValueLayout.ADDRESS));
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment timex = a.allocate(LibC.Timex.SIZE, 8);
-            timex.set(ValueLayout.JAVA_INT, 0, 0x0002); // ADJ_FREQUENCY
-            timex.set(ValueLayout.JAVA_LONG, LibC.Timex.FREQ, freqScaledPpm);
-            assertThat((int) adjtimex.invokeExact(timex)).isGreaterThanOrEqualTo(0);
+            KernelClock.setFrequency(ClockId.REALTIME.id(), before.freq());
         }
     }
 }

@@ -1,41 +1,33 @@
 package org.timekeeping4j.vdso;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.timekeeping4j.testing.KernelClock.ADJ_FREQUENCY;
+import static org.timekeeping4j.testing.KernelClock.ADJ_MICRO;
+import static org.timekeeping4j.testing.KernelClock.ADJ_NANO;
+import static org.timekeeping4j.testing.KernelClock.ADJ_OFFSET;
+import static org.timekeeping4j.testing.KernelClock.ADJ_STATUS;
+import static org.timekeeping4j.testing.KernelClock.ADJ_TICK;
+import static org.timekeeping4j.testing.KernelClock.ADJ_TIMECONST;
+import static org.timekeeping4j.testing.KernelClock.CLOCK_REALTIME;
+import static org.timekeeping4j.testing.KernelClock.STA_NANO;
+import static org.timekeeping4j.testing.KernelClock.STA_PLL;
+import static org.timekeeping4j.testing.KernelClock.STA_UNSYNC;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
 import org.timekeeping4j.linux.LibC;
 import org.timekeeping4j.testing.HostSteering;
+import org.timekeeping4j.testing.KernelClock;
 
 /**
  * Steers the kernel's clock as a time daemon does (adjtimex: frequency, PLL offset, tick; clock_settime
- * steps), for tests that {@link HostSteering} lets steer (it refuses to start without the opt-in), and puts
- * back what it found ({@link #close}, from a finally block or try-with-resources): frequency, tick, PLL time constant and status; the offset being slewed is set to 0
- * and a step is undone by the opposite step.
+ * steps), for tests that {@link HostSteering} lets steer ({@link KernelClock} refuses every write without the
+ * opt-in), and puts back what it found ({@link #close}, from a finally block or try-with-resources): frequency,
+ * tick, PLL time constant and status; the offset being slewed is set to 0 and a step is undone by the opposite
+ * step.
  */
 final class ClockSteering implements AutoCloseable {
-
-    static final int ADJ_OFFSET = 0x0001;
-    static final int ADJ_FREQUENCY = 0x0002;
-    static final int ADJ_STATUS = 0x0010;
-    static final int ADJ_TIMECONST = 0x0020;
-    static final int ADJ_MICRO = 0x1000;
-    static final int ADJ_NANO = 0x2000;
-    static final int ADJ_TICK = 0x4000;
-    static final int STA_PLL = 0x0001;
-    static final int STA_NANO = 0x2000;
-    private static final int CLOCK_REALTIME = 0;
-
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final MethodHandle ADJTIMEX = LINKER.downcallHandle(LINKER.defaultLookup().find("adjtimex")
-            .orElseThrow(), FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    private static final MethodHandle SETTIME = LINKER.downcallHandle(LINKER.defaultLookup().find("clock_settime")
-            .orElseThrow(), FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
 
     private final Arena arena = Arena.ofConfined();
     private final MemorySegment timex = arena.allocate(LibC.Timex.SIZE, 8);
@@ -46,10 +38,7 @@ final class ClockSteering implements AutoCloseable {
     private long stepped;
 
     ClockSteering() {
-        if (!"true".equalsIgnoreCase(String.valueOf(System.getProperty(HostSteering.PROPERTY)).trim())) {
-            throw new IllegalStateException("steering the kernel clock without -D" + HostSteering.PROPERTY
-                    + "=true: call HostSteering.assumeMaySteer() first");
-        }
+        KernelClock.requireMaySteer("steering the kernel clock");
         adjtimex(0, 0, 0, 0, 0);
         freq = timex.get(JAVA_LONG, LibC.Timex.FREQ);
         tick = timex.get(JAVA_LONG, LibC.Timex.TICK);
@@ -65,7 +54,7 @@ final class ClockSteering implements AutoCloseable {
     /** A PLL phase correction of {@code nanos}, slewed by the kernel (STA_PLL, ADJ_OFFSET | ADJ_NANO). */
     void pllOffsetNanos(long nanos) {
         timex.fill((byte) 0);
-        timex.set(JAVA_INT, LibC.Timex.STATUS, (status | STA_PLL | STA_NANO) & ~0x0040 /* STA_UNSYNC */);
+        timex.set(JAVA_INT, LibC.Timex.STATUS, (status | STA_PLL | STA_NANO) & ~STA_UNSYNC);
         timex.set(JAVA_LONG, LibC.Timex.CONSTANT, 2);
         call(ADJ_STATUS | ADJ_TIMECONST | ADJ_NANO);
         adjtimex(ADJ_OFFSET | ADJ_NANO, nanos, 0, 0, 0);
@@ -78,19 +67,7 @@ final class ClockSteering implements AutoCloseable {
 
     /** Steps REALTIME by {@code nanos} (clock_settime); {@link #close} steps it back. */
     void step(long nanos) {
-        MemorySegment ts = arena.allocate(16, 8);
-        org.timekeeping4j.linux.LinuxTime.clockGettime(CLOCK_REALTIME, ts);
-        long t = ts.get(JAVA_LONG, 0) * 1_000_000_000L + ts.get(JAVA_LONG, 8) + nanos;
-        ts.set(JAVA_LONG, 0, Math.floorDiv(t, 1_000_000_000L));
-        ts.set(JAVA_LONG, 8, Math.floorMod(t, 1_000_000_000L));
-        try {
-            int rc = (int) SETTIME.invokeExact(CLOCK_REALTIME, ts);
-            if (rc != 0) {
-                throw new IllegalStateException("clock_settime refused");
-            }
-        } catch (Throwable e) {
-            throw new IllegalStateException(e);
-        }
+        KernelClock.settime(CLOCK_REALTIME, KernelClock.gettime(CLOCK_REALTIME) + nanos);
         stepped += nanos;
     }
 
@@ -104,14 +81,7 @@ final class ClockSteering implements AutoCloseable {
 
     private void call(int modes) {
         timex.set(JAVA_INT, LibC.Timex.MODES, modes);
-        try {
-            int rc = (int) ADJTIMEX.invokeExact(timex);
-            if (rc < 0) {
-                throw new IllegalStateException("adjtimex(modes=0x" + Integer.toHexString(modes) + ") refused");
-            }
-        } catch (Throwable e) {
-            throw e instanceof RuntimeException r ? r : new IllegalStateException(e);
-        }
+        KernelClock.adjtime(CLOCK_REALTIME, timex);
     }
 
     /** Puts the clock state back: frequency, tick, status, time constant, no pending offset, steps undone. */

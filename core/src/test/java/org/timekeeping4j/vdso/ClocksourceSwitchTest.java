@@ -3,28 +3,29 @@ package org.timekeeping4j.vdso;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.Platform;
+import org.timekeeping4j.testing.BracketReader;
+import org.timekeeping4j.testing.KernelClock;
 
 /**
  * The kernel's clocksource switched at run time, tsc -> hpet -> acpi_pm -> tsc, under a reader checking every
  * exact-mode read against the clock_gettime reads around it: the [vvar]'s clock_mode changes with each switch
  * (TSC while on tsc; the vDSO's fallback mode while on hpet or acpi_pm), exact mode follows it on every read,
  * and no read lies outside its bracket or goes back. Changes the clocksource of the kernel it runs on, so it
- * runs in a lab guest only (scripts/lab/qemu.sh; see {@link LabGuest}). Puts tsc back in a finally block.
+ * runs in a lab guest only (scripts/lab/qemu.sh; see {@link KernelClock#assumeLabGuest}). Puts tsc back in a
+ * finally block.
  */
 @Tag("lab")
 class ClocksourceSwitchTest {
 
-    private static final Path CURRENT = Path.of("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+    private static final String CURRENT = "/sys/devices/system/clocksource/clocksource0/current_clocksource";
     private static final int VDSO_CLOCKMODE_TSC = 1;
     /** Per phase: emulated guests are 25-30x slower, so a phase is long and its floor low, but never zero. */
     private static final long PHASE_MS = Long.getLong("tk4j.lab.switchPhaseMs", 1500);
@@ -32,7 +33,7 @@ class ClocksourceSwitchTest {
 
     @Test
     void exactReadsShouldFollowTheClockModeThroughRuntimeClocksourceSwitches() throws Exception {
-        LabGuest.assumeLabGuestMayChangeTheClock();
+        KernelClock.assumeLabGuest();
         assumeTrue("x86_64".equals(Platform.ARCH), "tsc, hpet and acpi_pm are x86 clocksources; this is " + Platform.ARCH);
         List<String> available = KernelInfo.availableClocksources();
         assumeTrue(available.containsAll(List.of("tsc", "hpet", "acpi_pm")),
@@ -45,7 +46,7 @@ class ClocksourceSwitchTest {
         long[] readsPerPhase = new long[phases.size()];
         int tscMode = KernelVdso.fields(VdsoLayout.CS_HRES_COARSE).clockMode();
         assertThat(tscMode).as("clock_mode on tsc").isEqualTo(VDSO_CLOCKMODE_TSC);
-        LabGuest.BracketReader reader = new LabGuest.BracketReader(ClockId.REALTIME, ClockId.MONOTONIC,
+        BracketReader reader = new BracketReader(Set.of(ClockId.REALTIME), ClockId.REALTIME, ClockId.MONOTONIC,
                 ClockId.MONOTONIC_RAW, ClockId.BOOTTIME, ClockId.TAI);
         try (reader) {
             for (int p = 0; p < phases.size(); p++) {
@@ -78,8 +79,8 @@ class ClocksourceSwitchTest {
         System.out.println("ClocksourceSwitchTest: " + seen + ", " + reader.reads.get() + " bracketed reads, 0 outside");
     }
 
-    private static void switchTo(String source) throws IOException {
-        Files.writeString(CURRENT, source);
+    private static void switchTo(String source) {
+        KernelClock.sysfs(CURRENT, source);
         assertThat(KernelInfo.currentClocksource()).as("clocksource after writing %s", source).isEqualTo(source);
     }
 
