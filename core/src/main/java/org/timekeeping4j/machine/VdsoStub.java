@@ -6,6 +6,7 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.invoke.MethodHandle;
 import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.clocksource.CounterFlavour;
+import org.timekeeping4j.linux.ClockGettime;
 import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.Platform;
 import org.timekeeping4j.vdso.VdsoLayout;
@@ -152,10 +153,14 @@ public final class VdsoStub {
         return new Mapping(m.handle(), m.failure());
     }
 
-    /** libc's clock_gettime (which calls the vDSO's, or enters the kernel), or 0 off the supported platforms. */
-    private static final long CLOCK_GETTIME_ADDRESS = Platform.UNSUPPORTED_REASON != null ? 0
-            : java.lang.foreign.Linker.nativeLinker().defaultLookup().find("clock_gettime")
-                    .map(java.lang.foreign.MemorySegment::address).orElse(0L);
+    /**
+     * The clock_gettime a fallback calls: the kernel path's ({@link ClockGettime#TARGET}: the vDSO's own where it
+     * has one, which saves libc's indirection on every fallback; libc's otherwise), or 0 off the supported
+     * platforms. A failure (libc: -1, the vDSO: a negative errno) is non-zero either way, which is all the code
+     * tests before it returns the fallback value.
+     */
+    private static final long CLOCK_GETTIME_ADDRESS = ClockGettime.TARGET == null ? 0
+            : ClockGettime.TARGET.function().address();
 
     /**
      * Maps the arm64 code ({@link Arm64VdsoCode}, ARM64_GENERIC: the generic vdso_calc_ns with the 56-bit mask;
