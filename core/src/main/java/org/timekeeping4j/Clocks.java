@@ -151,9 +151,13 @@ public final class Clocks {
                 : pageNanos(TrackerMode.Pages.SLOTS[clock.record()]);
     }
 
-    /** An exact-mode read's value, or clock_gettime where it fell back. */
+    /**
+     * An exact-mode read's value, or clock_gettime where it fell back. The test is {@code >= 0}, not
+     * {@code != FALLBACK} (Long.MIN_VALUE): the read's own test of its flag bit is the same comparison, so the JIT
+     * folds the two into one; and a negative value, which no clock the kernel keeps has, is the kernel's to answer.
+     */
     private static long exactOr(long exact, ClockId clock) {
-        return exact != VdsoStub.FALLBACK ? exact : kernelNanos(clock);
+        return exact >= 0 ? exact : kernelNanos(clock);
     }
 
     /**
