@@ -151,15 +151,7 @@ class ClockGettimeTest {
     }
 
     private static long libc(int id) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment ts = arena.allocate(16, 8);
-            MemorySegment state = arena.allocate(LibC.CAPTURE_STATE);
-            int rc = (int) LibC.CLOCK_GETTIME_ERRNO.invokeExact(state, id, ts);
-            assertThat(rc).as("libc clock_gettime(" + id + ")").isZero();
-            return LinuxTime.toNanos(ts);
-        } catch (Throwable t) {
-            throw LinuxTime.rethrow(t);
-        }
+        return org.timekeeping4j.testing.KernelClock.libcClockGettime(id);
     }
 
     private static java.lang.foreign.Linker Linker() {

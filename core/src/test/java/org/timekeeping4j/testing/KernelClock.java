@@ -77,6 +77,28 @@ public final class KernelClock {
 
     private KernelClock() {}
 
+    /**
+     * A clock's value through libc's clock_gettime with errno captured: the reference the kernel-path stubs are
+     * bracketed by (a read, not a write: no opt-in needed).
+     *
+     * @param id the clock id
+     * @return ns
+     * @throws IllegalStateException when clock_gettime fails
+     */
+    public static long libcClockGettime(int id) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment ts = arena.allocate(16, 8);
+            MemorySegment state = arena.allocate(LibC.CAPTURE_STATE);
+            int rc = (int) LibC.CLOCK_GETTIME_ERRNO.invokeExact(state, id, ts);
+            if (rc != 0) {
+                throw new IllegalStateException("libc clock_gettime(" + id + ") failed: rc " + rc);
+            }
+            return LinuxTime.toNanos(ts);
+        } catch (Throwable t) {
+            throw LinuxTime.rethrow(t);
+        }
+    }
+
     /** Whether this JVM runs in a lab guest: its kernel command line carries {@value #LAB_MARK}. */
     public static boolean inLabGuest() {
         try {
