@@ -73,8 +73,7 @@ public final class VdsoStub {
      */
     public static Mapping map(VdsoLayout.Algorithm algorithm, boolean ordered, boolean completeFallback) {
         return switch (algorithm) {
-            case X86_LEGACY, X86_OVERFLOW ->
-                    map(algorithm, ordered ? orderedFlavour() : X86VdsoCode.Flavour.RDTSC, completeFallback);
+            case X86_LEGACY, X86_OVERFLOW -> map(algorithm, x86Flavour(ordered), completeFallback);
             case ARM64_GENERIC -> map(ordered ? Arm64VdsoCode.Flavour.ISB_CNTVCT : Arm64VdsoCode.Flavour.CNTVCT);
         };
     }
@@ -134,10 +133,12 @@ public final class VdsoStub {
         if (!completesFallback(algorithm)) {
             return new Mapping(null, "no mode-first entry for " + algorithm + ": a fallback reads the counter first");
         }
-        X86VdsoCode.Flavour flavour = ordered ? orderedFlavour() : X86VdsoCode.Flavour.RDTSC;
-        Stubs.Mapped m = Stubs.map("vdso read, mode first (" + flavour.instructions() + ")",
-                VclockCode.x86ModeFirst(flavour, CLOCK_GETTIME_ADDRESS), READ, CounterArch.X86_64);
-        return new Mapping(m.handle(), m.failure());
+        return mapModeFirst(x86Flavour(ordered), CLOCK_GETTIME_ADDRESS);
+    }
+
+    /** The x86 counter read: {@link #orderedFlavour()}, or rdtsc for the unordered read. */
+    private static X86VdsoCode.Flavour x86Flavour(boolean ordered) {
+        return ordered ? orderedFlavour() : X86VdsoCode.Flavour.RDTSC;
     }
 
     /**
@@ -148,8 +149,13 @@ public final class VdsoStub {
      * @return the mapped code, or why it could not be mapped
      */
     public static Mapping mapModeFirst(X86VdsoCode.Flavour flavour) {
-        Stubs.Mapped m = Stubs.map("vdso read, mode first (" + flavour.instructions() + ", no clock_gettime)",
-                VclockCode.x86ModeFirst(flavour, 0), READ, CounterArch.X86_64);
+        return mapModeFirst(flavour, 0);
+    }
+
+    private static Mapping mapModeFirst(X86VdsoCode.Flavour flavour, long clockGettime) {
+        Stubs.Mapped m = Stubs.map("vdso read, mode first (" + flavour.instructions()
+                + (clockGettime == 0 ? ", no clock_gettime" : "") + ")", VclockCode.x86ModeFirst(flavour, clockGettime),
+                READ, CounterArch.X86_64);
         return new Mapping(m.handle(), m.failure());
     }
 

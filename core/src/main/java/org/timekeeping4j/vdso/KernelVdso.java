@@ -123,7 +123,7 @@ public final class KernelVdso {
         // do_aux: no namespace offset. Not counted toward the entry's switch (a disabled AUX clock falls back
         // by design): a flagged value only loses its flag.
         long v = invoke(AUX_READ, vc, vc + AUX_TIMESTAMP, ClockId.AUX_BASE + index);
-        return v >= 0 || v == VdsoStub.FALLBACK ? v : v & Long.MAX_VALUE;
+        return v >= 0 ? v : ReadEntry.unflagged(v);
     }
 
     /** Null when {@link #ENABLED}, else why exact mode does not serve (one line). */
@@ -142,33 +142,36 @@ public final class KernelVdso {
      */
     public static long read(CounterClock clock) {
         int r = clock.record();
-        return offset(served(BASE[r], TIMESTAMP[r], clock.clock().id()), OFFSET[r]);
+        return offset(served(READ, ENTRY, BASE[r], TIMESTAMP[r], clock.clock().id()), OFFSET[r]);
     }
 
     public static long realtime() {
-        return served(HRES, TS_REALTIME, 0);
+        return served(READ, ENTRY, HRES, TS_REALTIME, 0);
     }
 
     public static long monotonic() {
-        return offset(served(HRES, TS_MONOTONIC, 1), OFFS_MONOTONIC);
+        return offset(served(READ, ENTRY, HRES, TS_MONOTONIC, 1), OFFS_MONOTONIC);
     }
 
     public static long monotonicRaw() {
-        return offset(served(RAW, TS_RAW, 4), OFFS_MONOTONIC);
+        return offset(served(READ, ENTRY, RAW, TS_RAW, 4), OFFS_MONOTONIC);
     }
 
     public static long boottime() {
-        return offset(served(HRES, TS_BOOTTIME, 7), OFFS_BOOTTIME);
+        return offset(served(READ, ENTRY, HRES, TS_BOOTTIME, 7), OFFS_BOOTTIME);
     }
 
     public static long tai() {
-        return served(HRES, TS_TAI, 11);
+        return served(READ, ENTRY, HRES, TS_TAI, 11);
     }
 
-    /** A read through the serving entry: an unflagged value is the time; a flagged one goes to {@link ReadEntry}. */
-    private static long served(long vc, long ts, long clockId) {
-        long v = invoke(READ, vc, ts, clockId);
-        return v >= 0 ? v : ENTRY.flagged(v);
+    /**
+     * A read through {@code entry}'s invoker {@code read} (both static finals at every call site, so the JIT
+     * inlines the serving entry): an unflagged value is the time; a flagged one goes to {@code entry}.
+     */
+    private static long served(MethodHandle read, ReadEntry entry, long vc, long ts, long clockId) {
+        long v = invoke(read, vc, ts, clockId);
+        return v >= 0 ? v : entry.flagged(v);
     }
 
     /** True while the mode-first entry serves the ordered reads (see {@link ReadEntry}); for descriptions and tests. */
@@ -254,8 +257,7 @@ public final class KernelVdso {
      */
     public static long readUnordered(CounterClock clock) {
         int r = clock.record();
-        long v = invoke(Unordered.READ, BASE[r], TIMESTAMP[r], clock.clock().id());
-        return offset(v >= 0 ? v : Unordered.ENTRY.flagged(v), OFFSET[r]);
+        return offset(served(Unordered.READ, Unordered.ENTRY, BASE[r], TIMESTAMP[r], clock.clock().id()), OFFSET[r]);
     }
 
     /** The unordered read's entries, mapped on first use (most processes never call it). */
@@ -278,8 +280,8 @@ public final class KernelVdso {
         VdsoLayout.Algorithm algorithm = STATE.layout().algorithm();
         if (VdsoStub.completesFallback(algorithm)) {
             VdsoStub.Mapping counterFirst = VdsoStub.map(algorithm, ordered, true);
-            VdsoStub.Mapping modeFirst = VdsoStub.mapModeFirst(algorithm, ordered);
             if (counterFirst.ok()) {
+                VdsoStub.Mapping modeFirst = VdsoStub.mapModeFirst(algorithm, ordered);
                 return new ReadEntry(counterFirst.handle(), modeFirst.ok() ? modeFirst.handle() : null);
             }
         }

@@ -89,6 +89,17 @@ final class ReadEntry {
         if (modeFirst != null && ++flags >= FLAGS_TO_SWITCH) {
             switchEntry();
         }
+        return unflagged(flagged);
+    }
+
+    /**
+     * A flagged read's time without counting it: the flag stripped, a flagged 0 (which {@link VdsoStub#FALLBACK}
+     * is) kept as {@link VdsoStub#FALLBACK}, where clock_gettime must still answer.
+     *
+     * @param flagged a read's value with bit 63 set
+     * @return the time, or {@link VdsoStub#FALLBACK}
+     */
+    static long unflagged(long flagged) {
         long nanos = flagged & Long.MAX_VALUE;
         return nanos == 0 ? VdsoStub.FALLBACK : nanos;
     }

@@ -94,6 +94,31 @@ class VclockCodeExactnessTest {
         return m.handle();
     }
 
+    /** A read of clock id {@code clock}, for {@link #assertInClockGettimeBrackets}. */
+    interface ClockRead {
+        long read(int clock) throws Throwable;
+    }
+
+    /**
+     * {@code perClock} reads of each clock id 0, 1, 4, 7 and 11 (REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME,
+     * TAI), each inside its bracket of clock_gettime reads of that clock.
+     *
+     * @return how many reads were checked
+     */
+    static int assertInClockGettimeBrackets(String what, int perClock, ClockRead read) throws Throwable {
+        int checked = 0;
+        for (int clock : new int[] {0, 1, 4, 7, 11}) {
+            for (int i = 0; i < perClock; i++) {
+                long k0 = org.timekeeping4j.linux.LinuxTime.clockGettimeNanos(clock);
+                long v = read.read(clock);
+                long k1 = org.timekeeping4j.linux.LinuxTime.clockGettimeNanos(clock);
+                assertThat(v).as("%s: clock %d, read %d", what, clock, i).isBetween(k0, k1);
+                checked++;
+            }
+        }
+        return checked;
+    }
+
     /** kvm-clock-like parameters: a 1-5 GHz TSC scaled to ns (shift -1..1 as hosts publish, rarely -4..4). */
     static Pvti randomPvti(SplittableRandom r) {
         int shift = r.nextInt(10) == 0 ? r.nextInt(-4, 5) : r.nextInt(-1, 2);
@@ -248,16 +273,11 @@ class VclockCodeExactnessTest {
             int served = 0;
             for (int mode : new int[] {0, VclockCode.MODE_PVCLOCK, VclockCode.MODE_HVCLOCK, 7}) {
                 p.data.mode(0, mode);
-                for (int clock : new int[] {0, 1, 4, 7, 11}) {
-                    for (int i = 0; i < 1000; i++) {
-                        long k0 = org.timekeeping4j.linux.LinuxTime.clockGettimeNanos(clock);
-                        long v = (long) code.invokeExact(vc, ts, (long) clock, 0x1000L); // no vclock readable
-                        long k1 = org.timekeeping4j.linux.LinuxTime.clockGettimeNanos(clock);
-                        assertThat(v).as("mode %d clock %d: flagged", mode, clock).isNegative();
-                        assertThat(v & Long.MAX_VALUE).as("mode %d clock %d", mode, clock).isBetween(k0, k1);
-                        served++;
-                    }
-                }
+                served += assertInClockGettimeBrackets("mode " + mode, 1000, clock -> {
+                    long v = (long) code.invokeExact(vc, ts, (long) clock, 0x1000L); // no vclock readable
+                    assertThat(v).as("mode %d clock %d: flagged", mode, clock).isNegative();
+                    return v & Long.MAX_VALUE;
+                });
             }
             assertThat(served).isEqualTo(20_000);
             assertThat((long) code.invokeExact(vc, ts, 12345L, 0L)).as("a clock id the kernel refuses")
@@ -326,16 +346,10 @@ class VclockCodeExactnessTest {
             int checked = 0;
             for (int mode : new int[] {0, VclockCode.MODE_PVCLOCK, VclockCode.MODE_HVCLOCK, 7}) {
                 p.data.mode(0, mode);
-                for (int clock : new int[] {0, 1, 4, 7, 11}) {
-                    for (int i = 0; i < 200; i++) {
-                        long k0 = org.timekeeping4j.linux.LinuxTime.clockGettimeNanos(clock);
-                        long v = (long) production.invokeExact(p.data.baseAddress(0), p.data.timestampAddress(0, 1),
-                                (long) clock, 0x1000L); // no vclock readable: an unbacked address is never loaded
-                        long k1 = org.timekeeping4j.linux.LinuxTime.clockGettimeNanos(clock);
-                        assertThat(v).as("mode %d clock %d, unflagged", mode, clock).isBetween(k0, k1);
-                        checked++;
-                    }
-                }
+                // no vclock readable: an unbacked address is never loaded; the value unflagged
+                checked += assertInClockGettimeBrackets("mode " + mode + ", unflagged", 200, clock -> (long)
+                        production.invokeExact(p.data.baseAddress(0), p.data.timestampAddress(0, 1), (long) clock,
+                                0x1000L));
             }
             assertThat(checked).isEqualTo(4000);
             p.data.mode(0, 1);

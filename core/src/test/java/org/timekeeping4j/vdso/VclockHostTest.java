@@ -138,51 +138,17 @@ class VclockHostTest {
             Report r = run(List.of(), List.of(), "count", String.valueOf(READS));
             assertThat(r.state()).contains("enabled=true", "kvm-clock (clock_mode PVCLOCK): read by exact mode");
             assertAgreement(r, READS, 0);
-            switchTo(other);
             // A child reading while the clocksource switches every 500 ms.
-            int switches = 0;
-            var child = new java.util.concurrent.CompletableFuture<Report>();
-            Thread reader = Thread.ofPlatform().start(() -> {
-                try {
-                    child.complete(run(List.of(), List.of(), "seconds", "10"));
-                } catch (Throwable e) {
-                    child.completeExceptionally(e);
-                }
-            });
-            while (reader.isAlive()) {
-                Thread.sleep(500);
-                switchTo((switches++ & 1) == 0 ? "kvm-clock" : other);
-            }
-            Report s = child.get();
-            assertThat(switches).as("switches").isGreaterThanOrEqualTo(16);
-            assertAgreement(s, 1_000_000, 0);
+            Switched s = whileSwitching(other, List.of(), "10", false);
+            assertThat(s.switches()).as("switches").isGreaterThanOrEqualTo(16);
+            assertAgreement(s.report(), 1_000_000, 0);
             // The same with the pvclock reader off: on kvm-clock every read falls back, on tsc none does, so the
             // read's entry switches to mode first and back (ReadEntry) while the reads stay inside the brackets.
             // The child's discovery runs on tsc (on kvm-clock with the reader off exact mode would not serve at all):
             // the switches start once it says it is done.
-            switchTo(other);
-            switches = 0;
-            Path ready = Files.createTempFile("tk4j-vclock", ".ready");
-            Files.delete(ready);
-            var fallbacks = new java.util.concurrent.CompletableFuture<Report>();
-            Thread reader2 = Thread.ofPlatform().start(() -> {
-                try {
-                    fallbacks.complete(run(List.of(), List.of("-Dtimekeeping4j.vclock=off", "-Dtk4j.test.ready=" + ready),
-                            "seconds", "6"));
-                } catch (Throwable e) {
-                    fallbacks.completeExceptionally(e);
-                }
-            });
-            for (int i = 0; i < 1200 && !Files.exists(ready) && reader2.isAlive(); i++) {
-                Thread.sleep(50);
-            }
-            Files.deleteIfExists(ready);
-            while (reader2.isAlive()) {
-                Thread.sleep(500);
-                switchTo((switches++ & 1) == 0 ? "kvm-clock" : other);
-            }
-            Report f = fallbacks.get();
-            assertThat(switches).as("switches").isGreaterThanOrEqualTo(8);
+            Switched fs = whileSwitching(other, List.of("-Dtimekeeping4j.vclock=off"), "6", true);
+            Report f = fs.report();
+            assertThat(fs.switches()).as("switches").isGreaterThanOrEqualTo(8);
             assertThat(f.state()).contains("enabled=true");
             assertAgreement(f, 100_000, 0);
             assertThat(f.after()).as("the read's entry followed the clocksource").containsPattern(
@@ -191,6 +157,43 @@ class VclockHostTest {
             switchTo(original);
         }
         assertThat(Files.readString(CLOCKSOURCE.resolve("current_clocksource")).trim()).isEqualTo(original);
+    }
+
+    /** A child's report and how often the clocksource was switched while it read. */
+    record Switched(Report report, int switches) {}
+
+    /**
+     * Runs a child for {@code seconds} while the host's clocksource switches every 500 ms between kvm-clock and
+     * {@code other}, from {@code other}; with {@code afterDiscovery} the switches start once the child says its
+     * discovery is done (its ready file).
+     */
+    private static Switched whileSwitching(String other, List<String> jvmArgs, String seconds, boolean afterDiscovery)
+            throws Exception {
+        switchTo(other);
+        Path ready = Files.createTempFile("tk4j-vclock", ".ready");
+        Files.delete(ready);
+        List<String> args = new ArrayList<>(jvmArgs);
+        if (afterDiscovery) {
+            args.add("-Dtk4j.test.ready=" + ready);
+        }
+        var child = new java.util.concurrent.CompletableFuture<Report>();
+        Thread reader = Thread.ofPlatform().start(() -> {
+            try {
+                child.complete(run(List.of(), args, "seconds", seconds));
+            } catch (Throwable e) {
+                child.completeExceptionally(e);
+            }
+        });
+        for (int i = 0; afterDiscovery && i < 1200 && !Files.exists(ready) && reader.isAlive(); i++) {
+            Thread.sleep(50);
+        }
+        Files.deleteIfExists(ready);
+        int switches = 0;
+        while (reader.isAlive()) {
+            Thread.sleep(500);
+            switchTo((switches++ & 1) == 0 ? "kvm-clock" : other);
+        }
+        return new Switched(child.get(), switches);
     }
 
     private static void switchTo(String clocksource) throws IOException {
