@@ -45,13 +45,13 @@ public final class LinuxTime {
      * @throws ErrnoException when the kernel refuses the clock id (EINVAL)
      */
     public static long clockGettimeNanos(int clockId) {
-        // NANOS is static final: the JIT folds the test and inlines the stub's downcall (ClockGettimeStub says
-        // why it is faster than a per-thread buffer). Its FAILED goes on to the buffer path, which reads again
-        // and throws exactly as it did before the stub existed.
+        // NANOS is static final: the JIT folds the test and inlines the stub's downcall, the clock's own stub for
+        // the clocks read most (ClockGettimeStub says why it is faster than a per-thread buffer). Its FAILED goes
+        // on to the buffer path, which reads again and throws exactly as it did before the stub existed.
         if (ClockGettimeStub.NANOS != null) {
             long nanos;
             try {
-                nanos = (long) ClockGettimeStub.NANOS.invokeExact(clockId);
+                nanos = ClockGettimeStub.nanos(clockId);
             } catch (Throwable t) {
                 throw rethrow(t);
             }

@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.timekeeping4j.clocksource.CounterArch;
@@ -21,7 +22,9 @@ import org.timekeeping4j.linux.Platform;
  * is a leaf call to os::javaTimeNanos, which keeps the timespec on its C stack. The stub does the same in a
  * dozen instructions: it reserves the timespec on the native stack, calls the function, and returns
  * {@code tv_sec * 10^9 + tv_nsec} (two's-complement wrap, as Java's long arithmetic), or {@link #FAILED} where
- * the call returned non-zero. Mapped as the counter stubs are ({@link Stubs#map}: W^X, the
+ * the call returned non-zero. REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME and TAI each get a copy that loads
+ * its own id, so their downcall passes no argument ({@link #nanos(int)} picks it): measured, that is the last
+ * few tenths of a nanosecond between the kernel path and nanoTime. Mapped as the counter stubs are ({@link Stubs#map}: W^X, the
  * {@code timekeeping4j.execmem} configuration); where it is not mapped (another architecture, executable memory
  * refused) {@link #NANOS} is null and readers use {@link ClockGettime#TIMESPEC} with a buffer of their own
  * (linux.LinuxTime.clockGettimeNanos does both).
@@ -40,14 +43,21 @@ public final class ClockGettimeStub {
 
     /** long (clockid_t). */
     private static final FunctionDescriptor NANOS_OF_CLOCK = FunctionDescriptor.of(JAVA_LONG, JAVA_INT);
+    /** long (void): one clock's own stub. */
+    private static final FunctionDescriptor NANOS_OF_ITS_CLOCK = FunctionDescriptor.of(JAVA_LONG);
 
     /** The x86_64 stub; the function's address is the 8-byte immediate at {@link #X86_FUNCTION}. */
     private static final String X86_CODE = "48 83 ec 18 48 89 e6 48 b8 00 00 00 00 00 00 00 00 ff d0 85 c0 75 12 48 69"
             + " 04 24 00 ca 9a 3b 48 03 44 24 08 48 83 c4 18 c3 48 b8 00 00 00 00 00 00 00 80 48 83 c4 18 c3";
     /** Where the 8-byte immediate of the function's address sits (movabs rax at 7). */
     private static final int X86_FUNCTION = 9;
+    /** One clock's own x86_64 stub starts with mov edi, imm32 (bf, then the id): 5 bytes. */
+    private static final int X86_OWN_CLOCK = 5;
 
-    /** The arm64 stub's words; the function's address is the literal after them (at 0x40). */
+    /**
+     * The arm64 stub's words; the function's address is the literal after them (at 0x40). One clock's own stub
+     * starts with {@link #ARM64_OWN_CLOCK} and drops the alignment nop, so its ldr reaches one word less far.
+     */
     private static final int[] ARM64_CODE = {
         0xa9be7bfd, // stp x29, x30, [sp, #-32]!
         0x910003fd, // mov x29, sp
@@ -66,6 +76,18 @@ public final class ClockGettimeStub {
         0xd65f03c0, // ret
         0xd503201f, // nop                        (aligns the literal to 8)
     };
+    /** movz w0, #id: the id in bits 5-20. */
+    private static final int ARM64_OWN_CLOCK = 0x52800000;
+    /** Where the ldr of the literal sits, and what one word less of reach takes off its encoding (imm19 at bit 5). */
+    private static final int ARM64_LDR = 3;
+    private static final int ARM64_LDR_ONE_WORD = 1 << 5;
+
+    /** CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW, CLOCK_BOOTTIME, CLOCK_TAI: the clocks with their own stub. */
+    private static final int REALTIME = 0;
+    private static final int MONOTONIC = 1;
+    private static final int MONOTONIC_RAW = 4;
+    private static final int BOOTTIME = 7;
+    private static final int TAI = 11;
 
     private static final Stubs.Mapped MAPPED = ClockGettime.TARGET == null
             ? new Stubs.Mapped(null, Platform.UNSUPPORTED_REASON)
@@ -77,7 +99,46 @@ public final class ClockGettimeStub {
      */
     public static final MethodHandle NANOS = MAPPED.handle();
 
+    // The clocks read most get a stub each that loads its own id: the downcall then passes no argument, and the
+    // kernel path's cost comes down to the JDK's own nanoTime (docs/PERFORMANCE.md). Mapped where NANOS is
+    // (same code but for the id), so the generic stub's refusal is theirs too.
+    // Each is initialised after NANOS (textual order), which own() reads.
+    private static final MethodHandle REALTIME_NANOS = own(REALTIME);
+    private static final MethodHandle MONOTONIC_NANOS = own(MONOTONIC);
+    private static final MethodHandle MONOTONIC_RAW_NANOS = own(MONOTONIC_RAW);
+    private static final MethodHandle BOOTTIME_NANOS = own(BOOTTIME);
+    private static final MethodHandle TAI_NANOS = own(TAI);
+
     private ClockGettimeStub() {}
+
+    /**
+     * The clock in nanoseconds, or {@link #FAILED}, through the clock's own stub where it has one, else
+     * {@link #NANOS}. Only where {@link #NANOS} is not null. A constant id folds to its one downcall; any other id
+     * costs a compare or two before it.
+     *
+     * @param clockId the clock id, as clock_gettime takes it
+     * @return the clock in ns, or {@link #FAILED}
+     * @throws Throwable only as a downcall can (it does not throw)
+     */
+    public static long nanos(int clockId) throws Throwable {
+        return switch (clockId) {
+            case MONOTONIC -> (long) MONOTONIC_NANOS.invokeExact();
+            case REALTIME -> (long) REALTIME_NANOS.invokeExact();
+            case MONOTONIC_RAW -> (long) MONOTONIC_RAW_NANOS.invokeExact();
+            case BOOTTIME -> (long) BOOTTIME_NANOS.invokeExact();
+            case TAI -> (long) TAI_NANOS.invokeExact();
+            default -> (long) NANOS.invokeExact(clockId);
+        };
+    }
+
+    /** The clock's own stub; where that one mapping fails (and NANOS did not), NANOS with the id bound. */
+    private static MethodHandle own(int clockId) {
+        if (NANOS == null) {
+            return null;
+        }
+        Stubs.Mapped own = map(ClockGettime.TARGET.function().address(), CounterArch.HERE, clockId);
+        return own.ok() ? own.handle() : MethodHandles.insertArguments(NANOS, 0, clockId);
+    }
 
     /** {@return one line: which clock_gettime the kernel reads call, and whether through the stub and why not} */
     public static String describe() {
@@ -104,6 +165,18 @@ public final class ClockGettimeStub {
     }
 
     /**
+     * As {@link #map(long, CounterArch)}, for one clock's own stub: {@code long (void)}.
+     *
+     * @param function the address of a clock_gettime
+     * @param arch     the architecture (not null)
+     * @param clockId  the clock the stub reads (0 to 65535)
+     * @return the handle, or why there is none
+     */
+    public static Stubs.Mapped map(long function, CounterArch arch, int clockId) {
+        return Stubs.map("clock_gettime stub", code(arch, function, clockId), NANOS_OF_ITS_CLOCK, arch);
+    }
+
+    /**
      * The stub for {@code arch} calling {@code function}.
      *
      * @param arch     the architecture
@@ -117,13 +190,44 @@ public final class ClockGettimeStub {
                 ByteBuffer.wrap(code).order(ByteOrder.LITTLE_ENDIAN).putLong(X86_FUNCTION, function);
                 yield code;
             }
+            case AARCH64 -> arm64(ARM64_CODE.clone(), function);
+        };
+    }
+
+    /**
+     * One clock's own stub for {@code arch} calling {@code function}: the source built with {@code CLOCK=clockId}.
+     *
+     * @param arch     the architecture
+     * @param function the address of the clock_gettime it calls
+     * @param clockId  the clock it reads (0 to 65535: the arm64 immediate)
+     * @return the function's machine code, a fresh array
+     */
+    public static byte[] code(CounterArch arch, long function, int clockId) {
+        if (clockId < 0 || clockId > 0xffff) {
+            throw new IllegalArgumentException("a clock's own stub takes ids 0 to 65535, not " + clockId);
+        }
+        return switch (arch) {
+            case X86_64 -> {
+                byte[] body = code(arch, function);
+                byte[] code = new byte[X86_OWN_CLOCK + body.length];
+                ByteBuffer.wrap(code).order(ByteOrder.LITTLE_ENDIAN).put((byte) 0xbf).putInt(clockId).put(body);
+                yield code;
+            }
             case AARCH64 -> {
-                int[] words = new int[ARM64_CODE.length + 2];
-                System.arraycopy(ARM64_CODE, 0, words, 0, ARM64_CODE.length);
-                words[ARM64_CODE.length] = (int) function;               // the literal, little-endian
-                words[ARM64_CODE.length + 1] = (int) (function >>> 32);
-                yield MachineCode.arm64(words);
+                int[] words = new int[ARM64_CODE.length];           // the id's word in, the alignment nop out
+                words[0] = ARM64_OWN_CLOCK | clockId << 5;
+                System.arraycopy(ARM64_CODE, 0, words, 1, ARM64_CODE.length - 1);
+                words[1 + ARM64_LDR] -= ARM64_LDR_ONE_WORD;
+                yield arm64(words, function);
             }
         };
+    }
+
+    private static byte[] arm64(int[] code, long function) {
+        int[] words = new int[code.length + 2];
+        System.arraycopy(code, 0, words, 0, code.length);
+        words[code.length] = (int) function;               // the literal, little-endian
+        words[code.length + 1] = (int) (function >>> 32);
+        return MachineCode.arm64(words);
     }
 }

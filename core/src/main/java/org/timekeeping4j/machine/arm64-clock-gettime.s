@@ -4,9 +4,14 @@
 // it calls (int (clockid_t, struct timespec *), the vDSO's or libc's), a literal after the code, loaded
 // pc-relative. AAPCS64: the clock id arrives in w0 and stays there for the call; a 32-byte frame holds fp, lr
 // and the timespec at sp+16.
+// With --defsym CLOCK=<id>: int64_t clock_gettime_nanos(void), one clock's own stub, which loads the id itself
+// (one word more, and no alignment nop: the literal still sits at 0x40).
         .text
         .globl  clock_gettime_nanos
 clock_gettime_nanos:
+        .ifdef  CLOCK
+        movz    w0, #CLOCK              // the clock's own stub: its id
+        .endif
         stp     x29, x30, [sp, #-32]!
         mov     x29, sp
         add     x1, sp, #16             // &timespec
@@ -22,5 +27,5 @@ clock_gettime_nanos:
 1:      movz    x0, #0x8000, lsl #48    // FAILED: Long.MIN_VALUE
         ldp     x29, x30, [sp], #32
         ret
-        nop                             // aligns the literal to 8
+        .balign 8                       // the literal, 8-aligned (a nop without CLOCK)
 2:      .quad   FUNCTION

@@ -4,10 +4,15 @@
 # (int (clockid_t, struct timespec *), the vDSO's or libc's), a 64-bit immediate at bytes 9-16.
 # System V AMD64: the clock id arrives in edi and stays there for the call; rsp is 8 mod 16 on entry, so
 # reserving 24 bytes aligns the call and holds the 16-byte timespec.
+# With --defsym CLOCK=<id>: int64_t clock_gettime_nanos(void), one clock's own stub, which loads the id itself
+# (5 bytes more, so the immediate sits at bytes 14-21): no argument for the downcall to pass.
         .intel_syntax noprefix
         .text
         .globl clock_gettime_nanos
 clock_gettime_nanos:
+        .ifdef  CLOCK
+        mov     edi, CLOCK              # the clock's own stub: its id
+        .endif
         sub     rsp, 24
         mov     rsi, rsp                # &timespec
         movabs  rax, FUNCTION

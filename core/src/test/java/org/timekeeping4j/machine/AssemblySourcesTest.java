@@ -159,8 +159,21 @@ class AssemblySourcesTest {
         requireTools(X86_AS, X86_OBJCOPY, "binutils");
         assertThat(assemble(X86_AS, X86_OBJCOPY, "x86-clock-gettime.s", null, "--64", "--defsym", defsym))
                 .as("x86_64").containsExactly(ClockGettimeStub.code(CounterArch.X86_64, function));
+        for (int clock : OWN_CLOCKS) {
+            assertThat(assemble(X86_AS, X86_OBJCOPY, "x86-clock-gettime.s", null, "--64", "--defsym", defsym,
+                    "--defsym", "CLOCK=" + clock))
+                    .as("x86_64, clock %d's own", clock).containsExactly(ClockGettimeStub.code(CounterArch.X86_64, function, clock));
+        }
         requireTools(ARM64_AS, ARM64_OBJCOPY, "binutils-aarch64-linux-gnu");
         assertThat(assemble(ARM64_AS, ARM64_OBJCOPY, "arm64-clock-gettime.s", null, "--defsym", defsym))
                 .as("arm64").containsExactly(ClockGettimeStub.code(CounterArch.AARCH64, function));
+        for (int clock : OWN_CLOCKS) {
+            assertThat(assemble(ARM64_AS, ARM64_OBJCOPY, "arm64-clock-gettime.s", null, "--defsym", defsym,
+                    "--defsym", "CLOCK=" + clock))
+                    .as("arm64, clock %d's own", clock).containsExactly(ClockGettimeStub.code(CounterArch.AARCH64, function, clock));
+        }
     }
+
+    /** The ids of the clocks with their own stub, and the largest id one can take. */
+    private static final int[] OWN_CLOCKS = {0, 1, 4, 7, 11, 0xffff};
 }

@@ -1,6 +1,7 @@
 package org.timekeeping4j.machine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
@@ -68,6 +69,34 @@ class ClockGettimeStubTest {
         }
     }
 
+    /**
+     * A clock's own stub is the generic one with its id loaded first: against the same stub for another id it
+     * differs in the id's bits only, and against another function in the address only.
+     */
+    @Test
+    void aClocksOwnCodeShouldCarryItsIdAndTheFunctionsAddressAndNothingElseShouldDiffer() {
+        long f = 0x1122334455667788L;
+        for (CounterArch arch : CounterArch.values()) {
+            byte[] monotonic = ClockGettimeStub.code(arch, f, 1);
+            byte[] tai = ClockGettimeStub.code(arch, f, 11);
+            byte[] zero = ClockGettimeStub.code(arch, 0, 1);
+            int at = arch == CounterArch.X86_64 ? 14 : monotonic.length - 8;
+            assertThat(tai.length).isEqualTo(monotonic.length).isEqualTo(zero.length);
+            for (int i = 0; i < monotonic.length; i++) {
+                boolean id = arch == CounterArch.X86_64 ? i == 1 : i == 0 || i == 1; // imm32's low byte; imm16 << 5
+                assertThat(tai[i]).as("%s byte %d, id", arch, i).isEqualTo(id ? tai[i] : monotonic[i]);
+                boolean address = i >= at && i < at + 8;
+                assertThat(monotonic[i]).as("%s byte %d, address", arch, i)
+                        .isEqualTo(address ? (byte) (f >>> (8 * (i - at))) : zero[i]);
+            }
+            assertThat(tai).as(arch + ": the id is in the code").isNotEqualTo(monotonic);
+            for (int bad : new int[] {-1, 0x10000}) {
+                assertThatThrownBy(() -> ClockGettimeStub.code(arch, f, bad))
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not " + bad);
+            }
+        }
+    }
+
     @Test
     void theStubShouldAgreeWithClockGettimeForEveryClockOverTheVdsoAndOverLibc() throws Throwable {
         assumeStubArch();
@@ -82,15 +111,21 @@ class ClockGettimeStubTest {
                     FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
             int served = 0;
             for (ClockId clock : ClockId.values()) {
+                Stubs.Mapped ownMapped = ClockGettimeStub.map(target.function().address(), CounterArch.HERE, clock.id());
+                assertThat(ownMapped.failure()).isNull();
+                MethodHandle own = ownMapped.handle();
                 int errno = LinuxTime.clockGettimeErrno(clock.id());
                 if (errno != 0) {
-                    // Refused by the kernel (an alarm clock without an RTC, a disabled AUX clock): the stub says so.
+                    // Refused by the kernel (an alarm clock without an RTC, a disabled AUX clock): the stubs say so.
                     assertThat((long) stub.invokeExact(clock.id())).as(clock + " " + target)
+                            .isEqualTo(ClockGettimeStub.FAILED);
+                    assertThat((long) own.invokeExact()).as(clock + "'s own, " + target)
                             .isEqualTo(ClockGettimeStub.FAILED);
                     continue;
                 }
                 served++;
-                bracket(clock, stub, target);
+                bracket(clock, () -> (long) stub.invokeExact(clock.id()), target.description());
+                bracket(clock, () -> (long) own.invokeExact(), clock + "'s own stub over " + target.description());
                 // The target's own timespec call is what LinuxTime.clockGettime runs: 0 on success.
                 try (Arena arena = Arena.ofConfined()) {
                     MemorySegment ts = arena.allocate(16, 8);
@@ -104,13 +139,38 @@ class ClockGettimeStubTest {
         }
     }
 
-    /** libc before <= stub <= libc after, 2,000 times, for a clock that never steps backwards here. */
-    private static void bracket(ClockId clock, MethodHandle stub, ClockGettime.Target target) throws Throwable {
+    /**
+     * What the kernel path runs (ClockGettimeStub.nanos: a clock's own stub or the generic one) for every clock id,
+     * the ids the kernel refuses included: in libc's bracket, or FAILED where libc fails.
+     */
+    @Test
+    void theKernelPathsDispatchShouldReadEveryClockThroughItsStub() throws Throwable {
+        assumeStubArch();
+        assertThat(ClockGettimeStub.NANOS).as(ClockGettimeStub.describe()).isNotNull();
+        for (ClockId clock : ClockId.values()) {
+            if (LinuxTime.clockGettimeErrno(clock.id()) != 0) {
+                assertThat(ClockGettimeStub.nanos(clock.id())).as(clock.toString()).isEqualTo(ClockGettimeStub.FAILED);
+            } else {
+                bracket(clock, () -> ClockGettimeStub.nanos(clock.id()), "ClockGettimeStub.nanos");
+            }
+        }
+        for (int id : INVALID_IDS) {
+            assertThat(ClockGettimeStub.nanos(id)).as("id " + id).isEqualTo(ClockGettimeStub.FAILED);
+        }
+    }
+
+    /** A read that may throw as a downcall's invokeExact is declared to. */
+    private interface Read {
+        long read() throws Throwable;
+    }
+
+    /** libc before <= read <= libc after, 2,000 times, for a clock that never steps backwards here. */
+    private static void bracket(ClockId clock, Read read, String what) throws Throwable {
         for (int i = 0; i < 2_000; i++) {
             long before = libc(clock.id());
-            long read = (long) stub.invokeExact(clock.id());
+            long value = read.read();
             long after = libc(clock.id());
-            assertThat(read).as(clock + " over " + target.description() + " read " + i).isBetween(before, after);
+            assertThat(value).as(clock + " over " + what + " read " + i).isBetween(before, after);
         }
     }
 
