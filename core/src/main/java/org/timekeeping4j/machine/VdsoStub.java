@@ -136,6 +136,38 @@ public final class VdsoStub {
         return mapModeFirst(x86Flavour(ordered), CLOCK_GETTIME_ADDRESS);
     }
 
+    /**
+     * Maps one clock's read of the completing code ({@link VclockCode#x86Bound}): either entry with the clock's
+     * arguments as immediates, {@code long ()}, calling the kernel path's clock_gettime where the vDSO would fall
+     * back, as {@link #map(VdsoLayout.Algorithm, boolean, boolean)} and {@link #mapModeFirst(VdsoLayout.Algorithm,
+     * boolean)} do with the arguments passed. Where {@link #completesFallback} only.
+     *
+     * @param algorithm the layout's algorithm
+     * @param ordered   true for the ordered counter read, false for the unordered one
+     * @param modeFirst the mode-first entry, else the counter-first one
+     * @param vc        the clock's vdso base
+     * @param ts        its vdso_timestamp
+     * @param clockId   its clock id
+     * @param vclock    the vclock word
+     * @return the mapped code, or why there is none
+     */
+    public static Mapping mapBound(VdsoLayout.Algorithm algorithm, boolean ordered, boolean modeFirst, long vc,
+            long ts, int clockId, long vclock) {
+        if (!completesFallback(algorithm)) {
+            return new Mapping(null, "no bound read for " + algorithm);
+        }
+        X86VdsoCode.Flavour flavour = x86Flavour(ordered);
+        byte[] entry = modeFirst ? VclockCode.x86ModeFirst(flavour, CLOCK_GETTIME_ADDRESS)
+                : VclockCode.x86(flavour, CLOCK_GETTIME_ADDRESS);
+        Stubs.Mapped m = Stubs.map("vdso read of clock " + clockId + (modeFirst ? ", mode first" : "") + " ("
+                + flavour.instructions() + ")", VclockCode.x86Bound(entry, vc, ts, clockId, vclock), BOUND_READ,
+                CounterArch.X86_64);
+        return new Mapping(m.handle(), m.failure());
+    }
+
+    /** long (): a bound read. */
+    private static final FunctionDescriptor BOUND_READ = FunctionDescriptor.of(JAVA_LONG);
+
     /** The x86 counter read: {@link #orderedFlavour()}, or rdtsc for the unordered read. */
     private static X86VdsoCode.Flavour x86Flavour(boolean ordered) {
         return ordered ? orderedFlavour() : X86VdsoCode.Flavour.RDTSC;

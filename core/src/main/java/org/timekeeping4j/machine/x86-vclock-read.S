@@ -8,6 +8,15 @@
 # Reassembled and compared with VclockCode by AssemblySourcesTest (SLOT: the counter read, as there).
         .intel_syntax noprefix
         .text
+.ifdef BOUND
+# One clock's read (VclockCode.x86Bound): its four arguments as immediates (VC, TS, ID, VCLOCK), then either
+# entry below, as int64_t read(void). A downcall that passes no argument costs measurably less than one that
+# passes four (docs/PERFORMANCE.md), and a clock's arguments are constants of the process.
+        movabs  rdi, VC                 # the clock's vdso base
+        movabs  rsi, TS                 # its vdso_timestamp
+        movabs  rdx, ID                 # its clock id (the fallback's)
+        movabs  rcx, VCLOCK             # the vclock word
+.endif
 .ifdef MODE_FIRST
 # The mode-first entry (VclockCode.x86ModeFirst): these bytes, then the code below. For a process whose reads
 # have been falling back (a clock_mode this code does not read: NONE for hpet or acpi_pm, HVCLOCK before a

@@ -50,17 +50,6 @@ public final class KernelVdso {
     /** True when exact mode serves the counter-backed clocks. */
     public static final boolean ENABLED = STATE.reason() == null;
 
-    /**
-     * The production read: as discovery's (which it validated), plus, outside a time namespace (where
-     * clock_gettime's value would carry the offsets that the callers add), clock_gettime called from the code
-     * where the vDSO would fall back, so that a fallback costs one downcall; and where fallbacks are the rule,
-     * the mode-first entry, which calls clock_gettime without reading the counter first ({@link ReadEntry}).
-     */
-    private static final ReadEntry ENTRY = entry(true, STATE.read());
-    /** {@link #ENTRY}'s invoker: a static final, so the JIT inlines the serving entry's downcall. */
-    private static final MethodHandle READ = ENTRY.invoker();
-    /** AUX clocks' read: the counter-first entry, never switched (see {@link #aux}). */
-    private static final MethodHandle AUX_READ = ENTRY.counterFirst();
     /** Discovery's read: the fallback value where the vDSO would fall back (see {@link #monotonicWithoutOwnFallback}). */
     private static final MethodHandle PLAIN = STATE.read();
     /** The read's vclock argument: the pvclock page and which vclock pages it may load from. */
@@ -90,6 +79,29 @@ public final class KernelVdso {
             OFFSET[c.record()] = STATE.timens().offset(c.clock().id());
         }
     }
+
+    /** The clocks of {@link #ENTRY}'s sites 1 to 5, in order. */
+    private static final CounterClock[] BOUND = {CounterClock.REALTIME, CounterClock.MONOTONIC,
+        CounterClock.MONOTONIC_RAW, CounterClock.BOOTTIME, CounterClock.TAI};
+
+    /**
+     * The production read: as discovery's (which it validated), plus, outside a time namespace (where
+     * clock_gettime's value would carry the offsets that the callers add), clock_gettime called from the code
+     * where the vDSO would fall back, so that a fallback costs one downcall; and where fallbacks are the rule,
+     * the mode-first entry, which calls clock_gettime without reading the counter first ({@link ReadEntry}).
+     * Site 0 takes the arguments (any counter clock); sites 1 to 5 are REALTIME, MONOTONIC, MONOTONIC_RAW,
+     * BOOTTIME and TAI with theirs bound ({@link #BOUND}). Initialised after the addresses above, which it binds.
+     */
+    private static final ReadEntry ENTRY = entry(true, STATE.read());
+    /** {@link #ENTRY}'s invokers: static finals, so the JIT inlines the serving entry's downcall. */
+    private static final MethodHandle READ = ENTRY.invoker();
+    private static final MethodHandle REALTIME_READ = ENTRY.invoker(1);
+    private static final MethodHandle MONOTONIC_READ = ENTRY.invoker(2);
+    private static final MethodHandle MONOTONIC_RAW_READ = ENTRY.invoker(3);
+    private static final MethodHandle BOOTTIME_READ = ENTRY.invoker(4);
+    private static final MethodHandle TAI_READ = ENTRY.invoker(5);
+    /** AUX clocks' read: the counter-first entry, never switched (see {@link #aux}). */
+    private static final MethodHandle AUX_READ = ENTRY.counterFirst();
 
     // AUX clocks (6.17+): bit i of AUX_MASK for CLOCK_AUX+i, each base AUX_STRIDE bytes after AUX_BASE, the
     // clock in its basetime[0]. Static finals: a read of a constant index folds to two constant addresses.
@@ -146,23 +158,23 @@ public final class KernelVdso {
     }
 
     public static long realtime() {
-        return served(READ, ENTRY, HRES, TS_REALTIME, 0);
+        return served(REALTIME_READ, ENTRY);
     }
 
     public static long monotonic() {
-        return offset(served(READ, ENTRY, HRES, TS_MONOTONIC, 1), OFFS_MONOTONIC);
+        return offset(served(MONOTONIC_READ, ENTRY), OFFS_MONOTONIC);
     }
 
     public static long monotonicRaw() {
-        return offset(served(READ, ENTRY, RAW, TS_RAW, 4), OFFS_MONOTONIC);
+        return offset(served(MONOTONIC_RAW_READ, ENTRY), OFFS_MONOTONIC);
     }
 
     public static long boottime() {
-        return offset(served(READ, ENTRY, HRES, TS_BOOTTIME, 7), OFFS_BOOTTIME);
+        return offset(served(BOOTTIME_READ, ENTRY), OFFS_BOOTTIME);
     }
 
     public static long tai() {
-        return served(READ, ENTRY, HRES, TS_TAI, 11);
+        return served(TAI_READ, ENTRY);
     }
 
     /**
@@ -171,6 +183,17 @@ public final class KernelVdso {
      */
     private static long served(MethodHandle read, ReadEntry entry, long vc, long ts, long clockId) {
         long v = invoke(read, vc, ts, clockId);
+        return v >= 0 ? v : entry.flagged(v);
+    }
+
+    /** A bound read through {@code entry}'s invoker {@code read} (both static finals), as the other served. */
+    private static long served(MethodHandle read, ReadEntry entry) {
+        long v;
+        try {
+            v = (long) read.invokeExact();
+        } catch (Throwable t) {
+            throw org.timekeeping4j.linux.LinuxTime.rethrow(t);
+        }
         return v >= 0 ? v : entry.flagged(v);
     }
 
@@ -271,21 +294,46 @@ public final class KernelVdso {
      * The read's two entries (see {@link #READ} and {@link ReadEntry}): where the machine code completes its own
      * fallback (x86_64 6.10+), its counter-first and mode-first entries; where it does not (x86_64 5.3-6.9, arm64),
      * {@code plain} and a mode-first entry composed in Java over it; in a time namespace {@code plain} alone
-     * (clock_gettime's value there carries the offsets the callers add, so no entry may answer with it).
+     * (clock_gettime's value there carries the offsets the callers add, so no entry may answer with it). The
+     * ordered read adds the {@link #BOUND} clocks' sites: the completing code mapped once per clock with its
+     * arguments as immediates (a downcall without arguments costs less), elsewhere the same handles with the
+     * arguments bound in Java.
      */
     private static ReadEntry entry(boolean ordered, MethodHandle plain) {
-        if (!ENABLED || plain == null || STATE.timens().inNamespace()) {
-            return new ReadEntry(plain, null);
-        }
-        VdsoLayout.Algorithm algorithm = STATE.layout().algorithm();
-        if (VdsoStub.completesFallback(algorithm)) {
-            VdsoStub.Mapping counterFirst = VdsoStub.map(algorithm, ordered, true);
-            if (counterFirst.ok()) {
-                VdsoStub.Mapping modeFirst = VdsoStub.mapModeFirst(algorithm, ordered);
-                return new ReadEntry(counterFirst.handle(), modeFirst.ok() ? modeFirst.handle() : null);
+        MethodHandle[] counterFirst = new MethodHandle[ordered ? 1 + BOUND.length : 1];
+        MethodHandle[] modeFirst = new MethodHandle[counterFirst.length];
+        VdsoLayout.Algorithm algorithm = ENABLED ? STATE.layout().algorithm() : null;
+        counterFirst[0] = plain;
+        boolean completing = false;
+        if (ENABLED && plain != null && !STATE.timens().inNamespace()) {
+            VdsoStub.Mapping cf = VdsoStub.completesFallback(algorithm) ? VdsoStub.map(algorithm, ordered, true) : null;
+            completing = cf != null && cf.ok();
+            if (completing) {
+                VdsoStub.Mapping mf = VdsoStub.mapModeFirst(algorithm, ordered);
+                counterFirst[0] = cf.handle();
+                modeFirst[0] = mf.ok() ? mf.handle() : null;
+            } else {
+                modeFirst[0] = ReadEntry.modeFirstOver(plain, STATE.page(), algorithm.modesRead());
             }
         }
-        return new ReadEntry(plain, ReadEntry.modeFirstOver(plain, STATE.page(), algorithm.modesRead()));
+        for (int i = 1; i < counterFirst.length && counterFirst[0] != null; i++) {
+            CounterClock c = BOUND[i - 1];
+            long vc = STATE.base(VdsoLayout.base(c));
+            long ts = STATE.timestamp(c);
+            int id = c.clock().id();
+            // The completing code's entries map bound; the plain read and the entry composed over it bind in Java.
+            counterFirst[i] = bound(completing ? VdsoStub.mapBound(algorithm, ordered, false, vc, ts, id, VCLOCK) : null,
+                    counterFirst[0], vc, ts, id);
+            modeFirst[i] = modeFirst[0] == null ? null : bound(completing
+                    ? VdsoStub.mapBound(algorithm, ordered, true, vc, ts, id, VCLOCK) : null, modeFirst[0], vc, ts, id);
+        }
+        return new ReadEntry(counterFirst, modeFirst);
+    }
+
+    /** {@code mapped}'s handle where it mapped, else {@code generic} with the arguments bound in Java. */
+    private static MethodHandle bound(VdsoStub.Mapping mapped, MethodHandle generic, long vc, long ts, int clockId) {
+        return mapped != null && mapped.ok() ? mapped.handle()
+                : java.lang.invoke.MethodHandles.insertArguments(generic, 0, vc, ts, (long) clockId, VCLOCK);
     }
 
     private static long invoke(MethodHandle handle, long vc, long ts, long clockId) {

@@ -38,34 +38,57 @@ final class ReadEntry {
     /** Switches after which the counter-first entry serves for good (each deoptimises the readers). */
     static final int MAX_SWITCHES = 64;
 
-    private final MethodHandle counterFirst;
-    private final MethodHandle modeFirst;
-    private final MutableCallSite site;
-    private final MethodHandle invoker;
+    /** Per site: the counter-first entry, the mode-first one (null: no switching), the call site, its invoker. */
+    private final MethodHandle[] counterFirst;
+    private final MethodHandle[] modeFirst;
+    private final MutableCallSite[] sites;
+    private final MethodHandle[] invokers;
     /** Racy on purpose (see the class comment). */
     private int flags;
     private int switches;
     private boolean modeFirstServes;
 
     /**
-     * @param counterFirst the counter-first entry (or the only one)
+     * One call site.
+     *
+     * @param counterFirst the counter-first entry (or the only one), or null: no read
      * @param modeFirst    the mode-first entry, or null: then the counter-first one serves for good
      */
     ReadEntry(MethodHandle counterFirst, MethodHandle modeFirst) {
-        this.counterFirst = counterFirst;
-        this.modeFirst = modeFirst;
-        this.site = counterFirst == null ? null : new MutableCallSite(counterFirst);
-        this.invoker = site == null ? null : site.dynamicInvoker();
+        this(new MethodHandle[] {counterFirst}, new MethodHandle[] {modeFirst});
+    }
+
+    /**
+     * One call site per pair (a clock's read: {@code counterFirst[i]} and {@code modeFirst[i]} of one type), all
+     * switched together: one decision from the flags of every site's reads.
+     *
+     * @param counterFirst the counter-first entries; a null one: that site has no read
+     * @param modeFirst    the mode-first entries; any null: the counter-first ones serve for good
+     */
+    ReadEntry(MethodHandle[] counterFirst, MethodHandle[] modeFirst) {
+        this.counterFirst = counterFirst.clone();
+        this.modeFirst = java.util.Arrays.asList(modeFirst).contains(null) ? null : modeFirst.clone();
+        this.sites = new MutableCallSite[counterFirst.length];
+        this.invokers = new MethodHandle[counterFirst.length];
+        for (int i = 0; i < counterFirst.length; i++) {
+            sites[i] = counterFirst[i] == null ? null : new MutableCallSite(counterFirst[i]);
+            invokers[i] = sites[i] == null ? null : sites[i].dynamicInvoker();
+        }
     }
 
     /** The handle to call: the serving entry, as a call-site invoker (keep it in a static final), or null. */
     MethodHandle invoker() {
-        return invoker;
+        return invoker(0);
+    }
+
+    /** {@return site {@code i}'s handle to call, as {@link #invoker()}} */
+    MethodHandle invoker(int i) {
+        return invokers[i];
     }
 
     /** The counter-first entry itself (or the only one): for reads that must not switch the entry. */
     MethodHandle counterFirst() {
-        return counterFirst;
+        return counterFirst[0];
     }
 
     /** True while the mode-first entry serves; for descriptions and tests. */
@@ -162,6 +185,10 @@ final class ReadEntry {
         flags = 0;
         switches++;
         modeFirstServes = !modeFirstServes && switches < MAX_SWITCHES; // the last switch is to counter-first
-        site.setTarget(modeFirstServes ? modeFirst : counterFirst);
+        for (int i = 0; i < sites.length; i++) {
+            if (sites[i] != null) {
+                sites[i].setTarget(modeFirstServes ? modeFirst[i] : counterFirst[i]);
+            }
+        }
     }
 }

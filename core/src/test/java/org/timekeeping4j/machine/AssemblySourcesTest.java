@@ -116,6 +116,28 @@ class AssemblySourcesTest {
         }
     }
 
+    /** One clock's bound read, both entries: its arguments as distinct values with every byte set. */
+    @Test
+    void theBoundReadsShouldBeTheirSourcesAssembled() throws Exception {
+        requireTools(X86_AS, X86_OBJCOPY, "binutils");
+        long vc = 0x7f11223344556000L, ts = 0x7f11223344556040L, id = 0x0102030405060708L, vclock = 0x7f99aabbccdd0003L;
+        String[] bound = {"--64", "--defsym", "BOUND=1", "--defsym", "VC=0x" + Long.toHexString(vc), "--defsym",
+            "TS=0x" + Long.toHexString(ts), "--defsym", "ID=0x" + Long.toHexString(id), "--defsym",
+            "VCLOCK=0x" + Long.toHexString(vclock)};
+        for (String[] slot : X86_SLOTS) {
+            X86VdsoCode.Flavour flavour = X86VdsoCode.Flavour.valueOf(slot[0]);
+            assertThat(assemble(X86_AS, X86_OBJCOPY, "x86-vclock-read.S", slot[1], bound))
+                    .as("bound, counter first, %s", slot[0])
+                    .containsExactly(VclockCode.x86Bound(VclockCode.x86(flavour), vc, ts, id, vclock));
+            String[] modeFirst = java.util.Arrays.copyOf(bound, bound.length + 2);
+            modeFirst[bound.length] = "--defsym";
+            modeFirst[bound.length + 1] = "MODE_FIRST=1";
+            assertThat(assemble(X86_AS, X86_OBJCOPY, "x86-vclock-read.S", slot[1], modeFirst))
+                    .as("bound, mode first, %s", slot[0])
+                    .containsExactly(VclockCode.x86Bound(VclockCode.x86ModeFirst(flavour, 0), vc, ts, id, vclock));
+        }
+    }
+
     @Test
     void everyX86VdsoReadShouldBeItsSourceAssembled() throws Exception {
         requireTools(X86_AS, X86_OBJCOPY, "binutils");

@@ -76,6 +76,64 @@ class ReadEntryTest {
     }
 
     /**
+     * One clock's read with its arguments bound in the code (VdsoStub.mapBound), as a second site of the entry:
+     * its reads count toward the switch the first site takes too, both sites switch together, and on a mode the
+     * code reads the bound read lies between two reads with the arguments passed.
+     */
+    @Test
+    void boundSitesShouldSwitchTogetherAndReadAsTheArgumentsRead() throws Throwable {
+        X86VdsoCodeExactnessTest.assumeX86();
+        VdsoLayout.Algorithm a = VdsoLayout.Algorithm.X86_OVERFLOW;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment all = arena.allocate(4096, 4096);
+            SyntheticPage page = new SyntheticPage(VdsoLayout.X86_VDSO_CLOCK_6_15, all);
+            // 1 ns per TSC count from a second in the past (mult 2^24, shift 24).
+            VdsoReference.Base b = new VdsoReference.Base(VdsoStub.readCounterOrdered() - 1_000_000,
+                    Long.MAX_VALUE >> 24, -1L, 1L << 24, 24, 1_000_000, 0);
+            page.base(0, 42, 0, b, 1);
+            long vc = page.baseAddress(0);
+            long ts = page.timestampAddress(0, 1);
+            VdsoStub.Mapping cf = VdsoStub.mapBound(a, true, false, vc, ts, 1, 0);
+            VdsoStub.Mapping mf = VdsoStub.mapBound(a, true, true, vc, ts, 1, 0);
+            assertThat(cf.failure()).isNull();
+            assertThat(mf.failure()).isNull();
+            ReadEntry entry = new ReadEntry(
+                    new MethodHandle[] {VdsoStub.map(a, VdsoStub.orderedFlavour(), true).handle(), cf.handle()},
+                    new MethodHandle[] {VdsoStub.mapModeFirst(a, true).handle(), mf.handle()});
+            MethodHandle generic = entry.invoker(0);
+            MethodHandle bound = entry.invoker(1);
+            for (int i = 0; i < ReadEntry.FLAGS_TO_SWITCH; i++) { // clock_mode NONE: every read falls back
+                long k0 = LinuxTime.clockGettimeNanos(1);
+                long v = bound(entry, bound);
+                long k1 = LinuxTime.clockGettimeNanos(1);
+                assertThat(v).as("bound, read %d: clock_gettime's value", i).isBetween(k0, k1);
+            }
+            assertThat(entry.modeFirstServes()).as("after the bound site's fallbacks").isTrue();
+            for (int i = 0; i < 2 * ReadEntry.FLAGS_TO_SWITCH; i++) {
+                // Both sites serve mode first now: nothing is flagged (a site left counter first would switch back).
+                read(entry, generic, vc, ts, 1);
+                bound(entry, bound);
+            }
+            assertThat(entry.switches()).as("one switch for both sites").isEqualTo(1);
+            page.mode(0, 1); // TSC
+            for (int i = 0; i < ReadEntry.FLAGS_TO_SWITCH; i++) {
+                long before = read(entry, generic, vc, ts, 1);
+                long v = bound(entry, bound);
+                long after = read(entry, generic, vc, ts, 1);
+                assertThat(v).as("bound, read %d, between reads with the arguments passed", i).isBetween(before, after);
+                assertThat(v / 1_000_000_000L).as("the page's time").isBetween(1_000_000L, 1_003_600L);
+            }
+            assertThat(entry.modeFirstServes()).isFalse();
+            assertThat(entry.switches()).isEqualTo(2);
+        }
+    }
+
+    private static long bound(ReadEntry entry, MethodHandle invoker) throws Throwable {
+        long v = (long) invoker.invokeExact();
+        return v >= 0 ? v : entry.flagged(v);
+    }
+
+    /**
      * The mode-first entry composed in Java over a read without its own clock_gettime call (x86_64 5.3-6.9 on
      * x86, the arm64 read on arm64): while clock_mode is NONE the counter-first read returns the fallback value
      * (the caller's second downcall), then the composed entry serves, answering with clock_gettime inside its
