@@ -145,7 +145,8 @@ public final class ClockGettimeStub {
         if (ClockGettime.TARGET == null) {
             return Platform.UNSUPPORTED_REASON;
         }
-        return ClockGettime.TARGET.description() + (NANOS != null ? ", through the nanosecond stub"
+        return ClockGettime.TARGET.description() + (NANOS != null ? ", through the nanosecond stub (a copy with"
+                + " its id in the code for CLOCK_REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME and TAI)"
                 : ", into a per-thread buffer (no stub: " + MAPPED.failure() + ")");
     }
 
