@@ -40,6 +40,14 @@ class ClocksTest {
         }
     }
 
+    /** kernelNanos reaches the clocks read most by constant ids of its own: they are the clocks' ids. */
+    @Test
+    void kernelNanosConstantIdsShouldBeTheClocksIds() {
+        assertThat(new int[] {Clocks.CLOCK_REALTIME, Clocks.CLOCK_MONOTONIC, Clocks.CLOCK_MONOTONIC_RAW,
+            Clocks.CLOCK_BOOTTIME, Clocks.CLOCK_TAI}).containsExactly(ClockId.REALTIME.id(), ClockId.MONOTONIC.id(),
+                ClockId.MONOTONIC_RAW.id(), ClockId.BOOTTIME.id(), ClockId.TAI.id());
+    }
+
     @Test
     void syscallPathShouldAgreeWithTheVdsoPath() {
         for (ClockId c : HIGH_RESOLUTION) {

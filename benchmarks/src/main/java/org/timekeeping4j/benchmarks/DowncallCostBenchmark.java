@@ -68,4 +68,12 @@ public class DowncallCostBenchmark extends PerCallBenchmark {
     public long kernelNanosMonotonic() {
         return Clocks.kernelNanos(ClockId.MONOTONIC);
     }
+
+    /** The clock as a caller holds it in a field (not a constant the JIT can fold), as tk4j bench's cells do. */
+    private ClockId monotonic = ClockId.MONOTONIC;
+
+    @Benchmark
+    public long kernelNanosMonotonicFromAField() {
+        return Clocks.kernelNanos(monotonic);
+    }
 }
