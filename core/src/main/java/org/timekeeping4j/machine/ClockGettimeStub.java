@@ -82,12 +82,14 @@ public final class ClockGettimeStub {
     private static final int ARM64_LDR = 3;
     private static final int ARM64_LDR_ONE_WORD = 1 << 5;
 
-    /** CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW, CLOCK_BOOTTIME, CLOCK_TAI: the clocks with their own stub. */
-    private static final int REALTIME = 0;
-    private static final int MONOTONIC = 1;
-    private static final int MONOTONIC_RAW = 4;
-    private static final int BOOTTIME = 7;
-    private static final int TAI = 11;
+    // The clocks with their own stub, by their kernel ids (include/uapi/linux/time.h, as ClockId has them) as
+    // compile-time constants: ClockId's id field is an enum's, which the JIT does not fold. A caller holding a
+    // ClockId passes these for it (Clocks.kernelNanos), so its read folds to the clock's own stub.
+    public static final int CLOCK_REALTIME = 0;
+    public static final int CLOCK_MONOTONIC = 1;
+    public static final int CLOCK_MONOTONIC_RAW = 4;
+    public static final int CLOCK_BOOTTIME = 7;
+    public static final int CLOCK_TAI = 11;
 
     private static final Stubs.Mapped MAPPED = ClockGettime.TARGET == null
             ? new Stubs.Mapped(null, Platform.UNSUPPORTED_REASON)
@@ -103,11 +105,11 @@ public final class ClockGettimeStub {
     // kernel path's cost comes down to the JDK's own nanoTime (docs/PERFORMANCE.md). Mapped where NANOS is
     // (same code but for the id), so the generic stub's refusal is theirs too.
     // Each is initialised after NANOS (textual order), which own() reads.
-    private static final MethodHandle REALTIME_NANOS = own(REALTIME);
-    private static final MethodHandle MONOTONIC_NANOS = own(MONOTONIC);
-    private static final MethodHandle MONOTONIC_RAW_NANOS = own(MONOTONIC_RAW);
-    private static final MethodHandle BOOTTIME_NANOS = own(BOOTTIME);
-    private static final MethodHandle TAI_NANOS = own(TAI);
+    private static final MethodHandle REALTIME_NANOS = own(CLOCK_REALTIME);
+    private static final MethodHandle MONOTONIC_NANOS = own(CLOCK_MONOTONIC);
+    private static final MethodHandle MONOTONIC_RAW_NANOS = own(CLOCK_MONOTONIC_RAW);
+    private static final MethodHandle BOOTTIME_NANOS = own(CLOCK_BOOTTIME);
+    private static final MethodHandle TAI_NANOS = own(CLOCK_TAI);
 
     private ClockGettimeStub() {}
 
@@ -122,11 +124,11 @@ public final class ClockGettimeStub {
      */
     public static long nanos(int clockId) throws Throwable {
         return switch (clockId) {
-            case MONOTONIC -> (long) MONOTONIC_NANOS.invokeExact();
-            case REALTIME -> (long) REALTIME_NANOS.invokeExact();
-            case MONOTONIC_RAW -> (long) MONOTONIC_RAW_NANOS.invokeExact();
-            case BOOTTIME -> (long) BOOTTIME_NANOS.invokeExact();
-            case TAI -> (long) TAI_NANOS.invokeExact();
+            case CLOCK_MONOTONIC -> (long) MONOTONIC_NANOS.invokeExact();
+            case CLOCK_REALTIME -> (long) REALTIME_NANOS.invokeExact();
+            case CLOCK_MONOTONIC_RAW -> (long) MONOTONIC_RAW_NANOS.invokeExact();
+            case CLOCK_BOOTTIME -> (long) BOOTTIME_NANOS.invokeExact();
+            case CLOCK_TAI -> (long) TAI_NANOS.invokeExact();
             default -> (long) NANOS.invokeExact(clockId);
         };
     }

@@ -24,23 +24,6 @@ import org.timekeeping4j.vdso.VdsoLayout;
  */
 public final class VdsoStub {
 
-    /**
-     * What {@link #map} returns: the handle, or why there is none.
-     *
-     * @param handle  the downcall handle, or null
-     * @param failure null, or why the code could not be mapped (one line)
-     */
-    public record Mapping(MethodHandle handle, String failure) {
-        /**
-         * True when {@link #handle()} is usable.
-         *
-         * @return true when the handle is usable
-         */
-        public boolean ok() {
-            return handle != null;
-        }
-    }
-
     private static final FunctionDescriptor READ =
             FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
 
@@ -56,7 +39,7 @@ public final class VdsoStub {
      * @param ordered   true for the ordered counter read, false for the unordered one
      * @return the mapped code, or why it could not be mapped
      */
-    public static Mapping map(VdsoLayout.Algorithm algorithm, boolean ordered) {
+    public static Stubs.Mapped map(VdsoLayout.Algorithm algorithm, boolean ordered) {
         return map(algorithm, ordered, false);
     }
 
@@ -71,7 +54,7 @@ public final class VdsoStub {
      * @param completeFallback whether a fallback calls clock_gettime from the code
      * @return the mapped code, or why it could not be mapped
      */
-    public static Mapping map(VdsoLayout.Algorithm algorithm, boolean ordered, boolean completeFallback) {
+    public static Stubs.Mapped map(VdsoLayout.Algorithm algorithm, boolean ordered, boolean completeFallback) {
         return switch (algorithm) {
             case X86_LEGACY, X86_OVERFLOW -> map(algorithm, x86Flavour(ordered), completeFallback);
             case ARM64_GENERIC -> map(ordered ? Arm64VdsoCode.Flavour.ISB_CNTVCT : Arm64VdsoCode.Flavour.CNTVCT);
@@ -85,7 +68,7 @@ public final class VdsoStub {
      * @param flavour   the counter read
      * @return the mapped code, or why it could not be mapped
      */
-    public static Mapping map(VdsoLayout.Algorithm algorithm, X86VdsoCode.Flavour flavour) {
+    public static Stubs.Mapped map(VdsoLayout.Algorithm algorithm, X86VdsoCode.Flavour flavour) {
         return map(algorithm, flavour, false);
     }
 
@@ -100,12 +83,11 @@ public final class VdsoStub {
      * @param completeFallback whether a fallback calls clock_gettime from the code
      * @return the mapped code, or why it could not be mapped
      */
-    public static Mapping map(VdsoLayout.Algorithm algorithm, X86VdsoCode.Flavour flavour, boolean completeFallback) {
+    public static Stubs.Mapped map(VdsoLayout.Algorithm algorithm, X86VdsoCode.Flavour flavour, boolean completeFallback) {
         byte[] code = completeFallback && algorithm == VdsoLayout.Algorithm.X86_OVERFLOW
                 ? VclockCode.x86(flavour, CLOCK_GETTIME_ADDRESS) : X86VdsoCode.code(algorithm, flavour);
-        Stubs.Mapped m = Stubs.map("vdso read (" + algorithm + ", " + flavour.instructions()
+        return Stubs.map("vdso read (" + algorithm + ", " + flavour.instructions()
                 + (completeFallback ? ", completing its fallback" : "") + ")", code, READ, CounterArch.X86_64);
-        return new Mapping(m.handle(), m.failure());
     }
 
     /**
@@ -129,9 +111,9 @@ public final class VdsoStub {
      * @param ordered   true for the ordered counter read, false for the unordered one
      * @return the mapped code, or why there is none (arm64, the 5.3-6.9 layouts)
      */
-    public static Mapping mapModeFirst(VdsoLayout.Algorithm algorithm, boolean ordered) {
+    public static Stubs.Mapped mapModeFirst(VdsoLayout.Algorithm algorithm, boolean ordered) {
         if (!completesFallback(algorithm)) {
-            return new Mapping(null, "no mode-first entry for " + algorithm + ": a fallback reads the counter first");
+            return new Stubs.Mapped(null, "no mode-first entry for " + algorithm + ": a fallback reads the counter first");
         }
         return mapModeFirst(x86Flavour(ordered), CLOCK_GETTIME_ADDRESS);
     }
@@ -151,18 +133,17 @@ public final class VdsoStub {
      * @param vclock    the vclock word
      * @return the mapped code, or why there is none
      */
-    public static Mapping mapBound(VdsoLayout.Algorithm algorithm, boolean ordered, boolean modeFirst, long vc,
+    public static Stubs.Mapped mapBound(VdsoLayout.Algorithm algorithm, boolean ordered, boolean modeFirst, long vc,
             long ts, int clockId, long vclock) {
         if (!completesFallback(algorithm)) {
-            return new Mapping(null, "no bound read for " + algorithm);
+            return new Stubs.Mapped(null, "no bound read for " + algorithm);
         }
         X86VdsoCode.Flavour flavour = x86Flavour(ordered);
         byte[] entry = modeFirst ? VclockCode.x86ModeFirst(flavour, CLOCK_GETTIME_ADDRESS)
                 : VclockCode.x86(flavour, CLOCK_GETTIME_ADDRESS);
-        Stubs.Mapped m = Stubs.map("vdso read of clock " + clockId + (modeFirst ? ", mode first" : "") + " ("
+        return Stubs.map("vdso read of clock " + clockId + (modeFirst ? ", mode first" : "") + " ("
                 + flavour.instructions() + ")", VclockCode.x86Bound(entry, vc, ts, clockId, vclock), BOUND_READ,
                 CounterArch.X86_64);
-        return new Mapping(m.handle(), m.failure());
     }
 
     /** long (): a bound read. */
@@ -180,15 +161,14 @@ public final class VdsoStub {
      * @param flavour the counter read
      * @return the mapped code, or why it could not be mapped
      */
-    public static Mapping mapModeFirst(X86VdsoCode.Flavour flavour) {
+    public static Stubs.Mapped mapModeFirst(X86VdsoCode.Flavour flavour) {
         return mapModeFirst(flavour, 0);
     }
 
-    private static Mapping mapModeFirst(X86VdsoCode.Flavour flavour, long clockGettime) {
-        Stubs.Mapped m = Stubs.map("vdso read, mode first (" + flavour.instructions()
+    private static Stubs.Mapped mapModeFirst(X86VdsoCode.Flavour flavour, long clockGettime) {
+        return Stubs.map("vdso read, mode first (" + flavour.instructions()
                 + (clockGettime == 0 ? ", no clock_gettime" : "") + ")", VclockCode.x86ModeFirst(flavour, clockGettime),
                 READ, CounterArch.X86_64);
-        return new Mapping(m.handle(), m.failure());
     }
 
     /**
@@ -207,10 +187,9 @@ public final class VdsoStub {
      * @param flavour the counter read
      * @return the mapped code, or why it could not be mapped
      */
-    public static Mapping map(Arm64VdsoCode.Flavour flavour) {
-        Stubs.Mapped m = Stubs.map("vdso read (arm64, " + flavour.instructions() + ")", Arm64VdsoCode.code(flavour),
+    public static Stubs.Mapped map(Arm64VdsoCode.Flavour flavour) {
+        return Stubs.map("vdso read (arm64, " + flavour.instructions() + ")", Arm64VdsoCode.code(flavour),
                 READ, CounterArch.AARCH64);
-        return new Mapping(m.handle(), m.failure());
     }
 
     /**

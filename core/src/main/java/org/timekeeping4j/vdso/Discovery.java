@@ -6,6 +6,7 @@ import java.lang.invoke.MethodHandle;
 import java.util.List;
 import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.config.Configuration;
+import org.timekeeping4j.machine.Stubs;
 import org.timekeeping4j.machine.VclockCode;
 import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.linux.LinuxTime;
@@ -249,7 +250,7 @@ public final class Discovery {
         if (refusal != null) {
             return new Result(refusal, layout, mapping, null, null, rec.rejected(), vclock, timens);
         }
-        VdsoStub.Mapping ordered = VdsoStub.map(layout.algorithm(), true);
+        Stubs.Mapped ordered = VdsoStub.map(layout.algorithm(), true);
         if (!ordered.ok()) {
             return new Result("the read's machine code cannot run: " + ordered.failure(), layout, mapping, null,
                     null, rec.rejected(), vclock, timens);

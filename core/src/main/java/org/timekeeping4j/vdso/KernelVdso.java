@@ -7,6 +7,7 @@ import java.lang.invoke.VarHandle;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.clocksource.MultShift;
 import org.timekeeping4j.config.Configuration;
+import org.timekeeping4j.machine.Stubs;
 import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.timekeeper.CounterClock;
 
@@ -61,13 +62,9 @@ public final class KernelVdso {
     private static final long OFFS_BOOTTIME = STATE.timens().boottime();
     /** Per {@link CounterClock#record()}: the time namespace's offset of the clock. */
     private static final long[] OFFSET = new long[CounterClock.values().length];
+    /** MONOTONIC's base and basetime slot, as constants for {@link #monotonicWithoutOwnFallback}. */
     private static final long HRES = STATE.base(VdsoLayout.CS_HRES_COARSE);
-    private static final long RAW = STATE.base(VdsoLayout.CS_RAW);
-    private static final long TS_REALTIME = STATE.timestamp(CounterClock.REALTIME);
     private static final long TS_MONOTONIC = STATE.timestamp(CounterClock.MONOTONIC);
-    private static final long TS_RAW = STATE.timestamp(CounterClock.MONOTONIC_RAW);
-    private static final long TS_BOOTTIME = STATE.timestamp(CounterClock.BOOTTIME);
-    private static final long TS_TAI = STATE.timestamp(CounterClock.TAI);
     /** Per {@link CounterClock#record()}: the address of the clock's base and of its basetime slot. */
     private static final long[] BASE = new long[CounterClock.values().length];
     private static final long[] TIMESTAMP = new long[CounterClock.values().length];
@@ -90,16 +87,17 @@ public final class KernelVdso {
      * where the vDSO would fall back, so that a fallback costs one downcall; and where fallbacks are the rule,
      * the mode-first entry, which calls clock_gettime without reading the counter first ({@link ReadEntry}).
      * Site 0 takes the arguments (any counter clock); sites 1 to 5 are REALTIME, MONOTONIC, MONOTONIC_RAW,
-     * BOOTTIME and TAI with theirs bound ({@link #BOUND}). Initialised after the addresses above, which it binds.
+     * BOOTTIME and TAI with theirs bound ({@link #BOUND}, {@link #site}). Initialised after {@link #BASE} and
+     * {@link #TIMESTAMP}, whose addresses it binds.
      */
     private static final ReadEntry ENTRY = entry(true, STATE.read());
     /** {@link #ENTRY}'s invokers: static finals, so the JIT inlines the serving entry's downcall. */
     private static final MethodHandle READ = ENTRY.invoker();
-    private static final MethodHandle REALTIME_READ = ENTRY.invoker(1);
-    private static final MethodHandle MONOTONIC_READ = ENTRY.invoker(2);
-    private static final MethodHandle MONOTONIC_RAW_READ = ENTRY.invoker(3);
-    private static final MethodHandle BOOTTIME_READ = ENTRY.invoker(4);
-    private static final MethodHandle TAI_READ = ENTRY.invoker(5);
+    private static final MethodHandle REALTIME_READ = ENTRY.invoker(site(CounterClock.REALTIME));
+    private static final MethodHandle MONOTONIC_READ = ENTRY.invoker(site(CounterClock.MONOTONIC));
+    private static final MethodHandle MONOTONIC_RAW_READ = ENTRY.invoker(site(CounterClock.MONOTONIC_RAW));
+    private static final MethodHandle BOOTTIME_READ = ENTRY.invoker(site(CounterClock.BOOTTIME));
+    private static final MethodHandle TAI_READ = ENTRY.invoker(site(CounterClock.TAI));
     /** AUX clocks' read: the counter-first entry, never switched (see {@link #aux}). */
     private static final MethodHandle AUX_READ = ENTRY.counterFirst();
 
@@ -188,12 +186,7 @@ public final class KernelVdso {
 
     /** A bound read through {@code entry}'s invoker {@code read} (both static finals), as the other served. */
     private static long served(MethodHandle read, ReadEntry entry) {
-        long v;
-        try {
-            v = (long) read.invokeExact();
-        } catch (Throwable t) {
-            throw org.timekeeping4j.linux.LinuxTime.rethrow(t);
-        }
+        long v = invoke(read);
         return v >= 0 ? v : entry.flagged(v);
     }
 
@@ -306,10 +299,10 @@ public final class KernelVdso {
         counterFirst[0] = plain;
         boolean completing = false;
         if (ENABLED && plain != null && !STATE.timens().inNamespace()) {
-            VdsoStub.Mapping cf = VdsoStub.completesFallback(algorithm) ? VdsoStub.map(algorithm, ordered, true) : null;
+            Stubs.Mapped cf = VdsoStub.completesFallback(algorithm) ? VdsoStub.map(algorithm, ordered, true) : null;
             completing = cf != null && cf.ok();
             if (completing) {
-                VdsoStub.Mapping mf = VdsoStub.mapModeFirst(algorithm, ordered);
+                Stubs.Mapped mf = VdsoStub.mapModeFirst(algorithm, ordered);
                 counterFirst[0] = cf.handle();
                 modeFirst[0] = mf.ok() ? mf.handle() : null;
             } else {
@@ -318,8 +311,8 @@ public final class KernelVdso {
         }
         for (int i = 1; i < counterFirst.length && counterFirst[0] != null; i++) {
             CounterClock c = BOUND[i - 1];
-            long vc = STATE.base(VdsoLayout.base(c));
-            long ts = STATE.timestamp(c);
+            long vc = BASE[c.record()];
+            long ts = TIMESTAMP[c.record()];
             int id = c.clock().id();
             // The completing code's entries map bound; the plain read and the entry composed over it bind in Java.
             counterFirst[i] = bound(completing ? VdsoStub.mapBound(algorithm, ordered, false, vc, ts, id, VCLOCK) : null,
@@ -330,10 +323,23 @@ public final class KernelVdso {
         return new ReadEntry(counterFirst, modeFirst);
     }
 
+    /** {@link #ENTRY}'s site of a {@link #BOUND} clock: 1 + its place there (site 0 is the generic read). */
+    private static int site(CounterClock clock) {
+        return 1 + java.util.List.of(BOUND).indexOf(clock);
+    }
+
     /** {@code mapped}'s handle where it mapped, else {@code generic} with the arguments bound in Java. */
-    private static MethodHandle bound(VdsoStub.Mapping mapped, MethodHandle generic, long vc, long ts, int clockId) {
+    private static MethodHandle bound(Stubs.Mapped mapped, MethodHandle generic, long vc, long ts, int clockId) {
         return mapped != null && mapped.ok() ? mapped.handle()
                 : java.lang.invoke.MethodHandles.insertArguments(generic, 0, vc, ts, (long) clockId, VCLOCK);
+    }
+
+    private static long invoke(MethodHandle handle) {
+        try {
+            return (long) handle.invokeExact();
+        } catch (Throwable t) {
+            throw org.timekeeping4j.linux.LinuxTime.rethrow(t);
+        }
     }
 
     private static long invoke(MethodHandle handle, long vc, long ts, long clockId) {

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.Platform;
 import org.timekeeping4j.machine.Arm64VdsoCode;
+import org.timekeeping4j.machine.Stubs;
 import org.timekeeping4j.machine.VdsoStub;
 
 /**
@@ -28,8 +29,8 @@ class ReadEntryTest {
     @Test
     void theEntryShouldFollowTheModeAndStopSwitchingAtItsBound() throws Throwable {
         X86VdsoCodeExactnessTest.assumeX86();
-        VdsoStub.Mapping counterFirst = VdsoStub.map(VdsoLayout.Algorithm.X86_OVERFLOW, VdsoStub.orderedFlavour(), true);
-        VdsoStub.Mapping modeFirst = VdsoStub.mapModeFirst(VdsoLayout.Algorithm.X86_OVERFLOW, true);
+        Stubs.Mapped counterFirst = VdsoStub.map(VdsoLayout.Algorithm.X86_OVERFLOW, VdsoStub.orderedFlavour(), true);
+        Stubs.Mapped modeFirst = VdsoStub.mapModeFirst(VdsoLayout.Algorithm.X86_OVERFLOW, true);
         assertThat(counterFirst.failure()).isNull();
         assertThat(modeFirst.failure()).isNull();
         ReadEntry entry = new ReadEntry(counterFirst.handle(), modeFirst.handle());
@@ -93,8 +94,8 @@ class ReadEntryTest {
             page.base(0, 42, 0, b, 1);
             long vc = page.baseAddress(0);
             long ts = page.timestampAddress(0, 1);
-            VdsoStub.Mapping cf = VdsoStub.mapBound(a, true, false, vc, ts, 1, 0);
-            VdsoStub.Mapping mf = VdsoStub.mapBound(a, true, true, vc, ts, 1, 0);
+            Stubs.Mapped cf = VdsoStub.mapBound(a, true, false, vc, ts, 1, 0);
+            Stubs.Mapped mf = VdsoStub.mapBound(a, true, true, vc, ts, 1, 0);
             assertThat(cf.failure()).isNull();
             assertThat(mf.failure()).isNull();
             ReadEntry entry = new ReadEntry(
@@ -144,7 +145,7 @@ class ReadEntryTest {
         boolean x86 = "x86_64".equals(Platform.ARCH);
         assumeTrue(x86 || "aarch64".equals(Platform.ARCH), "exact mode's machine code is x86_64 and arm64 only");
         VdsoLayout layout = x86 ? VdsoLayout.X86_VDSO_DATA_5_3 : VdsoLayout.ARM64_VDSO_DATA_5_3;
-        VdsoStub.Mapping plain = x86 ? VdsoStub.map(VdsoLayout.Algorithm.X86_LEGACY, VdsoStub.orderedFlavour())
+        Stubs.Mapped plain = x86 ? VdsoStub.map(VdsoLayout.Algorithm.X86_LEGACY, VdsoStub.orderedFlavour())
                 : VdsoStub.map(Arm64VdsoCode.Flavour.ISB_CNTVCT);
         assertThat(plain.failure()).isNull();
         try (Arena arena = Arena.ofConfined()) {
@@ -183,7 +184,7 @@ class ReadEntryTest {
     @Test
     void aSingleEntryShouldNeverSwitch() throws Throwable {
         X86VdsoCodeExactnessTest.assumeX86();
-        VdsoStub.Mapping plain = VdsoStub.map(VdsoLayout.Algorithm.X86_OVERFLOW, VdsoStub.orderedFlavour());
+        Stubs.Mapped plain = VdsoStub.map(VdsoLayout.Algorithm.X86_OVERFLOW, VdsoStub.orderedFlavour());
         ReadEntry entry = new ReadEntry(plain.handle(), null);
         for (int i = 0; i < 4 * ReadEntry.FLAGS_TO_SWITCH; i++) {
             assertThat(entry.flagged(VdsoStub.FALLBACK)).isEqualTo(VdsoStub.FALLBACK);

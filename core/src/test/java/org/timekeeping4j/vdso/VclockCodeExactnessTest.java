@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
+import org.timekeeping4j.machine.Stubs;
 import org.timekeeping4j.machine.VclockCode;
 import org.timekeeping4j.machine.X86VdsoCode;
 import org.timekeeping4j.machine.VdsoStub;
@@ -89,7 +90,7 @@ class VclockCodeExactnessTest {
     }
 
     private static MethodHandle testCode() {
-        VdsoStub.Mapping m = VdsoStub.map(VdsoLayout.Algorithm.X86_OVERFLOW, X86VdsoCode.Flavour.TEST);
+        Stubs.Mapped m = VdsoStub.map(VdsoLayout.Algorithm.X86_OVERFLOW, X86VdsoCode.Flavour.TEST);
         assertThat(m.failure()).isNull();
         return m.handle();
     }
@@ -261,7 +262,7 @@ class VclockCodeExactnessTest {
     @Test
     void aCompletedFallbackShouldBeClockGettimesValue() throws Throwable {
         X86VdsoCodeExactnessTest.assumeX86();
-        VdsoStub.Mapping m = VdsoStub.map(VdsoLayout.Algorithm.X86_OVERFLOW, X86VdsoCode.Flavour.RDTSCP, true);
+        Stubs.Mapped m = VdsoStub.map(VdsoLayout.Algorithm.X86_OVERFLOW, X86VdsoCode.Flavour.RDTSCP, true);
         assertThat(m.failure()).isNull();
         MethodHandle code = m.handle();
         try (Arena arena = Arena.ofConfined()) {
@@ -298,7 +299,7 @@ class VclockCodeExactnessTest {
     @Test
     void theModeFirstEntryShouldServeEveryModeAsTheCounterFirstOneAndFlagTheCounterReads() throws Throwable {
         X86VdsoCodeExactnessTest.assumeX86();
-        VdsoStub.Mapping test = VdsoStub.mapModeFirst(X86VdsoCode.Flavour.TEST);
+        Stubs.Mapped test = VdsoStub.mapModeFirst(X86VdsoCode.Flavour.TEST);
         assertThat(test.failure()).isNull();
         MethodHandle code = test.handle();
         SplittableRandom r = new SplittableRandom(27);
@@ -336,7 +337,7 @@ class VclockCodeExactnessTest {
             }
             assertThat(java.util.Arrays.stream(served).min().getAsInt()).as("every route taken: %s", java.util.Arrays.toString(served)).isGreaterThan(1000);
         }
-        VdsoStub.Mapping m = VdsoStub.mapModeFirst(VdsoLayout.Algorithm.X86_OVERFLOW, true);
+        Stubs.Mapped m = VdsoStub.mapModeFirst(VdsoLayout.Algorithm.X86_OVERFLOW, true);
         assertThat(m.failure()).isNull();
         MethodHandle production = m.handle();
         try (Arena arena = Arena.ofConfined()) {

@@ -7,6 +7,7 @@ import java.lang.foreign.Arena;
 import java.lang.invoke.MethodHandle;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.timekeeping4j.machine.Stubs;
 import org.timekeeping4j.machine.X86VdsoCode;
 import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.linux.Platform;
@@ -30,7 +31,7 @@ class X86VdsoCodeExactnessTest {
     }
 
     private static MethodHandle testCode(VdsoLayout.Algorithm a) {
-        VdsoStub.Mapping m = VdsoStub.map(a, X86VdsoCode.Flavour.TEST);
+        Stubs.Mapped m = VdsoStub.map(a, X86VdsoCode.Flavour.TEST);
         assertThat(m.failure()).isNull();
         return m.handle();
     }
