@@ -192,11 +192,18 @@ final class TrackingPolicy {
         setValidity(FAST_INTERVAL_NANOS);
     }
 
-    /** {@return the interval to the next step: short while converging or while the kernel's rate moves} */
+    /**
+     * {@return the interval to the next step: shortest while converging, never below {@link #INTERVAL_NANOS} (the
+     * floor) after that} While the kernel's rate moves (a time daemon changes it, chronyd about every second) the
+     * floor holds: the change itself is fed forward from adjtimex at the next step, so sampling faster would buy
+     * little and, under a daemon that never stops steering, cost a hundred updates a second for as long as it runs.
+     */
     long nextInterval() {
         long now = kernel.nanos(ClockId.MONOTONIC);
-        if (now - builtAt < FAST_PHASE_NANOS || steering.settling(now)) {
-            intervalNanos = FAST_INTERVAL_NANOS; // converging, or the kernel's rate moved lately
+        if (now - builtAt < FAST_PHASE_NANOS) {
+            intervalNanos = FAST_INTERVAL_NANOS; // converging
+        } else if (steering.settling(now)) {
+            intervalNanos = INTERVAL_NANOS; // the kernel's rate moved lately: the floor, no growth
         } else if (Math.abs(lastMonoError) > CONVERGED_NANOS || Math.abs(lastRawError) > CONVERGED_NANOS) {
             intervalNanos = INTERVAL_NANOS;
         } else {

@@ -97,13 +97,16 @@ class ClocksourceSwitchLabTest {
 
     @Test
     void tk4jVerifyConsistencyShouldFindNoViolationWhileTheClocksourceSwitches() throws Exception {
+        // At least 12 s (16 switches at 150 ms and more), longer where this guest's reads are slow.
+        String seconds = LabSizing.duration(LabSizing.cells("consistency").size(), 12);
+        long timeout = 120 + 3 * (long) Double.parseDouble(seconds);
         AtomicBoolean stop = new AtomicBoolean();
         List<String> seen = new ArrayList<>();
         AtomicReference<Throwable> failed = new AtomicReference<>();
         Thread switcher = switcher(stop, 150, seen, failed);
         Tk4j.Run run;
         try {
-            run = Tk4j.run("verify", "consistency", "-t", "12");
+            run = Tk4j.finish(Tk4j.start("verify", "consistency", "-t", seconds), timeout);
         } finally {
             stop.set(true);
             switcher.join();

@@ -205,7 +205,7 @@ class TrackingPolicyTest {
 
     /**
      * A change of the kernel's steered rate (adjtimex +50 ppm) is fed forward at the next step, and the interval
-     * drops to its shortest while the kernel's rate settles, then grows again.
+     * drops to its floor while the kernel's rate settles, then grows again.
      */
     @Test
     void aSteeringChangeShouldBeFedForwardAndShortenTheInterval() {
@@ -217,10 +217,10 @@ class TrackingPolicyTest {
         assertThat(policy.step(false, interval, true)).isEqualTo(TrackingPolicy.Verdict.UPDATED);
         assertThat(policy.lastSteeringChange()).contains("+50000 ppb");
         long settleEnd = counter.nanos() + SteeringWatch.SETTLE_NANOS;
-        while (counter.nanos() + TrackingPolicy.FAST_INTERVAL_NANOS < settleEnd) {
-            assertThat(policy.nextInterval()).isEqualTo(TrackingPolicy.FAST_INTERVAL_NANOS);
-            step(TrackingPolicy.FAST_INTERVAL_NANOS);
-            // Without the feed-forward: 50 ppm over 10 ms, 500 ns at the first step.
+        while (counter.nanos() + TrackingPolicy.INTERVAL_NANOS < settleEnd) {
+            assertThat(policy.nextInterval()).isEqualTo(TrackingPolicy.INTERVAL_NANOS);
+            step(TrackingPolicy.INTERVAL_NANOS);
+            // Without the feed-forward: 50 ppm over 50 ms, 2,500 ns at the first step.
             assertThat(policy.lastMonoError()).isBetween(-5L, 5L);
         }
         for (int i = 0; i < 10; i++) {
@@ -228,6 +228,44 @@ class TrackingPolicyTest {
         }
         assertThat(policy.nextInterval()).isGreaterThan(TrackingPolicy.INTERVAL_NANOS);
         assertThat(error(CounterClock.MONOTONIC)).isBetween(-3L, 3L);
+    }
+
+    /**
+     * A daemon that changes the kernel's rate every second for a minute, at a moment unrelated to the tracker's
+     * steps (chronyd does about this): once past the fast phase no interval is below the floor, so the updates
+     * in the minute are at most one per {@link TrackingPolicy#INTERVAL_NANOS}; and each change costs MONOTONIC at
+     * most what accumulates before the next step feeds it forward (the change times one floor interval).
+     */
+    @Test
+    void updatesShouldNeverComeFasterThanTheFloorWhileADaemonSteersEverySecond() {
+        converge(5);
+        long start = counter.nanos();
+        long nextChange = start + 1_000_000_000L;
+        int steps = 0;
+        long worstSettled = 0;
+        while (counter.nanos() - start < 60_000_000_000L) {
+            long interval = policy.nextInterval();
+            assertThat(interval).as("interval %d s into the steering", (counter.nanos() - start) / 1_000_000_000L)
+                    .isGreaterThanOrEqualTo(TrackingPolicy.INTERVAL_NANOS);
+            long end = counter.nanos() + interval;
+            if (nextChange < end) { // the daemon changes the rate inside this interval, by up to 2 ppm
+                counter.advanceNanos(nextChange - counter.nanos());
+                kernel.steer(STEERED_PPB + ((steps * 7919L) % 2_001) - 1_000);
+                nextChange += 1_000_000_000L;
+            }
+            counter.advanceNanos(end - counter.nanos());
+            assertThat(policy.step(false, interval, true)).isEqualTo(TrackingPolicy.Verdict.UPDATED);
+            steps++;
+            if (counter.nanos() - start > 3_000_000_000L) { // the first change fell into a converged, long interval
+                worstSettled = Math.max(worstSettled, Math.abs(policy.lastMonoError()));
+            }
+        }
+        assertThat(steps).as("updates in 60 s")
+                .isBetween(60, (int) (60_000_000_000L / TrackingPolicy.INTERVAL_NANOS));
+        // A change is fed forward at the first step after it: until then MONOTONIC drifts by the change (2 ppm at
+        // most) over at most one floor interval, 100 ns; the slew takes it out in the intervals that follow.
+        assertThat(worstSettled).as("worst MONOTONIC error at a step while steered")
+                .isLessThanOrEqualTo(2_000 * TrackingPolicy.INTERVAL_NANOS / 1_000_000_000L + 5);
     }
 
     /**
