@@ -189,8 +189,8 @@ public final class KernelTracker implements AutoCloseable {
     /**
      * The tracker's error bound now: the largest |MONOTONIC phase error| over its last 32 updates, measured
      * against bracketed kernel reads (each within its bracket's half-width). Reads between updates can drift
-     * further by whatever rate change the kernel makes before the next one; adjtimex changes shorten the
-     * interval to {@value TrackingPolicy#FAST_INTERVAL_NANOS} ns for {@link SteeringWatch#SETTLE_NANOS} ns.
+     * further by whatever rate change the kernel makes before the next one; adjtimex changes hold the
+     * interval at its floor, {@value TrackingPolicy#INTERVAL_NANOS} ns, for {@link SteeringWatch#SETTLE_NANOS} ns.
      *
      * @return ns, or -1 before the first update
      */
