@@ -12,11 +12,18 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.jar.JarFile;
+import java.util.jar.Manifest;
 
 /**
  * The jar's Main-Class: compiled for Java 8 (class file version 52) so that any java can load it. On Java 25 or
  * later it hands over to {@link Tk4j}; on an older one it prints one line, that tk4j needs Java 25 and where it
  * looked for one (the places {@code ./tk4j} looks), and exits 2, instead of an UnsupportedClassVersionError.
+ *
+ * <p>The benchmark jars are launched by the same class (their builds compile this source too): their manifest's
+ * {@code Launcher-Main-Class} names the class to hand over to (JMH's or jcstress's main) and {@code Launcher-Name}
+ * the name the line starts with, so that {@code java -jar benchmarks.jar} on an older java fails with that line
+ * and exit 2 rather than printing an UnsupportedClassVersionError per benchmark and exiting 0.
  *
  * <p>Java 8 API only here: no var, no List.of, no Runtime.version().
  */
@@ -31,14 +38,35 @@ public final class Launcher {
 
     public static void main(String[] args) throws Throwable {
         int feature = feature(System.getProperty("java.specification.version"));
+        String name = attribute("Launcher-Name", "tk4j");
         if (feature < REQUIRED) {
-            System.err.println(message(feature, System.getProperty("java.home"), candidates(), args));
+            System.err.println(message(name, feature, System.getProperty("java.home"), candidates(), args));
             System.exit(EXIT_WRONG_JAVA);
         }
         // Loaded only now: Tk4j's class file (version 69) would not load on an older java.
-        MethodHandle main = MethodHandles.publicLookup().findStatic(Class.forName("org.timekeeping4j.cli.Tk4j"),
+        MethodHandle main = MethodHandles.publicLookup().findStatic(
+                Class.forName(attribute("Launcher-Main-Class", "org.timekeeping4j.cli.Tk4j")),
                 "main", MethodType.methodType(void.class, String[].class));
         main.invokeExact(args);
+    }
+
+    /** An attribute of this jar's manifest, or {@code otherwise} (no jar, no manifest, no such attribute). */
+    static String attribute(String key, String otherwise) {
+        File jar = codeSource();
+        if (jar == null) {
+            return otherwise;
+        }
+        try (JarFile f = new JarFile(jar)) {
+            Manifest m = f.getManifest();
+            String v = m == null ? null : m.getMainAttributes().getValue(key);
+            return v == null || v.isEmpty() ? otherwise : v;
+        } catch (IOException e) {
+            return otherwise;
+        }
+    }
+
+    static String message(int feature, String javaHome, List<File> candidates, String[] args) {
+        return message("tk4j", feature, javaHome, candidates, args);
     }
 
     /** "1.8" -> 8, "17" -> 17; 0 when unreadable (treated as too old). */
@@ -58,8 +86,8 @@ public final class Launcher {
      * The one line: what is needed, what ran, and where a suitable java was found or looked for, with the command
      * to run instead: the same arguments, quoted for a POSIX shell.
      */
-    static String message(int feature, String javaHome, List<File> candidates, String[] args) {
-        StringBuilder sb = new StringBuilder("tk4j: needs Java " + REQUIRED + " or later, this is Java " + feature
+    static String message(String name, int feature, String javaHome, List<File> candidates, String[] args) {
+        StringBuilder sb = new StringBuilder(name + ": needs Java " + REQUIRED + " or later, this is Java " + feature
                 + " (" + javaHome + ")");
         for (File home : candidates) {
             if (feature(releaseVersion(home)) >= REQUIRED) {
@@ -140,11 +168,17 @@ public final class Launcher {
 
     /** This jar's path, for the command to suggest. */
     private static String jar() {
+        File f = codeSource();
+        return f != null ? f.getPath() : "tk4j.jar";
+    }
+
+    /** The jar this class was loaded from, or null (loaded from a directory, or by a loader without a source). */
+    private static File codeSource() {
         try {
             File f = new File(Launcher.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            return f.isFile() ? f.getPath() : "tk4j.jar";
-        } catch (Exception e) { // no code source (a custom loader): the usual name
-            return "tk4j.jar";
+            return f.isFile() ? f : null;
+        } catch (Exception e) { // no code source (a custom loader)
+            return null;
         }
     }
 }
