@@ -10,7 +10,9 @@
 # Cached in $TK4J_LAB_CACHE/qemu/arm64-root; delete it (or change the stamp below) to rebuild.
 set -euo pipefail
 cache="${TK4J_LAB_CACHE:-$HOME/.cache/timekeeping4j/lab}/qemu"
-mirror="${TK4J_LAB_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+# The Debian archive this machine's apt uses (TK4J_LAB_DEBIAN_MIRROR overrides it): debian-mirror.sh.
+. "$(dirname "${BASH_SOURCE[0]}")/debian-mirror.sh"
+mirror="$(debian_mirror)"
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 suite=trixie
 packages="openjdk-25-jre-headless bash coreutils sed grep findutils util-linux procps"

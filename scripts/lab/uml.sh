@@ -20,6 +20,8 @@
 # Exit status: CMD's; 125 when the guest cannot be set up or booted (with the reason on stderr).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# The Debian archive this machine's apt uses (TK4J_LAB_DEBIAN_MIRROR overrides it).
+. "$here/scripts/lab/debian-mirror.sh"
 cache="${TK4J_LAB_CACHE:-${TK4J_CACHE:-$HOME/.cache/timekeeping4j}/lab}"   # TK4J_LAB_CACHE: as scripts/lab/qemu.sh
 source_pkg=linux-source-7.2
 host_pkgs="build-essential bc flex bison m4 busybox-static"
@@ -63,7 +65,7 @@ install_host_packages() {
 fetch_source() {
   local apt="$cache/apt-sid" deb
   mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/prefs" "$apt/download"
-  echo "deb http://deb.debian.org/debian sid main" > "$apt/sources.list"
+  echo "deb $(debian_mirror) sid main" > "$apt/sources.list"
   local opts=(-o Dir::Etc::sourcelist="$apt/sources.list" -o Dir::Etc::sourceparts=- -o Dir::State::lists="$apt/lists"
     -o Dir::Cache="$apt/cache" -o Dir::Etc::preferencesparts="$apt/prefs" -o Debug::NoLocking=1)
   apt-get "${opts[@]}" update -qq >/dev/null 2>&1 || fail "apt-get update of the private sid configuration ($apt) failed"
