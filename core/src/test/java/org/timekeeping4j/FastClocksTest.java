@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.clocksource.CounterSelector;
 import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.testing.HostSteering;
 import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.tracking.KernelTracker;
 
@@ -73,6 +74,7 @@ class FastClocksTest {
      */
     @Test
     void fastReadsShouldLieWithinTheKernelsBracket() {
+        HostSteering.assumeUndisciplined("the tracker's 50 ns bound");
         for (ClockId c : FAST) {
             assertWithinKernelsBracket(c, null, 500_000_000L);
         }
@@ -81,6 +83,7 @@ class FastClocksTest {
     /** The descriptor-driven path a clock newly added to CounterClock takes serves the five the same way. */
     @Test
     void theGenericCounterPathShouldLieWithinTheKernelsBracketToo() {
+        HostSteering.assumeUndisciplined("the tracker's 50 ns bound");
         for (ClockId c : FAST) {
             assertWithinKernelsBracket(c, CounterClock.of(c), 100_000_000L);
         }
@@ -224,15 +227,15 @@ class FastClocksTest {
         assertThat(allocated).as("bytes allocated by 6,000,000 reads").isLessThan(16_384);
     }
 
+    /**
+     * The status counts the updater's steps and its thread's CPU time (what benchmarks' TrackerUpdaterCost reports;
+     * its size is a benchmark's figure, not asserted here).
+     */
     @Test
-    void updaterShouldCostLittleCpu() {
-        if (!HARDWARE) {
-            return;
-        }
+    void theStatusShouldCountTheUpdatersStepsAndCpuTime() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(HARDWARE, "no trusted counter: no tracker runs");
         KernelTracker.Status s = TrackerMode.tracker().status();
-        long wall = Clocks.kernelNanos(ClockId.MONOTONIC);
         assertThat(s.steps()).isPositive();
-        // Reported, not asserted against wall time: the figure goes to the note via tk4j.
-        assertThat(s.updaterCpuNanos()).isPositive().isLessThan(wall);
+        assertThat(s.updaterCpuNanos()).isPositive();
     }
 }

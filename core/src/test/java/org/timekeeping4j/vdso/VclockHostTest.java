@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.linux.Platform;
+import org.timekeeping4j.testing.HostSteering;
 import org.timekeeping4j.testing.TimeNamespaces;
 
 /**
@@ -118,8 +119,15 @@ class VclockHostTest {
                     .contains("enabled=true", "timens=" + pair[0] * 1_000_000_000L + "," + pair[1] * 1_000_000_000L);
             assertAgreement(r, READS, 0);
         }
-        // The tracker there (exact mode off): BOOTTIME's offset below MONOTONIC's is no error of its.
-        long[] below = pairs[1];
+    }
+
+    /** The tracker in a time namespace (exact mode off): BOOTTIME's offset below MONOTONIC's is no error of its. */
+    @Test
+    void theTrackerShouldApplyATimeNamespacesOffsetsToo() throws Exception {
+        assumeTrue("x86_64".equals(Platform.ARCH), "the tracker needs the TSC here; this is " + Platform.ARCH);
+        TimeNamespaces.assumeUsable();
+        HostSteering.assumeUndisciplined("the tracker's 1 us bound in a time namespace");
+        long[] below = TimeNamespaces.offsetPairs()[1];
         Report t = run(TimeNamespaces.prefix(below[0], below[1]), List.of("-Dtimekeeping4j.vdso=off"), "count",
                 String.valueOf(Math.max(1, READS / 10)));
         assertThat(t.state()).contains("enabled=false");
