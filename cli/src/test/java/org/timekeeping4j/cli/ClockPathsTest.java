@@ -29,20 +29,20 @@ class ClockPathsTest {
         }
     }
 
-    /** The --path help of verify and bench, and the README, name every registered path (fast-unordered was missing). */
+    /** The --path help of verify and bench, and docs/CLI.md, name every registered path (fast-unordered was missing). */
     @Test
-    void helpAndReadmeNameEveryRegisteredPath() throws java.io.IOException {
+    void helpAndTheCliPageNameEveryRegisteredPath() throws java.io.IOException {
         String verify = Tk4jHarness.run("verify", "consistency", "--help").out().replaceAll("\\s+", " ");
         String bench = Tk4jHarness.run("bench", "--help").out().replaceAll("\\s+", " ");
-        String readme = java.nio.file.Files.readString(java.nio.file.Path.of("..", "README.md"));
+        String readme = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "CLI.md"));
         java.util.regex.Matcher list = java.util.regex.Pattern.compile("`--path ([a-z|-]+)`").matcher(readme);
-        assertThat(list.find()).as("README's `--path a|b|c` list").isTrue();
+        assertThat(list.find()).as("docs/CLI.md's `--path a|b|c` list").isTrue();
         java.util.List<String> listed = java.util.List.of(list.group(1).split("\\|"));
         for (ClockPath p : ClockPaths.all()) {
             if (!p.hidden()) {
                 assertThat(verify).as("verify --help").containsPattern("[ :,]" + p.name() + "[,.]");
                 assertThat(bench).as("bench --help").containsPattern("[ :,]" + p.name() + "[,.]");
-                assertThat(listed).as("README's --path list").contains(p.name());
+                assertThat(listed).as("docs/CLI.md's --path list").contains(p.name());
             }
         }
     }
