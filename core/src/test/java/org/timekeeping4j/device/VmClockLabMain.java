@@ -23,6 +23,45 @@ public final class VmClockLabMain {
         System.out.flush();
     }
 
+    /**
+     * Where the driver registered its PTP clock (a page with moving time written before modprobe): each PHC read,
+     * the driver's formula at a counter read in the kernel, must lie within the bounds of the VmClock reads on
+     * either side of it, and in fact between their times.
+     */
+    private static void comparePhc(VmClock clock, Path ptp) throws DeviceException {
+        if (!Files.exists(ptp)) {
+            say("PHC none at " + ptp);
+            return;
+        }
+        try (PtpClock phc = PtpClock.open(ptp)) {
+            TimeBounds before = new TimeBounds();
+            TimeBounds after = new TimeBounds();
+            int n = 2000;
+            int outside = 0;
+            int between = 0;
+            long widest = 0;
+            String first = null;
+            for (int i = 0; i < n; i++) {
+                clock.now(before, ClockId.TAI);
+                long p = phc.nanos();
+                clock.now(after, ClockId.TAI);
+                if (p < before.earliestNanos() || p > after.latestNanos()) {
+                    outside++;
+                    if (first == null) {
+                        first = "PHC " + p + " against " + before + " .. " + after;
+                    }
+                }
+                if (p >= before.nanos() && p <= after.nanos()) {
+                    between++;
+                }
+                widest = Math.max(widest, after.latestNanos() - after.nanos());
+            }
+            say("PHC " + n + " reads of " + ptp + " between two VmClock reads: " + outside
+                    + " outside the published bound, " + between + " between the two reads' own times; bound up to "
+                    + widest + " ns" + (first != null ? "; first outside: " + first : ""));
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         Path device = Path.of(args.length > 0 ? args[0] : "/dev/vmclock0");
         long seconds = args.length > 1 ? Long.parseLong(args[1]) : 120;
@@ -30,11 +69,12 @@ public final class VmClockLabMain {
             VmClock.Page p = clock.page();
             say("PAGE " + p);
             try {
-                clock.now(new TimeBounds());
-                say("TIME served (unexpected for QEMU 10)");
+                TimeBounds t = clock.now(new TimeBounds(), ClockId.TAI);
+                say("TIME served: " + t);
             } catch (IllegalStateException e) {
                 say("TIME refused: " + e.getMessage());
             }
+            comparePhc(clock, Path.of("/dev/ptp0"));
             try {
                 clock.awaitChange(Duration.ofMillis(100));
                 say("POLL returned (unexpected without NOTIFICATION_PRESENT)");

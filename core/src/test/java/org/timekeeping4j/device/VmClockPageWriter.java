@@ -25,6 +25,11 @@ final class VmClockPageWriter implements AutoCloseable {
     final Arena arena = Arena.ofShared();
     final MemorySegment seg;
 
+    /** Over a page mapped elsewhere (the real one, through /dev/mem); closing frees {@code arena}. */
+    VmClockPageWriter(MemorySegment page) {
+        seg = page;
+    }
+
     VmClockPageWriter(Path file, int bytes) throws IOException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
                 StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
@@ -103,6 +108,10 @@ final class VmClockPageWriter implements AutoCloseable {
 
     void vmGeneration(long value) {
         seg.set(JAVA_LONG, 0x68, value);
+    }
+
+    long marker() {
+        return seg.get(JAVA_LONG, 0x10);
     }
 
     void marker(long value) {

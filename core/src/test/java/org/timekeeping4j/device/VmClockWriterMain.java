@@ -18,7 +18,10 @@ import org.timekeeping4j.machine.Stubs;
  * half their distance (in ns) plus {@link #MARGIN_NANOS} as time_maxerror_nanosec; the period is the counter's
  * rate measured against CLOCK_TAI since the first pairing; the period's maximum error rate is {@link #RATE_PPM}
  * of the period; the shift is floor(log2(rate in Hz)), which keeps the period in [2^63, 2^64).
- * Arguments: the page file, how many seconds to run. Prints "published N" per update.
+ * Arguments: the page file, how many seconds to run, and for the real page (file /dev/mem, in the QEMU lab) its
+ * physical address: then the page QEMU wrote is updated in place, its disruption marker kept (QEMU bumps it at
+ * loadvm), TAI_OFFSET_VALID with offset 0 (the lab guest's TAI is its UTC) so that the driver registers its PTP
+ * clock. Prints "published N" per update.
  */
 public final class VmClockWriterMain {
 
@@ -56,12 +59,46 @@ public final class VmClockWriterMain {
         return new long[] {best0, bestTai, (bestWidth + 1) / 2};
     }
 
+    /** The real page at {@code physical} through /dev/mem (root, iomem=relaxed), mapped read-write and shared. */
+    static VmClockPageWriter devMem(long physical) {
+        java.lang.foreign.Arena arena = java.lang.foreign.Arena.global();
+        int fd = org.timekeeping4j.linux.DeviceIo.open("/dev/mem", org.timekeeping4j.linux.DeviceIo.O_RDWR
+                | 0x101000 /* O_SYNC */);
+        if (fd < 0) {
+            throw new IllegalStateException("/dev/mem: open failed: " + org.timekeeping4j.linux.Errno.describe(-fd));
+        }
+        try {
+            java.lang.foreign.MemorySegment state = arena.allocate(org.timekeeping4j.linux.LibC.CAPTURE_STATE);
+            java.lang.foreign.MemorySegment at = (java.lang.foreign.MemorySegment) org.timekeeping4j.linux.LibC
+                    .MMAP_ERRNO.invokeExact(state, java.lang.foreign.MemorySegment.NULL, 4096L,
+                            org.timekeeping4j.linux.LibC.PROT_READ | org.timekeeping4j.linux.LibC.PROT_WRITE,
+                            org.timekeeping4j.linux.DeviceIo.MAP_SHARED, fd, physical);
+            if (at.address() == -1L) {
+                throw new IllegalStateException("/dev/mem: mmap at 0x" + Long.toHexString(physical) + " failed: "
+                        + org.timekeeping4j.linux.Errno.describe(org.timekeeping4j.linux.LibC.errno(state)));
+            }
+            return new VmClockPageWriter(at.reinterpret(4096));
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         Path file = Path.of(args[0]);
         int seconds = Integer.parseInt(args[1]);
+        boolean real = args.length > 2;
         long[] first = pair();
         Thread.sleep(200);
-        try (VmClockPageWriter w = VmClockPageWriter.valid(file)) {
+        try (VmClockPageWriter w = real ? devMem(Long.decode(args[2])) : VmClockPageWriter.valid(file)) {
+            if (real) {
+                VmClockPageWriter r = w;
+                System.out.println("found magic 0x" + Integer.toHexString(r.seg.get(java.lang.foreign.ValueLayout
+                        .JAVA_INT, 0)) + " counter_id " + Byte.toUnsignedInt(r.seg.get(java.lang.foreign.ValueLayout
+                        .JAVA_BYTE, 0x0a)) + " clock_status " + Byte.toUnsignedInt(r.seg.get(java.lang.foreign
+                        .ValueLayout.JAVA_BYTE, 0x22)) + " marker " + r.marker() + " seq " + r.seq());
+            }
             for (int n = 1; n <= seconds; n++) {
                 long[] now = pair();
                 // Ticks per second over everything seen so far (BigDecimal: no double rounding to worry about).
@@ -78,8 +115,10 @@ public final class VmClockWriterMain {
                 long frac = java.math.BigInteger.valueOf(nsec).shiftLeft(64)
                         .divide(java.math.BigInteger.valueOf(1_000_000_000L)).longValue();
                 w.begin();
-                w.kind(VmClock.COUNTER_HERE, 1 /* TAI */, 2 /* SYNCHRONIZED */,
-                        VmClock.FLAG_TIME_MAXERROR_VALID | VmClock.FLAG_PERIOD_MAXERROR_VALID, 1);
+                w.kind(VmClock.COUNTER_HERE, 1 /* TAI */, 2 /* SYNCHRONIZED */, VmClock.FLAG_TIME_MAXERROR_VALID
+                        | VmClock.FLAG_PERIOD_MAXERROR_VALID | (real ? VmClock.FLAG_TAI_OFFSET_VALID : 0),
+                        real ? w.marker() : 1);
+                w.taiOffset(0);
                 w.period(shift, now[0], period, 0, Long.divideUnsigned(period, 1_000_000) * RATE_PPM);
                 w.time(sec, frac, 0, halfNanos + MARGIN_NANOS);
                 w.end();
