@@ -129,12 +129,37 @@ class VmClockTest {
 
     @Test
     void anUnreadableDeviceNamesTheFix() throws Exception {
-        assumeThat(System.getProperty("user.name")).as("root reads a mode-000 file").isNotEqualTo("root");
         Path file = dir.resolve("vmclock0");
         try (VmClockPageWriter w = VmClockPageWriter.valid(file)) {
-            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("---------"));
-            assertThatThrownBy(() -> VmClock.open(file)).hasMessage(file + ": open failed (root-only by default: "
-                    + "chmod a+r " + file + ", or run as root): EACCES (Permission denied)");
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+            String expected = file + ": open failed (root-only by default: chmod a+r " + file
+                    + ", or run as root): EACCES (Permission denied)";
+            if (!System.getProperty("user.name").equals("root")) {
+                Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("---------"));
+                assertThatThrownBy(() -> VmClock.open(file)).hasMessage(expected);
+                return;
+            }
+            // As root every file opens: ask as nobody, in a JVM of its own (setpriv), as a user would.
+            assumeThat(Path.of("/usr/bin/setpriv")).as("setpriv, to drop root").isExecutable();
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+            String classPath = java.util.Arrays.stream(System.getProperty("java.class.path").split(":"))
+                    .filter(e -> e.contains("/target/")).reduce((a, b) -> a + ":" + b).orElseThrow();
+            Process p = new ProcessBuilder(java.util.List.of("/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+                    "--clear-groups", Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "--enable-native-access=ALL-UNNAMED", "-XX:-UsePerfData", "-cp", classPath,
+                    VmClockTest.class.getName(), file.toString())).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(p.waitFor()).as(out).isZero();
+            assertThat(out.strip()).isEqualTo(expected);
+        }
+    }
+
+    /** The child of {@link #anUnreadableDeviceNamesTheFix}: opens the page and prints the refusal. */
+    public static void main(String[] args) {
+        try (VmClock clock = VmClock.open(Path.of(args[0]))) {
+            System.out.println("opened " + clock.path());
+        } catch (DeviceException e) {
+            System.out.println(e.getMessage());
         }
     }
 
