@@ -14,6 +14,7 @@ import org.timekeeping4j.Clocks;
 import org.timekeeping4j.device.DeviceException;
 import org.timekeeping4j.device.TimeBounds;
 import org.timekeeping4j.device.VmClock;
+import org.timekeeping4j.device.VmClockPage;
 import org.timekeeping4j.linux.Errno;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -76,7 +77,7 @@ final class VmClockCommand extends DeviceCommand {
     }
 
     private int decode(VmClock clock) {
-        VmClock.Page p = clock.page();
+        VmClockPage p = clock.page();
         TimeBounds b = new TimeBounds();
         String served = now(clock, p, b);
         line("page            %s: %d bytes, version %d, seq_count %s%n", clock.path(), p.size(),
@@ -121,7 +122,7 @@ final class VmClockCommand extends DeviceCommand {
     }
 
     /** The time now on the page's own scale with its bound, or "not served: why". */
-    private static String now(VmClock clock, VmClock.Page p, TimeBounds b) {
+    private static String now(VmClock clock, VmClockPage p, TimeBounds b) {
         ClockId scale = p.timeType() == 1 ? ClockId.TAI : ClockId.REALTIME;
         try {
             clock.now(b, scale);
@@ -155,11 +156,11 @@ final class VmClockCommand extends DeviceCommand {
     static final int WIDTH = 100;
     private static final int VALUE_COLUMN = 16;
 
-    private static String valid(VmClock.Page p, long flag) {
+    private static String valid(VmClockPage p, long flag) {
         return (p.flags() & flag) != 0 ? "" : " (not valid)";
     }
 
-    private static String hz(VmClock.Page p) {
+    private static String hz(VmClockPage p) {
         if (p.counterPeriodFracSec() == 0) {
             return "";
         }
@@ -175,7 +176,7 @@ final class VmClockCommand extends DeviceCommand {
         return nanos == Long.MIN_VALUE || nanos == Long.MAX_VALUE ? null : nanos;
     }
 
-    private static Map<String, Object> fields(VmClock.Page p) {
+    private static Map<String, Object> fields(VmClockPage p) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("size", p.size());
         m.put("version", p.version());
@@ -205,7 +206,7 @@ final class VmClockCommand extends DeviceCommand {
 
     /** Watches: the page's state first, then one line per change; notifications where the driver has them. */
     private int watch(VmClock clock) throws DeviceException, InterruptedException {
-        VmClock.Page last = clock.page();
+        VmClockPage last = clock.page();
         boolean notified = (last.flags() & VmClock.FLAG_NOTIFICATION_PRESENT) != 0
                 && !Files.isRegularFile(clock.path());
         line("%s  watching %s: marker %s, generation %s, status %s (%s)%n", seen(), clock.path(),
@@ -224,10 +225,10 @@ final class VmClockCommand extends DeviceCommand {
             } else {
                 Thread.sleep(Math.min(intervalMillis, Math.max(1, left)));
             }
-            VmClock.Page p = clock.page();
+            VmClockPage p = clock.page();
             String change = change(last, p);
             if (!change.isEmpty()) {
-                VmClock.Page from = last;
+                VmClockPage from = last;
                 row(() -> {
                     Map<String, Object> m = new LinkedHashMap<>();
                     m.put("seenNanos", Clocks.kernelNanos(ClockId.REALTIME));
@@ -254,12 +255,12 @@ final class VmClockCommand extends DeviceCommand {
         return Instant.ofEpochSecond(0, Clocks.kernelNanos(ClockId.REALTIME)).toString();
     }
 
-    private static String generation(VmClock.Page p) {
+    private static String generation(VmClockPage p) {
         return p.vmGenerationCounterPresent() ? Long.toUnsignedString(p.vmGenerationCounter()) : "absent";
     }
 
     /** What changed between two pages among marker, generation and status; "" when none did. */
-    static String change(VmClock.Page a, VmClock.Page b) {
+    static String change(VmClockPage a, VmClockPage b) {
         StringBuilder s = new StringBuilder();
         if (a.disruptionMarker() != b.disruptionMarker()) {
             s.append("disruption marker ").append(Long.toUnsignedString(a.disruptionMarker())).append(" -> ")

@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+import static org.timekeeping4j.device.VmClockLayout.*;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -17,7 +18,9 @@ import java.util.ArrayList;
 import java.util.List;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.SyncStatus;
+import org.timekeeping4j.Clocks;
 import org.timekeeping4j.clocksource.CounterArch;
+import org.timekeeping4j.disruption.Disruptions;
 import org.timekeeping4j.linux.DeviceIo;
 import org.timekeeping4j.linux.Errno;
 import org.timekeeping4j.linux.ErrnoException;
@@ -45,6 +48,9 @@ import org.timekeeping4j.machine.Stubs;
  * <p><b>Disruptions.</b> {@link #disruptedSince} compares a point the caller holds (disruption_marker and, where
  * the flags say it exists, vm_generation_counter) with the page: one seqlocked read, nothing allocated, no thread.
  * {@link #awaitChange} blocks in poll(2) where the driver offers notifications (Linux 7.0+, NOTIFICATION_PRESENT).
+ * Every read that sees a marker or generation other than the one this page last showed notes a disruption for the
+ * process: from then on, conversions of earlier {@code Clocks.ticks()} values (EventRecorder exports, snapshots)
+ * are flagged not exact.
  *
  * <p>Thread-safe, except {@link #close()}: no thread may be reading or waiting then.
  */
@@ -73,50 +79,6 @@ public final class VmClock implements BoundedClock {
     public static final long FLAG_VM_GEN_COUNTER_PRESENT = 1L << 8;
     /** Flag bit 9 (Linux 7.0+): the hypervisor notifies changes (poll). */
     public static final long FLAG_NOTIFICATION_PRESENT = 1L << 9;
-
-    private static final String[] FLAG_NAMES = {"TAI_OFFSET_VALID", "DISRUPTION_SOON", "DISRUPTION_IMMINENT",
-        "PERIOD_ESTERROR_VALID", "PERIOD_MAXERROR_VALID", "TIME_ESTERROR_VALID", "TIME_MAXERROR_VALID",
-        "TIME_MONOTONIC", "VM_GEN_COUNTER_PRESENT", "NOTIFICATION_PRESENT"};
-
-    static final int MAGIC = 0x4b4c4356; // "VCLK" little-endian
-    static final int VERSION = 1;
-    static final long OFF_MAGIC = 0x00;
-    static final long OFF_SIZE = 0x04;
-    static final long OFF_VERSION = 0x08;
-    static final long OFF_COUNTER_ID = 0x0a;
-    static final long OFF_TIME_TYPE = 0x0b;
-    static final long OFF_SEQ = 0x0c;
-    static final long OFF_MARKER = 0x10;
-    static final long OFF_FLAGS = 0x18;
-    static final long OFF_STATUS = 0x22;
-    static final long OFF_SMEARING = 0x23;
-    static final long OFF_TAI_OFFSET = 0x24;
-    static final long OFF_LEAP = 0x26;
-    static final long OFF_SHIFT = 0x27;
-    static final long OFF_COUNTER_VALUE = 0x28;
-    static final long OFF_PERIOD = 0x30;
-    static final long OFF_PERIOD_ESTERROR = 0x38;
-    static final long OFF_PERIOD_MAXERROR = 0x40;
-    static final long OFF_TIME_SEC = 0x48;
-    static final long OFF_TIME_FRAC = 0x50;
-    static final long OFF_TIME_ESTERROR = 0x58;
-    static final long OFF_TIME_MAXERROR = 0x60;
-    static final long OFF_VM_GENERATION = 0x68;
-    /** The Linux 7.x header's end. */
-    static final int HEADER_END = 0x70;
-    /** The driver's VMCLOCK_MIN_SIZE: the flags must be there. */
-    static final int MIN_SIZE = 0x20;
-    /** The time fields end here (time_frac_sec); the driver registers its PTP clock only past it. */
-    static final int TIME_END = 0x58;
-    /** The driver maps exactly one page. */
-    static final long MAP_LENGTH = 4096;
-
-    static final int COUNTER_ARM_VCNT = 0;
-    static final int COUNTER_X86_TSC = 1;
-    static final int TIME_UTC = 0;
-    static final int TIME_TAI = 1;
-    static final int STATUS_SYNCHRONIZED = 2;
-    static final int STATUS_FREERUNNING = 3;
 
     /** Attempts that only spin before the reader starts watching the clock and yielding. */
     static final int SPIN_READS = 1 << 10;
@@ -154,6 +116,12 @@ public final class VmClock implements BoundedClock {
     private final MemorySegment header;
     /** TAI - UTC = taiSign * tai_offset_sec; 0 until adjtimex has told the sign. */
     private volatile int taiSign;
+    /**
+     * The marker and generation this page last showed (generation 0 where absent); a read that sees others notes a
+     * disruption. Volatile, written only on a change: two threads that both see it both note it, which is harmless.
+     */
+    private volatile long seenMarker;
+    private volatile long seenGeneration;
 
     private VmClock(Path path, Arena arena, MemorySegment page, int fd, int size) {
         this.path = path;
@@ -201,6 +169,12 @@ public final class VmClock implements BoundedClock {
             }
             int size = checkHeader(path, page, fileSize, file);
             VmClock clock = new VmClock(path, arena, page, file ? -1 : fd, size);
+            // The baseline, read before any observing read (which would take a first marker for a change):
+            // plain aligned 8-byte loads, atomic on both architectures; a disruption racing the open is seen
+            // by the reads after it or not at all, as one before the open.
+            clock.seenMarker = page.get(JAVA_LONG, OFF_MARKER);
+            clock.seenGeneration = clock.generationPresent(page.get(JAVA_LONG, OFF_FLAGS))
+                    ? page.get(JAVA_LONG, OFF_VM_GENERATION) : 0;
             if (!file) {
                 clock.rearm(); // the driver's first poll fires at once: read the page so it waits for a change
             }
@@ -250,12 +224,12 @@ public final class VmClock implements BoundedClock {
 
     /**
      * A consistent copy of every field (allocates; for tools, not for a hot path). Fields the page's size does
-     * not reach read 0; vm_generation_counter reads 0 unless {@link Page#vmGenerationCounterPresent()}.
+     * not reach read 0; vm_generation_counter reads 0 unless {@link VmClockPage#vmGenerationCounterPresent()}.
      *
      * @return the page now
      * @throws IllegalStateException if seq_count never settles
      */
-    public Page page() {
+    public VmClockPage page() {
         MemorySegment s = page;
         long giveUpAt = 0;
         for (int attempt = 0; ; attempt++) {
@@ -268,7 +242,8 @@ public final class VmClock implements BoundedClock {
                 continue;
             }
             long flags = s.get(JAVA_LONG, OFF_FLAGS);
-            Page p = new Page(size, Short.toUnsignedInt(s.get(JAVA_SHORT, OFF_VERSION)), u8(s, OFF_COUNTER_ID),
+            VmClockPage p = new VmClockPage(size, Short.toUnsignedInt(s.get(JAVA_SHORT, OFF_VERSION)),
+                    u8(s, OFF_COUNTER_ID),
                     u8(s, OFF_TIME_TYPE), seq, s.get(JAVA_LONG, OFF_MARKER), flags, u8(s, OFF_STATUS),
                     u8(s, OFF_SMEARING), s.get(JAVA_SHORT, OFF_TAI_OFFSET), u8(s, OFF_LEAP), u8(s, OFF_SHIFT),
                     field(s, OFF_COUNTER_VALUE), field(s, OFF_PERIOD), field(s, OFF_PERIOD_ESTERROR),
@@ -279,6 +254,7 @@ public final class VmClock implements BoundedClock {
             // barrier after it made seq_count odd.
             VarHandle.acquireFence();
             if ((int) SEQ.getOpaque(s, OFF_SEQ) == seq) {
+                observe(p.disruptionMarker(), p.vmGenerationCounter());
                 return p;
             }
         }
@@ -306,6 +282,7 @@ public final class VmClock implements BoundedClock {
             long marker = s.get(JAVA_LONG, OFF_MARKER);
             VarHandle.acquireFence(); // LoadLoad: as in page()
             if ((seq & 1) == 0 && (int) SEQ.getOpaque(s, OFF_SEQ) == seq) {
+                observe(marker, seenGeneration);
                 return marker;
             }
             Thread.onSpinWait();
@@ -323,7 +300,9 @@ public final class VmClock implements BoundedClock {
             long generation = s.get(JAVA_LONG, OFF_VM_GENERATION);
             VarHandle.acquireFence(); // LoadLoad: as in page()
             if ((seq & 1) == 0 && (int) SEQ.getOpaque(s, OFF_SEQ) == seq) {
-                return generationPresent(flags) ? generation : 0;
+                long g = generationPresent(flags) ? generation : 0;
+                observe(seenMarker, g);
+                return g;
             }
             Thread.onSpinWait();
         }
@@ -350,6 +329,7 @@ public final class VmClock implements BoundedClock {
             long generation = s.get(JAVA_LONG, OFF_VM_GENERATION);
             VarHandle.acquireFence(); // LoadLoad: as in page()
             if ((seq & 1) == 0 && (int) SEQ.getOpaque(s, OFF_SEQ) == seq) {
+                observe(m, generationPresent(flags) ? generation : 0);
                 return m != marker || (generationPresent(flags) && generation != vmGenerationCounter);
             }
             Thread.onSpinWait();
@@ -478,6 +458,7 @@ public final class VmClock implements BoundedClock {
             long timeFrac = s.get(JAVA_LONG, OFF_TIME_FRAC);
             long maxError = s.get(JAVA_LONG, OFF_TIME_MAXERROR);
             long marker = s.get(JAVA_LONG, OFF_MARKER);
+            long generation = s.get(JAVA_LONG, OFF_VM_GENERATION);
             // LoadLoad: every copy above completes before seq_count is read again; pairs with the writer's
             // barrier after its odd seq_count, so a copy that saw part of an update sees that seq_count move.
             VarHandle.acquireFence();
@@ -485,6 +466,7 @@ public final class VmClock implements BoundedClock {
                 Thread.onSpinWait();
                 continue;
             }
+            observe(marker, generationPresent(flags) ? generation : 0);
             if (counterId != COUNTER_HERE || (status != STATUS_SYNCHRONIZED && status != STATUS_FREERUNNING)
                     || (timeType != TIME_UTC && timeType != TIME_TAI) || size < TIME_END || COUNTER == null) {
                 throw refused(counterId, status, timeType);
@@ -514,6 +496,20 @@ public final class VmClock implements BoundedClock {
             into.disruptionMarker = marker;
             return into;
         }
+    }
+
+    /** Notes a disruption for the process when the page shows another marker or generation than last time. */
+    private void observe(long marker, long generation) {
+        if (marker != seenMarker || generation != seenGeneration) {
+            noteDisruption(marker, generation);
+        }
+    }
+
+    /** Cold: the fence at the ticks now, which lie after the disruption; then the new baseline. */
+    private void noteDisruption(long marker, long generation) {
+        Disruptions.seen(Clocks.ticks());
+        seenMarker = marker;
+        seenGeneration = generation;
     }
 
     private static long readCounter() {
@@ -566,12 +562,12 @@ public final class VmClock implements BoundedClock {
         if (COUNTER == null) {
             why = "the counter read is unavailable: " + COUNTER_STUB.failure();
         } else if (status != STATUS_SYNCHRONIZED && status != STATUS_FREERUNNING) {
-            why = "clock_status " + Page.name(Page.STATUS_NAMES, status);
+            why = "clock_status " + VmClockLayout.name(STATUS_NAMES, status);
         } else if (counterId != COUNTER_HERE) {
-            why = "counter_id " + Page.name(Page.COUNTER_NAMES, counterId) + " is not this machine's "
-                    + (COUNTER_HERE < 0 ? "(none)" : Page.name(Page.COUNTER_NAMES, COUNTER_HERE));
+            why = "counter_id " + VmClockLayout.name(COUNTER_NAMES, counterId) + " is not this machine's "
+                    + (COUNTER_HERE < 0 ? "(none)" : VmClockLayout.name(COUNTER_NAMES, COUNTER_HERE));
         } else if (timeType != TIME_UTC && timeType != TIME_TAI) {
-            why = "time_type " + Page.name(Page.TIME_TYPE_NAMES, timeType) + " is neither UTC nor TAI";
+            why = "time_type " + VmClockLayout.name(TIME_TYPE_NAMES, timeType) + " is neither UTC nor TAI";
         } else {
             why = "size " + size + " ends before the time fields (" + TIME_END + " bytes)";
         }
@@ -605,96 +601,6 @@ public final class VmClock implements BoundedClock {
             if (fd >= 0) {
                 DeviceIo.close(fd);
             }
-        }
-    }
-
-    /**
-     * Every field of a VMClock page (Linux 7.x header), copied under one seqlock read. Unsigned fields are Java
-     * longs holding their bits (print them with {@link Long#toUnsignedString(long)}).
-     *
-     * @param size                             the region's size in bytes (fields past it read 0)
-     * @param version                          1
-     * @param counterId                        0 ARM_VCNT, 1 X86_TSC, 255 INVALID
-     * @param timeType                         0 UTC, 1 TAI, 2 MONOTONIC, 3 and 4 smeared
-     * @param seqCount                         the (even) seq_count the copy was taken at
-     * @param disruptionMarker                 changes at each disruption
-     * @param flags                            the FLAG_ bits
-     * @param clockStatus                      0 UNKNOWN, 1 INITIALIZING, 2 SYNCHRONIZED, 3 FREERUNNING, 4 UNRELIABLE
-     * @param leapSecondSmearingHint           0 STRICT, 1 NOON_LINEAR, 2 UTC_SLS
-     * @param taiOffsetSec                     signed; its sign convention differs between sources
-     * @param leapIndicator                    0 NONE .. 5 POST_NEG
-     * @param counterPeriodShift               the period's extra shift
-     * @param counterValue                     the counter value the time is stated at
-     * @param counterPeriodFracSec             the counter's period, units of 2^-(64 + shift) s
-     * @param counterPeriodEsterrorRateFracSec its estimated error, same units
-     * @param counterPeriodMaxerrorRateFracSec its maximum error, same units
-     * @param timeSec                          seconds at counterValue, since the time type's epoch
-     * @param timeFracSec                      the fraction, units of 2^-64 s
-     * @param timeEsterrorNanosec              the time's estimated error
-     * @param timeMaxerrorNanosec              the time's maximum error
-     * @param vmGenerationCounter              Linux 7.0+, 0 unless {@link #vmGenerationCounterPresent()}
-     */
-    public record Page(int size, int version, int counterId, int timeType, int seqCount, long disruptionMarker,
-                       long flags, int clockStatus, int leapSecondSmearingHint, int taiOffsetSec, int leapIndicator,
-                       int counterPeriodShift, long counterValue, long counterPeriodFracSec,
-                       long counterPeriodEsterrorRateFracSec, long counterPeriodMaxerrorRateFracSec, long timeSec,
-                       long timeFracSec, long timeEsterrorNanosec, long timeMaxerrorNanosec,
-                       long vmGenerationCounter) {
-
-        static final String[] COUNTER_NAMES = {"ARM_VCNT", "X86_TSC"};
-        static final String[] TIME_TYPE_NAMES = {"UTC", "TAI", "MONOTONIC", "INVALID_SMEARED",
-            "INVALID_MAYBE_SMEARED"};
-        static final String[] STATUS_NAMES = {"UNKNOWN", "INITIALIZING", "SYNCHRONIZED", "FREERUNNING",
-            "UNRELIABLE"};
-        static final String[] SMEARING_NAMES = {"STRICT", "NOON_LINEAR", "UTC_SLS"};
-        static final String[] LEAP_NAMES = {"NONE", "PRE_POS", "PRE_NEG", "POS", "POST_POS", "POST_NEG"};
-
-        static String name(String[] names, int value) {
-            if (names == COUNTER_NAMES && value == 0xff) {
-                return "INVALID";
-            }
-            return value >= 0 && value < names.length ? names[value] : "unknown (" + value + ")";
-        }
-
-        /** {@return whether vm_generation_counter is there: flag bit 8, and a size that reaches it} */
-        public boolean vmGenerationCounterPresent() {
-            return (flags & FLAG_VM_GEN_COUNTER_PRESENT) != 0 && size >= HEADER_END;
-        }
-
-        /** {@return the names of the set flags, bit 0 first; an unknown bit as BIT_n} */
-        public List<String> flagNames() {
-            List<String> names = new ArrayList<>();
-            for (int bit = 0; bit < 64; bit++) {
-                if ((flags & (1L << bit)) != 0) {
-                    names.add(bit < FLAG_NAMES.length ? FLAG_NAMES[bit] : "BIT_" + bit);
-                }
-            }
-            return names;
-        }
-
-        /** {@return counter_id's name: ARM_VCNT, X86_TSC, INVALID} */
-        public String counterName() {
-            return name(COUNTER_NAMES, counterId);
-        }
-
-        /** {@return time_type's name: UTC, TAI, MONOTONIC, ...} */
-        public String timeTypeName() {
-            return name(TIME_TYPE_NAMES, timeType);
-        }
-
-        /** {@return clock_status's name: UNKNOWN, INITIALIZING, SYNCHRONIZED, FREERUNNING, UNRELIABLE} */
-        public String clockStatusName() {
-            return name(STATUS_NAMES, clockStatus);
-        }
-
-        /** {@return leap_second_smearing_hint's name} */
-        public String smearingHintName() {
-            return name(SMEARING_NAMES, leapSecondSmearingHint);
-        }
-
-        /** {@return leap_indicator's name} */
-        public String leapIndicatorName() {
-            return name(LEAP_NAMES, leapIndicator);
         }
     }
 }

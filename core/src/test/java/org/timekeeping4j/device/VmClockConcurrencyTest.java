@@ -72,7 +72,7 @@ class VmClockConcurrencyTest {
                                 && b.status() == ((k & 1) == 0 ? TimeBounds.Status.SYNCHRONIZED
                                         : TimeBounds.Status.FREE_RUNNING);
                     } else {
-                        VmClock.Page p = clock.page();
+                        VmClockPage p = clock.page();
                         k = p.disruptionMarker();
                         ok = p.vmGenerationCounter() == k && p.counterValue() == 7 * k && p.timeSec() == BASE + k
                                 && p.timeFracSec() == k << 20 && p.timeMaxerrorNanosec() == k

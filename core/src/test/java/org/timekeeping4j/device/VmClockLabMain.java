@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
+import org.timekeeping4j.EventRecorder;
 
 /**
  * The guest side of the QEMU lab's VMClock run (scripts/lab/qemu-vmclock.sh): against the real driver's
@@ -66,7 +67,7 @@ public final class VmClockLabMain {
         Path device = Path.of(args.length > 0 ? args[0] : "/dev/vmclock0");
         long seconds = args.length > 1 ? Long.parseLong(args[1]) : 120;
         try (VmClock clock = VmClock.open(device)) {
-            VmClock.Page p = clock.page();
+            VmClockPage p = clock.page();
             say("PAGE " + p);
             try {
                 TimeBounds t = clock.now(new TimeBounds(), ClockId.TAI);
@@ -91,6 +92,8 @@ public final class VmClockLabMain {
                 w.write(mono, mono + 3600_000_000_000L, 5_000, marker, 15_000, 1);
                 TimeBounds b = bound.now(new TimeBounds());
                 say("CLOCKBOUND before: " + b.status() + " width " + b.widthNanos() + " ns");
+                EventRecorder events = new EventRecorder(4);
+                events.record(1); // before the disruption: its export must not claim exactness
                 say("READY marker " + Long.toUnsignedString(marker) + " generation " + generation);
                 long end = System.nanoTime() + seconds * 1_000_000_000L;
                 while (System.nanoTime() - end < 0) {
@@ -102,7 +105,10 @@ public final class VmClockLabMain {
                         bound.now(b);
                         say("CLOCKBOUND after: " + b.status() + " earliest " + b.earliestNanos() + " latest "
                                 + b.latestNanos());
-                        System.exit(b.status() == TimeBounds.Status.DISRUPTED ? 0 : 1);
+                        boolean[] exact = {true};
+                        events.export(ClockId.REALTIME, (nanos, payload, e) -> exact[0] = e);
+                        say("EVENT recorded before the disruption exported exact=" + exact[0]);
+                        System.exit(b.status() == TimeBounds.Status.DISRUPTED && !exact[0] ? 0 : 1);
                     }
                     Thread.sleep(20);
                 }

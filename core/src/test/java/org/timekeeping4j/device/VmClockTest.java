@@ -54,8 +54,8 @@ class VmClockTest {
             w.time(1_700_000_000L, 1L << 62, 11, 22);
             w.vmGeneration(77);
             w.end();
-            VmClock.Page p = clock.page();
-            assertThat(p).isEqualTo(new VmClock.Page(4096, 1, 1, 1, 2, 0xDEAD_BEEF_0000_0001L, 0x3FF, 3, 2, -37, 4,
+            VmClockPage p = clock.page();
+            assertThat(p).isEqualTo(new VmClockPage(4096, 1, 1, 1, 2, 0xDEAD_BEEF_0000_0001L, 0x3FF, 3, 2, -37, 4,
                     33, -2L, 12345, 678, 910, 1_700_000_000L, 1L << 62, 11, 22, 77));
             assertThat(p.counterName()).isEqualTo("X86_TSC");
             assertThat(p.timeTypeName()).isEqualTo("TAI");
