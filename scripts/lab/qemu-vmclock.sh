@@ -125,7 +125,7 @@ qemu=("$q10/usr/bin/qemu-system-x86_64" -M q35 -accel tcg,thread=single -cpu max
 # The host's side: print the console, and once the guest is READY and the watch is watching, savevm + loadvm.
 set +e
 timeout -k 10 "$timeout" python3 - "$work/mon.sock" "$work/console.log" "${qemu[@]}" <<'PY'
-import socket, subprocess, sys, time
+import signal, socket, subprocess, sys, time
 sock_path, log_path, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
 def hmp(command):
     s = socket.socket(socket.AF_UNIX); s.connect(sock_path); s.settimeout(120)
@@ -140,6 +140,8 @@ def hmp(command):
     answer = "\n".join(l for l in answer.split("\n") if l.strip() and not l.startswith("(qemu)") and command not in l)
     return answer, f"TK4J-HOST {command}: {time.time() - t0:.2f} s{': ' + answer if answer else ''}\n"
 p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+# timeout(1) signals this process only: take QEMU down with it.
+signal.signal(signal.SIGTERM, lambda *_: (p.kill(), sys.exit(124)))
 ready = watching = done = False
 with open(log_path, "w") as log:
     for raw in p.stdout:
