@@ -9,7 +9,6 @@ import static org.timekeeping4j.device.VmClockLayout.*;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,12 +18,10 @@ import java.util.List;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.SyncStatus;
 import org.timekeeping4j.Clocks;
-import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.disruption.Disruptions;
 import org.timekeeping4j.linux.DeviceIo;
 import org.timekeeping4j.linux.Errno;
 import org.timekeeping4j.linux.ErrnoException;
-import org.timekeeping4j.machine.Stubs;
 
 /**
  * A VMClock page (Linux {@code include/uapi/linux/vmclock-abi.h}, UAPI.13): the hypervisor's statement of how the
@@ -93,17 +90,7 @@ public final class VmClock implements BoundedClock {
     private static final VarHandle SEQ = JAVA_INT.varHandle();
 
     /** This architecture's counter_id, or -1. */
-    static final int COUNTER_HERE = CounterArch.HERE == CounterArch.X86_64 ? COUNTER_X86_TSC
-            : CounterArch.HERE == CounterArch.AARCH64 ? COUNTER_ARM_VCNT : -1;
-    /**
-     * The ordered counter read the driver's get_cycles() is: lfence;rdtsc on x86_64, isb;mrs cntvct_el0 on
-     * aarch64 (as the vDSO). Ordered after the seq_count load above it, so the counter is read inside the window
-     * the seqlock validates. A static final handle: the JIT inlines the downcall.
-     */
-    private static final Stubs.Mapped COUNTER_STUB = CounterArch.HERE == CounterArch.X86_64
-            ? Stubs.LfenceRdtsc.MAPPED : CounterArch.HERE == CounterArch.AARCH64 ? Stubs.IsbCntvct.MAPPED
-            : new Stubs.Mapped(null, "no counter read for this architecture");
-    private static final MethodHandle COUNTER = COUNTER_STUB.handle();
+    static final int COUNTER_HERE = VmClockCounter.COUNTER_HERE;
 
     private final Path path;
     private final Arena arena;
@@ -442,9 +429,9 @@ public final class VmClock implements BoundedClock {
                 Thread.onSpinWait();
                 continue;
             }
-            // The ordered read (lfence;rdtsc, isb;mrs) does not start before the loads above complete, so
+            // The ordered read (rdtscp, or lfence;rdtsc where ordered; isb;mrs) does not start before the loads above complete, so
             // the counter value belongs to the window this seq_count opens.
-            long c = given ? givenCounter : readCounter();
+            long c = given ? givenCounter : VmClockCounter.read();
             int counterId = u8(s, OFF_COUNTER_ID);
             int timeType = u8(s, OFF_TIME_TYPE);
             int status = u8(s, OFF_STATUS);
@@ -468,7 +455,7 @@ public final class VmClock implements BoundedClock {
             }
             observe(marker, generationPresent(flags) ? generation : 0);
             if (counterId != COUNTER_HERE || (status != STATUS_SYNCHRONIZED && status != STATUS_FREERUNNING)
-                    || (timeType != TIME_UTC && timeType != TIME_TAI) || size < TIME_END || COUNTER == null) {
+                    || (timeType != TIME_UTC && timeType != TIME_TAI) || size < TIME_END || VmClockCounter.HANDLE == null) {
                 throw refused(counterId, status, timeType);
             }
             long offsetSec = 0;
@@ -512,14 +499,6 @@ public final class VmClock implements BoundedClock {
         seenGeneration = generation;
     }
 
-    private static long readCounter() {
-        try {
-            return (long) COUNTER.invokeExact();
-        } catch (Throwable t) {
-            throw Stubs.rethrow(t);
-        }
-    }
-
     /** TAI - UTC from the page's tai_offset_sec, its sign learned once from adjtimex. */
     private int taiMinusUtc(long flags, short taiOffset, boolean tai) {
         if ((flags & FLAG_TAI_OFFSET_VALID) == 0) {
@@ -559,8 +538,8 @@ public final class VmClock implements BoundedClock {
 
     private IllegalStateException refused(int counterId, int status, int timeType) {
         String why;
-        if (COUNTER == null) {
-            why = "the counter read is unavailable: " + COUNTER_STUB.failure();
+        if (VmClockCounter.HANDLE == null) {
+            why = "the counter read is unavailable: " + VmClockCounter.STUB.failure();
         } else if (status != STATUS_SYNCHRONIZED && status != STATUS_FREERUNNING) {
             why = "clock_status " + VmClockLayout.name(STATUS_NAMES, status);
         } else if (counterId != COUNTER_HERE) {

@@ -5,9 +5,7 @@ import java.math.MathContext;
 import java.math.RoundingMode;
 import java.nio.file.Path;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.linux.LinuxTime;
-import org.timekeeping4j.machine.Stubs;
 
 /**
  * A stand-in hypervisor, run as a child JVM by {@link VmClockWriterProcessTest}: publishes into a file-backed
@@ -32,13 +30,9 @@ public final class VmClockWriterMain {
 
     private VmClockWriterMain() {}
 
+    /** The reader's own ordered counter read (rdtscp, or lfence;rdtsc where lfence_rdtsc says it is ordered). */
     static long counter() {
-        try {
-            return CounterArch.HERE == CounterArch.AARCH64 ? (long) Stubs.IsbCntvct.HANDLE.invokeExact()
-                    : (long) Stubs.LfenceRdtsc.HANDLE.invokeExact();
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
+        return VmClockCounter.now();
     }
 
     /** {counter at the midpoint, CLOCK_TAI ns, half the bracket in counter ticks}. */
