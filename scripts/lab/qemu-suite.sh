@@ -13,6 +13,8 @@
 #   x86-6.12    trixie             "vdso_data with max_cycles (6.10-6.12)"
 #   x86-7.x     trixie-backports   "vdso_clock (6.15+)"
 #   arm64-6.12  trixie             "arm64 vdso_data (5.3-6.14)"
+# Then the VMClock checks against the real driver (qemu-vmclock.sh: QEMU 10 with -device vmclock, the x86-7.x
+# kernel, savevm + loadvm); `qemu-suite.sh vmclock` runs only those.
 # Exit: 0 every check on every kernel passed; 1 a check failed, or the lab could not be set up (FAILED with the
 # reason: never a silent skip). Opt out explicitly with TK4J_LAB_QEMU=off (printed, exit 0).
 # Environment: TK4J_LAB_QEMU (off), TK4J_LAB_KERNELS (the list above), TK4J_LAB_JOBS (guests at a time, 2),
@@ -22,6 +24,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 # The slowest guest (arm64: TCG translates every instruction) first, so that the two lanes end together.
 kernels="${TK4J_LAB_KERNELS:-arm64-6.12 x86-6.1 x86-6.12 x86-7.x}"
+only="${1:-}"
+case "$only" in ""|vmclock) ;; *) echo "usage: scripts/lab/qemu-suite.sh [vmclock]" >&2; exit 2 ;; esac
 jobs="${TK4J_LAB_JOBS:-2}"
 lib="$repo/target/lab-qemu/lib"
 logs="$repo/target/lab-qemu/logs"
@@ -63,6 +67,23 @@ for j in $(tr ':' '\n' <"$mlog.cp" | grep -E '/(assertj-core|byte-buddy)-[^/]*\.
 ls "$lib"/assertj-core-*.jar >/dev/null 2>&1 || setup_failed "assertj is not on core's test class path ($mlog.cp)"
 rm -f "$mlog" "$mlog.cp"
 say "built the CLI, core's test classes and $lib: $(took "$t")"
+vmclock_checks() { # runs qemu-vmclock.sh; adds its ok/FAIL counts to passed/failed and a verdict
+  local t=$SECONDS rc=0 p f
+  "$here/qemu-vmclock.sh" --timeout 900 >"$logs/vmclock.log" 2>&1 || rc=$?
+  echo "---------------- vmclock ($(took "$t"), exit $rc) ----------------"
+  cat "$logs/vmclock.log"
+  p="$(grep -c '^lab-vmclock: ok ' "$logs/vmclock.log" || true)"
+  f="$(grep -c '^lab-vmclock: FAIL ' "$logs/vmclock.log" || true)"
+  [ "$rc" = 0 ] || [ "$f" -gt 0 ] || f=1
+  passed=$((passed + p)); failed=$((failed + f))
+  verdicts+=("vmclock: $p passed, $f failed (exit $rc, $(took "$t"))")
+}
+if [ "$only" = vmclock ]; then
+  passed=0 failed=0 verdicts=()
+  vmclock_checks
+  echo "lab-qemu: $passed passed, $failed failed"
+  [ "$failed" = 0 ]; exit
+fi
 for k in $kernels; do
   t=$SECONDS
   set +e
@@ -101,6 +122,7 @@ for k in $kernels; do
   kernel_of[$!]="$k"
 done
 while [ "${#kernel_of[@]}" -gt 0 ]; do reap; done
+vmclock_checks
 
 echo "================ lab-qemu summary ($(date -u +%Y-%m-%dT%H:%MZ), total $(took "$start")) ================"
 for v in "${verdicts[@]}"; do echo "  $v"; done

@@ -5,8 +5,8 @@
  * <ul>
  *   <li>{@code org.timekeeping4j}: the clocks ({@code Clocks}, {@code ClockId}, {@code ClockReader}), snapshots,
  *       cross-timestamps and the kernel's NTP status. What most applications need, and all they need.</li>
- *   <li>{@code org.timekeeping4j.device}: PTP hardware clocks, PPS sources and bounded clocks (ClockBound,
- *       adjtimex bounds).</li>
+ *   <li>{@code org.timekeeping4j.device}: PTP hardware clocks, PPS sources, bounded clocks (ClockBound,
+ *       adjtimex bounds) and the VMClock page (time and disruptions in a VM).</li>
  *   <li>{@code org.timekeeping4j.clocksource}: the counter abstraction (kernel/time/clocksource.c):
  *       {@code Clocksource}, the hardware counters and their selection, and {@code SimulatedCounter}, a counter
  *       whose rate and value a test sets, for users' own tests of code that runs on a timekeeper.</li>
@@ -20,7 +20,7 @@
  * seqlock reads, which take raw addresses and hand out method handles, and the native pages they read),
  * {@code linux} (the raw FFM bindings), {@code vdso} (exact mode: the kernel's vDSO data found and read),
  * {@code config} (the system properties, parsed once), {@code tracking} (the in-process kernel tracker behind
- * the fast path) and {@code simulation} (the simulated
+ * the fast path), {@code disruption} (the clock disruptions the library saw, which make older ticks inexact) and {@code simulation} (the simulated
  * timekeeper that {@code tk4j verify skew} checks). Native access granted to this module stays behind the
  * exported API, which takes no address and hands out no handle. The CLI, a module of this project, reaches
  * {@code linux} and {@code simulation} through qualified exports and nothing else.

@@ -66,7 +66,8 @@ final class Captures {
             into.nanos = into.exactClock.nanos();
             into.rawNanos = into.exactRaw.nanos();
             into.fromCounter = true;
-            into.exact = into.exactClock.exact() && into.exactRaw.exact();
+            into.exact = into.exactClock.exact() && into.exactRaw.exact()
+                    && !org.timekeeping4j.disruption.Disruptions.before(counter); // a disruption since (VMClock)
             into.clockWasSetSeq = 0;
             into.sourceChangedSeq = 0;
         } else {

@@ -33,7 +33,8 @@ public final class EventRecorder {
          * @param nanos   the event's time on the export clock
          * @param payload what was recorded with it
          * @param exact   false when the value is extrapolated: the event predates the kernel's current update
-         *                window (exact mode) or the tracker's history, or the kernel path converted it
+         *                window (exact mode) or the tracker's history, or the kernel path converted it, or the
+         *                event predates a clock disruption the library saw (a VMClock marker change)
          */
         void accept(long nanos, long payload, boolean exact);
     }

@@ -97,7 +97,8 @@ public final class Snapshot {
      * {@link #counter()}: exact mode, with the kernel's parameters in force at that counter value. False on
      * the tracker's and the kernel's paths, and in exact mode when a kernel update came between the counter
      * read and the conversion (then the values are extrapolated back along the new parameters: off by the
-     * frequency change times a few hundred ns at most).
+     * frequency change times a few hundred ns at most), or when the library saw a clock disruption (a VMClock
+     * marker change) after the counter read.
      *
      * @return whether the values are the kernel's own at the counter value
      */

@@ -3,6 +3,7 @@ package org.timekeeping4j;
 import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.HardwareCounter;
 import org.timekeeping4j.clocksource.KernelCounter;
+import org.timekeeping4j.disruption.Disruptions;
 import org.timekeeping4j.timekeeper.ConvertedNanos;
 import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.tracking.KernelTracker;
@@ -51,6 +52,9 @@ final class TicksConverter {
             case EXACT -> convertExact(ticks, clock);
             case TRACKER -> convertTracked(ticks, clock);
             case KERNEL -> convertUntracked(ticks, clock);
+        }
+        if (exact && Disruptions.before(ticks)) {
+            exact = false; // taken before a clock disruption the library saw (VMClock): the counter may have jumped
         }
     }
 

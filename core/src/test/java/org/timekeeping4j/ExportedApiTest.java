@@ -59,7 +59,7 @@ class ExportedApiTest {
                     "SeqlockReader", "SimulatedCounter"),
             ROOT + ".device", Set.of("BoundedClock", "ClockBound", "DeviceException", "DeviceSyscalls",
                     "PpsCapabilities", "PpsEvent", "PpsSource", "PtpCapabilities", "PtpClock", "PtpOffset",
-                    "TimeBounds"),
+                    "TimeBounds", "VmClock", "VmClockPage"),
             ROOT + ".timekeeper", Set.of("ConvertedNanos", "CounterClock", "Timekeeper", "TimekeeperBuilder",
                     "UserClock", "TimekeeperPage"));
 

@@ -25,10 +25,10 @@ import picocli.CommandLine.Option;
                 + "whether all are correct (a short info, bench and verify, about 10 s).%n"
                 + "Exit codes: 0 success, 1 a check failed, 2 bad usage, 3 not passed: a check was skipped (capture "
                 + "without a hardware counter) or inconclusive (verify: too few samples), 4 a device is missing or "
-                + "unusable (phc, pps, bounds).",
+                + "unusable (phc, pps, bounds, vmclock).",
         subcommands = {InfoCommand.class, VerifyCommand.class, BenchCommand.class, CaptureCommand.class,
                 PhcCommand.class, PpsCommand.class,
-                BoundsCommand.class, CommandLine.HelpCommand.class})
+                BoundsCommand.class, VmClockCommand.class, CommandLine.HelpCommand.class})
 public final class Tk4j implements Callable<Integer> {
 
     /** A check or operation failed. */

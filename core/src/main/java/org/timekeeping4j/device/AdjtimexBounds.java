@@ -37,6 +37,7 @@ final class AdjtimexBounds implements BoundedClock {
         SyncStatus s = status.get();
         long real = realtime.getAsLong();
         into.source = TimeBounds.Source.ADJTIMEX;
+        into.nanos = real;
         if (!s.isAvailable()) {
             into.earliest = Long.MIN_VALUE;
             into.latest = Long.MAX_VALUE;

@@ -39,6 +39,13 @@ import org.timekeeping4j.linux.LinuxTime;
  * FreeRunning) while mono &lt; as_of + 5 s, degrades to FreeRunning while mono &lt; void_after, then
  * Unknown; Unknown and Disrupted pass through. max_drift_ppb &ge; 10^9 is a malformed segment.
  *
+ * <p><b>Disruptions (VMClock).</b> Where the segment says clock_disruption_support, the daemon copies the VMClock
+ * page's disruption_marker into the segment; {@link #now(TimeBounds)} then compares it with the page's own
+ * (opened on first need: {@link VmClock#DEFAULT_PATH} unless {@link #open(Path, Path)} names another), as
+ * ClockBound's own client does. While they differ the daemon has not yet seen a disruption (live migration,
+ * snapshot restore): the status is {@link TimeBounds.Status#DISRUPTED} and the interval unbounded, never the
+ * daemon's stale bound. A page that cannot be read then is an error naming it.
+ *
  * <p><b>Assumptions and guarantees.</b> Thread-safe; {@link #now(TimeBounds)} allocates nothing (the
  * clock reads use {@link LinuxTime}'s per-thread buffer). {@link #close()} unmaps the segment: no thread
  * may be reading then.
@@ -91,11 +98,16 @@ public final class ClockBound implements BoundedClock {
     private final Path path;
     private final Arena arena;
     private final MemorySegment segment;
+    /** The VMClock page the markers are compared with, opened on first need. */
+    private final Path vmclockPath;
+    /** Null until first needed; then the page (written once, under this object's lock). */
+    private volatile VmClock vmclock;
 
-    private ClockBound(Path path, Arena arena, MemorySegment segment) {
+    private ClockBound(Path path, Arena arena, MemorySegment segment, Path vmclockPath) {
         this.path = path;
         this.arena = arena;
         this.segment = segment;
+        this.vmclockPath = vmclockPath;
     }
 
     /**
@@ -107,6 +119,19 @@ public final class ClockBound implements BoundedClock {
      *                         magic, size or version
      */
     public static ClockBound open(Path path) throws DeviceException {
+        return open(path, VmClock.DEFAULT_PATH);
+    }
+
+    /**
+     * Maps the segment at {@code path} read-only, checks its header, and compares disruption markers with the
+     * VMClock page at {@code vmclock} where the segment says clock_disruption_support.
+     *
+     * @param path    the segment, e.g. {@link #DEFAULT_PATH}
+     * @param vmclock the VMClock page the daemon reads, e.g. {@link VmClock#DEFAULT_PATH}
+     * @return the open segment; close it
+     * @throws DeviceException as {@link #open(Path)}
+     */
+    public static ClockBound open(Path path, Path vmclock) throws DeviceException {
         Arena arena = Arena.ofShared();
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
             long size = ch.size();
@@ -129,7 +154,7 @@ public final class ClockBound implements BoundedClock {
                         + ", expected at least " + SEGMENT_SIZE + " and at most the file's " + size + " bytes");
             }
             checkVersion(path, Short.toUnsignedInt(seg.get(JAVA_SHORT, OFF_VERSION)));
-            return new ClockBound(path, arena, seg);
+            return new ClockBound(path, arena, seg, vmclock);
         } catch (DeviceException e) {
             arena.close();
             throw e;
@@ -178,7 +203,35 @@ public final class ClockBound implements BoundedClock {
         // only makes the bound more pessimistic, never wrong.
         long real = LinuxTime.clockGettimeNanos(ClockId.REALTIME.id());
         long mono = LinuxTime.clockGettimeNanos(ClockId.MONOTONIC_COARSE.id());
-        return compute(into, real, mono, path);
+        compute(into, real, mono, path);
+        if (into.disruptionSupport != 0 && vmclock().disruptionMarker() != into.disruptionMarker) {
+            disrupted(into);
+        }
+        return into;
+    }
+
+    /** The daemon has not seen the page's latest disruption: its status and bound are void. */
+    static void disrupted(TimeBounds into) {
+        into.status = TimeBounds.Status.DISRUPTED;
+        into.earliest = Long.MIN_VALUE;
+        into.latest = Long.MAX_VALUE;
+    }
+
+    private VmClock vmclock() {
+        VmClock v = vmclock; // volatile: a page opened by another thread is seen whole
+        return v != null ? v : openVmclock();
+    }
+
+    private synchronized VmClock openVmclock() {
+        if (vmclock == null) {
+            try {
+                vmclock = VmClock.open(vmclockPath);
+            } catch (DeviceException e) {
+                throw new IllegalStateException(path + ": the ClockBound segment says clock disruption support, "
+                        + "and its bound means nothing without the VMClock page: " + e.getMessage(), e);
+            }
+        }
+        return vmclock;
     }
 
     /** The seqlock read: copies a consistent body into {@code into}'s snapshot fields. */
@@ -266,6 +319,7 @@ public final class ClockBound implements BoundedClock {
         long growth = (elapsed / NANOS_PER_SECOND) * into.maxDriftPpb
                 + (elapsed % NANOS_PER_SECOND) * into.maxDriftPpb / NANOS_PER_SECOND;
         long bound = into.boundNsec + growth;
+        into.nanos = real;
         into.earliest = real - bound;
         into.latest = real + bound;
         into.source = TimeBounds.Source.CLOCKBOUND;
@@ -279,11 +333,14 @@ public final class ClockBound implements BoundedClock {
         return into;
     }
 
-    /** Unmaps the segment. */
+    /** Unmaps the segment (and the VMClock page, if it was opened). */
     @Override
-    public void close() {
+    public synchronized void close() {
         if (arena.scope().isAlive()) {
             arena.close();
+        }
+        if (vmclock != null) {
+            vmclock.close();
         }
     }
 }

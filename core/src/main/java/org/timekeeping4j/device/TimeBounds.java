@@ -2,7 +2,9 @@ package org.timekeeping4j.device;
 
 /**
  * A TrueTime-style reading: true time lies in [earliest, latest] (nanoseconds since the epoch,
- * CLOCK_REALTIME's scale), with a status saying how far to trust it and the source that produced it.
+ * CLOCK_REALTIME's scale; TAI's where a {@link VmClock} was asked for TAI), with the source's own estimate
+ * ({@link #nanos()}), a status saying how far to trust it and the source that produced it. Where the source
+ * publishes no bound the interval is [Long.MIN_VALUE, Long.MAX_VALUE].
  *
  * <p>A caller-owned, reusable holder: {@link BoundedClock#now(TimeBounds)} fills it without allocating.
  * Not thread-safe: one holder per thread.
@@ -26,7 +28,9 @@ public final class TimeBounds {
         /** A ClockBound daemon's shared-memory segment (protocol v2). */
         CLOCKBOUND,
         /** The kernel's maxerror from adjtimex(2). */
-        ADJTIMEX
+        ADJTIMEX,
+        /** A VMClock page's time and maximum error at one counter read (/dev/vmclockN). */
+        VMCLOCK
     }
 
     /** Empty bounds (status UNKNOWN) for a {@link BoundedClock} to fill. */
@@ -35,6 +39,7 @@ public final class TimeBounds {
 
     long earliest;
     long latest;
+    long nanos;
     Status status = Status.UNKNOWN;
     Source source;
 
@@ -50,6 +55,12 @@ public final class TimeBounds {
     int clockStatus;
     int disruptionSupport;
 
+    // A VMClock read (valid when source == VMCLOCK): the page's time as (u64 seconds, ns) before any scale
+    // change, and the counter value it was computed at.
+    long seconds;
+    long nanosOfSecond;
+    long counter;
+
     /** {@return the earliest possible true time, ns since the epoch} */
     public long earliestNanos() {
         return earliest;
@@ -58,6 +69,11 @@ public final class TimeBounds {
     /** {@return the latest possible true time, ns since the epoch} */
     public long latestNanos() {
         return latest;
+    }
+
+    /** {@return the source's estimate of true time, ns since the epoch (the clock read; the VMClock page's time)} */
+    public long nanos() {
+        return nanos;
     }
 
     /** {@return latest - earliest, saturating at Long.MAX_VALUE} */
@@ -76,9 +92,9 @@ public final class TimeBounds {
         return source;
     }
 
-    /** {@return the ClockBound segment's disruption marker (0 from adjtimex)} */
+    /** {@return the disruption marker of the ClockBound segment or the VMClock page read (0 from adjtimex)} */
     public long disruptionMarker() {
-        return source == Source.CLOCKBOUND ? disruptionMarker : 0;
+        return source == Source.CLOCKBOUND || source == Source.VMCLOCK ? disruptionMarker : 0;
     }
 
     /**
@@ -96,7 +112,7 @@ public final class TimeBounds {
 
     @Override
     public String toString() {
-        return "TimeBounds[earliest=" + earliest + ", latest=" + latest + ", width=" + widthNanos() + "ns, status="
+        return "TimeBounds[nanos=" + nanos + ", earliest=" + earliest + ", latest=" + latest + ", width=" + widthNanos() + "ns, status="
                 + status + ", source=" + source + "]";
     }
 }

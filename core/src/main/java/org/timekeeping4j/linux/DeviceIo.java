@@ -44,6 +44,23 @@ public final class DeviceIo {
             handle("ioctl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS),
                     Linker.Option.firstVariadicArg(2), ERRNO_OPTION);
 
+    /** ssize_t pread(int fd, void *buf, size_t count, off_t offset): man 2 pread. */
+    private static final MethodHandle PREAD_ERRNO =
+            handle("pread", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG), ERRNO_OPTION);
+
+    /** int poll(struct pollfd *fds, nfds_t nfds, int timeout): man 2 poll. Blocks: no critical option. */
+    private static final MethodHandle POLL_ERRNO =
+            handle("poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), ERRNO_OPTION);
+
+    /** MAP_SHARED (asm-generic/mman-common.h; x86_64 and aarch64). */
+    public static final int MAP_SHARED = 0x01;
+    /** poll(2) events (asm-generic/poll.h). */
+    public static final short POLLIN = 0x1;
+    /** An error on the descriptor. */
+    public static final short POLLERR = 0x8;
+    /** Hang-up: for /dev/vmclockN, "no notifications will ever come". */
+    public static final short POLLHUP = 0x10;
+
     /** Per-thread errno capture buffer; freed by the garbage collector with the thread. */
     private static final ThreadLocal<MemorySegment> CAPTURE = ThreadLocal.withInitial(
             () -> Arena.ofAuto().allocate(LibC.CAPTURE_STATE));
@@ -98,6 +115,80 @@ public final class DeviceIo {
         try {
             int rc = (int) LibC.CLOCK_GETTIME_ERRNO.invokeExact(state, clockId, timespec);
             return rc == 0 ? 0 : -LibC.errno(state);
+        } catch (Throwable t) {
+            throw LinuxTime.rethrow(t);
+        }
+    }
+
+    /**
+     * pread(fd, buf, buf.byteSize(), offset): the bytes read, or -errno.
+     *
+     * @param fd     an open descriptor
+     * @param buf    where the bytes go; its whole size is asked for
+     * @param offset the file offset
+     * @return the bytes read, or -errno
+     */
+    public static long pread(int fd, MemorySegment buf, long offset) {
+        MemorySegment state = capture();
+        try {
+            long n = (long) PREAD_ERRNO.invokeExact(state, fd, buf, buf.byteSize(), offset);
+            return n >= 0 ? n : -LibC.errno(state);
+        } catch (Throwable t) {
+            throw LinuxTime.rethrow(t);
+        }
+    }
+
+    /**
+     * poll(2) on one descriptor: the revents, 0 on timeout, or -errno.
+     *
+     * @param pollfd        an 8-byte struct pollfd {int fd; short events; short revents;} the caller owns
+     * @param timeoutMillis how long to wait, -1 for ever
+     * @return the revents, 0 on timeout, or -errno (EINTR included: the caller decides to retry)
+     */
+    public static int poll(MemorySegment pollfd, int timeoutMillis) {
+        if (pollfd.byteSize() < 8) {
+            throw new IllegalArgumentException("poll needs an 8-byte struct pollfd, got " + pollfd.byteSize());
+        }
+        MemorySegment state = capture();
+        try {
+            int n = (int) POLL_ERRNO.invokeExact(state, pollfd, 1L, timeoutMillis);
+            return n > 0 ? Short.toUnsignedInt(pollfd.get(java.lang.foreign.ValueLayout.JAVA_SHORT, 6))
+                    : n == 0 ? 0 : -LibC.errno(state);
+        } catch (Throwable t) {
+            throw LinuxTime.rethrow(t);
+        }
+    }
+
+    /**
+     * Maps {@code length} bytes of {@code fd} from offset 0, read-only and shared (so a writer's stores, the
+     * hypervisor's or another process's, are seen), into a segment {@code arena} unmaps.
+     *
+     * @param fd     an open descriptor, readable
+     * @param length bytes to map (the kernel rounds the mapping up to whole pages)
+     * @param arena  the segment's lifetime: closing it calls munmap
+     * @return the mapping, {@code length} bytes
+     * @throws ErrnoException when mmap refuses (EROFS, EINVAL, ENODEV, EACCES)
+     */
+    public static MemorySegment mapReadOnlyShared(int fd, long length, Arena arena) {
+        MemorySegment state = capture();
+        try {
+            MemorySegment addr = (MemorySegment) LibC.MMAP_ERRNO.invokeExact(state, MemorySegment.NULL, length,
+                    LibC.PROT_READ, MAP_SHARED, fd, 0L);
+            if (addr.address() == LibC.MAP_FAILED) {
+                throw new ErrnoException("mmap(PROT_READ, MAP_SHARED)", LibC.errno(state));
+            }
+            return addr.reinterpret(length, arena, DeviceIo::unmap);
+        } catch (ErrnoException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw LinuxTime.rethrow(t);
+        }
+    }
+
+    private static void unmap(MemorySegment mapping) {
+        try (Arena a = Arena.ofConfined()) {
+            int ignored = (int) LibC.MUNMAP_ERRNO.invokeExact(a.allocate(LibC.CAPTURE_STATE), mapping,
+                    mapping.byteSize());
         } catch (Throwable t) {
             throw LinuxTime.rethrow(t);
         }

@@ -22,6 +22,8 @@ final class ShmWriter implements AutoCloseable {
 
     final Arena arena = Arena.ofShared();
     final MemorySegment seg;
+    /** clock_disruption_support as the body writes it: 0, unless a test compares markers with a VMClock page. */
+    int disruptionSupport;
 
     ShmWriter(Path file, long size) throws IOException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
@@ -72,7 +74,7 @@ final class ShmWriter implements AutoCloseable {
         seg.set(JAVA_LONG, 56, marker);
         seg.set(JAVA_INT, 64, driftPpb);
         seg.set(JAVA_INT, 68, status);
-        seg.set(JAVA_BYTE, 72, (byte) 1);
+        seg.set(JAVA_BYTE, 72, (byte) disruptionSupport);
     }
 
     @Override

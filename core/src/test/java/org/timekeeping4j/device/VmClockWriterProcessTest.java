@@ -1,0 +1,103 @@
+package org.timekeeping4j.device;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.linux.LinuxTime;
+
+/**
+ * The reader against another process that publishes this machine's counter and CLOCK_TAI into a file-backed page
+ * once a second ({@link VmClockWriterMain}): every read, bracketed by two CLOCK_TAI reads, lies within the bound
+ * the page publishes.
+ */
+class VmClockWriterProcessTest {
+
+    private static final int UPDATES = 6;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void everyReadIsWithinThePublishedBoundOfClockTai() throws Exception {
+        assumeThat(VmClock.COUNTER_HERE).as("an architecture with a counter read").isNotNegative();
+        Path page = dir.resolve("vmclock-page");
+        Path log = dir.resolve("writer.log");
+        Process writer = new ProcessBuilder(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-XX:-UsePerfData", "-cp",
+                System.getProperty("java.class.path"), VmClockWriterMain.class.getName(), page.toString(),
+                Integer.toString(UPDATES)))
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            waitForFirstUpdate(page, writer, log);
+            List<String> misses = new ArrayList<>();
+            long reads = 0;
+            long worst = 0;
+            long lastSeq = -1;
+            int updatesSeen = 0;
+            TimeBounds b = new TimeBounds();
+            try (VmClock clock = VmClock.open(page)) {
+                while (writer.isAlive()) {
+                    for (int i = 0; i < 1000; i++) {
+                        long t0 = LinuxTime.clockGettimeNanos(ClockId.TAI.id());
+                        clock.now(b, ClockId.TAI);
+                        long t1 = LinuxTime.clockGettimeNanos(ClockId.TAI.id());
+                        reads++;
+                        // True time was somewhere in [t0, t1]; the page says it is in [earliest, latest].
+                        if (b.earliestNanos() > t1 || b.latestNanos() < t0) {
+                            if (misses.size() < 10) {
+                                misses.add(b + " against CLOCK_TAI [" + t0 + ", " + t1 + "]");
+                            }
+                        }
+                        // How far the page's own time lies outside the bracket: its real error, at most.
+                        worst = Math.max(worst, Math.max(0, Math.max(b.nanos() - t1, t0 - b.nanos())));
+                    }
+                    long seq = Integer.toUnsignedLong(clock.page().seqCount());
+                    if (seq != lastSeq) {
+                        updatesSeen++;
+                        lastSeq = seq;
+                    }
+                    Thread.sleep(5);
+                }
+            }
+            String out = Files.readString(log, StandardCharsets.UTF_8);
+            assertThat(writer.exitValue()).as(out).isZero();
+            assertThat(misses).as("reads outside the published bound (of %d; writer: %s)", reads, out).isEmpty();
+            assertThat(updatesSeen).as("updates seen; writer: " + out).isGreaterThanOrEqualTo(UPDATES - 1);
+            assertThat(reads).isGreaterThan(1000);
+            System.out.println("VmClockWriterProcessTest: " + reads + " reads over " + updatesSeen
+                    + " updates, 0 outside the bound; page time at most " + worst + " ns outside its CLOCK_TAI bracket");
+        } finally {
+            writer.destroyForcibly();
+            writer.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static void waitForFirstUpdate(Path page, Process writer, Path log) throws Exception {
+        for (int i = 0; i < 600; i++) {
+            if (Files.exists(page) && Files.size(page) >= 4096) {
+                try (VmClock clock = VmClock.open(page)) {
+                    if (clock.page().seqCount() >= 2) {
+                        return;
+                    }
+                } catch (DeviceException e) {
+                    // the writer is still creating the file
+                }
+            }
+            if (!writer.isAlive()) {
+                break;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("the writer published nothing: " + Files.readString(log));
+    }
+}
