@@ -11,7 +11,9 @@
 # Exit: 0 fetched or cached; 1 it could not be fetched (the reason on stderr).
 set -euo pipefail
 cache="${TK4J_LAB_CACHE:-$HOME/.cache/timekeeping4j/lab}/qemu10"
-mirror="${TK4J_LAB_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+# The Debian archive this machine's apt uses (TK4J_LAB_DEBIAN_MIRROR overrides it): debian-mirror.sh.
+. "$(dirname "${BASH_SOURCE[0]}")/debian-mirror.sh"
+mirror="$(debian_mirror)"
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 root="$cache/root"
 fail() { echo "qemu10-fetch: $*" >&2; exit 1; }
