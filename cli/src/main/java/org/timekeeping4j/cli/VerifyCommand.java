@@ -213,7 +213,7 @@ final class VerifyCommand implements Callable<Integer> {
                 results = run(new Verifier.Settings(paths, options.clocks, options.seconds, threads, progress,
                         minSamples));
             }
-            return report(out, mode(), results, options.json, exitCode(results), minSamples);
+            return report(out, mode(), results, options.json, exitCode(results), minSamples, Terminal.width(spec));
         }
 
         int exitCode(List<CheckResult> results) {
@@ -231,12 +231,12 @@ final class VerifyCommand implements Callable<Integer> {
     }
 
     static int report(PrintWriter out, String mode, List<CheckResult> results, boolean json, int exit) {
-        return report(out, mode, results, json, exit, 0);
+        return report(out, mode, results, json, exit, 0, Terminal.DEFAULT);
     }
 
     /** As above; {@code minSamples} (0: the checks' defaults) set by --min-samples is said in both forms. */
     static int report(PrintWriter out, String mode, List<CheckResult> results, boolean json, int exit,
-                      long minSamples) {
+                      long minSamples, int width) {
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("mode", mode);
@@ -248,13 +248,13 @@ final class VerifyCommand implements Callable<Integer> {
             m.put("checks", results.stream().map(CheckResult::toMap).toList());
             out.println(Json.write(m));
         } else {
-            Verifier.print(out, results);
+            Verifier.print(out, results, width);
             out.println("verify " + mode + ": " + Verifier.tally(results)
                     + (exit == 0 ? "" : exit == EXIT_SKIPPED ? " (exit 3: " + (results.isEmpty() ? "nothing checked"
                     : Verifier.anyInconclusive(results) ? "inconclusive" : "skipped") + ", not passed)"
                     : " (exit " + exit + ")"));
             if (minSamples > 0) {
-                out.println(minimumLine(minSamples));
+                out.println(Terminal.folded(minimumLine(minSamples), width, "  "));
             }
         }
         return exit;
