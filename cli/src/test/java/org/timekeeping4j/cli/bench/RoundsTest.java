@@ -41,6 +41,11 @@ class RoundsTest {
         ReadBenchmark.CellResult r = fast(0.81, 0.79, 0.80);
         String page = BenchHtml.render(List.of(r), Map.of("batch", 1000), "now");
         assertThat(page).contains("0.80x (0.79-0.81)").doesNotContain("2.00x");
+        // The page explains its marks: the bold labels (ratios below 0.95, rounds agreeing), the grey baseline bar,
+        // the dashed line, the whisker, noisy, the broken bar.
+        assertThat(page).contains("id=\"key\"").contains("Bold label: faster than the baseline, its p50 ratio below 0.95")
+                .contains("Grey bar").contains("Dashed line").contains("Whisker").contains("noisy: the rounds")
+                .contains("Broken bar");
         StringWriter table = new StringWriter();
         BenchTable.print(new PrintWriter(table, true), List.of(r), 100, false);
         assertThat(table.toString()).contains("0.80x (0.79-0.81)").contains("System.nanoTime")
