@@ -32,7 +32,14 @@ record ClocksourceCost(ClocksourceAdvice advice, double readNs, double counterNs
 
     /** This machine's advice with its measured costs, or empty where its reads pay no system call. */
     static Optional<ClocksourceCost> here() {
-        String current = KernelInfo.currentClocksource();
+        return of(KernelInfo.currentClocksource(), KernelInfo.availableClocksources(), LinuxTime.uname().machine());
+    }
+
+    /**
+     * The advice for a kernel on {@code current} offering {@code available}, with this machine's costs measured
+     * (tests name a slow clocksource to run the measurement on any machine).
+     */
+    static Optional<ClocksourceCost> of(String current, List<String> available, String machine) {
         if (!ClocksourceAdvice.NO_VDSO_READ.contains(current) && !ClocksourceAdvice.PVCLOCK.contains(current)) {
             return Optional.empty(); // nothing to measure: the vDSO reads the counter, or tk4j cannot tell
         }
@@ -40,8 +47,7 @@ record ClocksourceCost(ClocksourceAdvice advice, double readNs, double counterNs
         // kvm-clock and xen: exact mode serving says the vDSO reads their page; else the cost says it.
         boolean fallsBack = ClocksourceAdvice.PVCLOCK.contains(current) && !Clocks.kernelData().enabled()
                 && costsASystemCall(read, nsPerCall(() -> Clocks.syscallNanos(ClockId.MONOTONIC)));
-        Optional<ClocksourceAdvice> advice = ClocksourceAdvice.of(current, KernelInfo.availableClocksources(),
-                LinuxTime.uname().machine(), fallsBack);
+        Optional<ClocksourceAdvice> advice = ClocksourceAdvice.of(current, available, machine, fallsBack);
         if (advice.isEmpty()) {
             return Optional.empty();
         }

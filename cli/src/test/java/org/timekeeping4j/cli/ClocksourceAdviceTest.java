@@ -74,4 +74,23 @@ class ClocksourceAdviceTest {
         assertThat(ClocksourceCost.costsASystemCall(135, 140)).isTrue();
         assertThat(ClocksourceCost.costsASystemCall(30, 60)).isFalse();
     }
+
+    /**
+     * The measurement behind the words, run here as if the kernel were on hpet: both costs measured and said, the
+     * counter named (its figures are this machine's, asserted only to be figures).
+     */
+    @Test
+    void theMeasuredLinesNameTheReadsCostAndTheCounters() {
+        String machine = org.timekeeping4j.linux.LinuxTime.uname().machine();
+        org.junit.jupiter.api.Assumptions.assumeTrue(ClocksourceAdvice.counterClocksource(machine) != null,
+                "no counter descriptor for " + machine);
+        ClocksourceCost cost = ClocksourceCost.of("hpet", List.of("hpet", "tsc", "arch_sys_counter"), machine)
+                .orElseThrow();
+        assertThat(cost.lines().get(0)).matches("clocksource hpet makes every clock read a system call: [\\d,.]+ ns "
+                + "a read against [\\d,.]+ ns for the counter \\((rdtsc|mrs cntvct_el0)\\)");
+        assertThat(cost.lines().get(1)).contains("echo " + ClocksourceAdvice.counterClocksource(machine) + " > ");
+        assertThat(cost.toMap()).containsEntry("systemCallEveryRead", true).containsKeys("readNs", "counterNs");
+        // The counter's own clocksource is measured not at all.
+        assertThat(ClocksourceCost.of(ClocksourceAdvice.counterClocksource(machine), List.of(), machine)).isEmpty();
+    }
 }
