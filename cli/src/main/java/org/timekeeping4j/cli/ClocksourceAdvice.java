@@ -66,8 +66,9 @@ record ClocksourceAdvice(String clocksource, String faster, String caveat) {
     }
 
     /**
-     * The advice in words: one line saying what a read costs here against the counter's, then, where the kernel
-     * offers a faster clocksource, one saying how to switch (the caller folds it to its width).
+     * The advice in words: one line saying what a read costs here against the counter's ("hpet: every clock read
+     * is a system call, 1,830 ns against 21 ns for rdtsc": under 90 columns), then, where the kernel offers a
+     * faster clocksource, one saying how to switch (the caller folds it to its width).
      *
      * @param readNs      a clock read's cost measured here, ns
      * @param counterNs   the counter read's, ns, or NaN where it could not be measured
@@ -75,10 +76,10 @@ record ClocksourceAdvice(String clocksource, String faster, String caveat) {
      */
     List<String> lines(double readNs, double counterNs, String counterRead) {
         List<String> lines = new ArrayList<>();
-        String against = Double.isNaN(counterNs) || counterRead == null ? ""
-                : String.format(Locale.ROOT, " against %s ns for the counter (%s)", ns(counterNs), counterRead);
-        lines.add(String.format(Locale.ROOT, "clocksource %s makes every clock read a system call: %s ns a read%s",
-                clocksource, ns(readNs), against));
+        String against = Double.isNaN(counterNs) || counterRead == null ? " a read"
+                : String.format(Locale.ROOT, " against %s ns for %s", ns(counterNs), counterRead);
+        lines.add(String.format(Locale.ROOT, "%s: every clock read is a system call, %s ns%s", clocksource,
+                ns(readNs), against));
         if (faster != null) {
             lines.add(String.format("faster: %s%s, which the kernel offers: as root, echo %s > %s; at boot, the kernel"
                     + " parameter clocksource=%s", faster, caveat, faster, CURRENT, faster));

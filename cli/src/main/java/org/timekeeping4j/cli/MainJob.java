@@ -81,7 +81,11 @@ final class MainJob {
                 : (s.isSynchronized() ? "synchronized" : "not synchronized") + ", maxerror " + s.maxErrorMicros()
                         + " us, TAI-UTC " + s.taiOffsetSeconds() + " s";
         println("NTP: " + sync, 6);
-        ClocksourceCost.here().ifPresent(c -> c.lines().forEach(l -> println(l, 6)));
+        ClocksourceCost.here().ifPresent(c -> {
+            List<String> lines = c.lines();
+            println("clocksource " + lines.get(0), 6);
+            lines.subList(1, lines.size()).forEach(l -> println(l, 6));
+        });
         out.flush();
     }
 
