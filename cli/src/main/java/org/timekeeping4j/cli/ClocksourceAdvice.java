@@ -78,7 +78,7 @@ record ClocksourceAdvice(String clocksource, String faster, String caveat) {
         List<String> lines = new ArrayList<>();
         String against = Double.isNaN(counterNs) || counterRead == null ? " a read"
                 : String.format(Locale.ROOT, " against %s ns for %s", ns(counterNs), counterRead);
-        lines.add(String.format(Locale.ROOT, "%s: every clock read is a system call, %s ns%s", clocksource,
+        lines.add(String.format(Locale.ROOT, "%s: each clock read is a system call, %s ns%s", clocksource,
                 ns(readNs), against));
         if (faster != null) {
             lines.add(String.format("faster: %s%s, which the kernel offers: as root, echo %s > %s; at boot, the kernel"

@@ -57,12 +57,12 @@ class ClocksourceAdviceTest {
     void theWordsSayTheCostAgainstTheCountersAndHowToSwitchAsRootAndAtBoot() {
         List<String> lines = new ClocksourceAdvice("hpet", "tsc", "").lines(1830.4, 21.2, "rdtsc");
         assertThat(lines).hasSize(2);
-        assertThat(lines.get(0)).isEqualTo("hpet: every clock read is a system call, 1,830 ns against 21 ns for rdtsc");
+        assertThat(lines.get(0)).isEqualTo("hpet: each clock read is a system call, 1,830 ns against 21 ns for rdtsc");
         assertThat(lines.get(1)).contains("as root, echo tsc > " + ClocksourceAdvice.CURRENT)
                 .contains("clocksource=tsc");
         // No counter to compare with, nothing faster: the one line, without a figure it does not have.
         assertThat(new ClocksourceAdvice("jiffies", null, "").lines(950, Double.NaN, null))
-                .containsExactly("jiffies: every clock read is a system call, 950 ns a read");
+                .containsExactly("jiffies: each clock read is a system call, 950 ns a read");
         // The widest it gets (acpi_pm, a read under emulation, arm64's counter read) fits under info's label.
         assertThat(new ClocksourceAdvice("acpi_pm", null, "").lines(123_456, 21, "mrs cntvct_el0").get(0).length())
                 .isLessThanOrEqualTo(Terminal.DEFAULT - 14);
@@ -87,7 +87,7 @@ class ClocksourceAdviceTest {
                 "no counter descriptor for " + machine);
         ClocksourceCost cost = ClocksourceCost.of("hpet", List.of("hpet", "tsc", "arch_sys_counter"), machine)
                 .orElseThrow();
-        assertThat(cost.lines().get(0)).matches("hpet: every clock read is a system call, [\\d,.]+ ns against "
+        assertThat(cost.lines().get(0)).matches("hpet: each clock read is a system call, [\\d,.]+ ns against "
                 + "[\\d,.]+ ns for (rdtsc|mrs cntvct_el0)");
         assertThat(cost.lines().get(1)).contains("echo " + ClocksourceAdvice.counterClocksource(machine) + " > ");
         assertThat(cost.toMap()).containsEntry("systemCallEveryRead", true).containsKeys("readNs", "counterNs");
