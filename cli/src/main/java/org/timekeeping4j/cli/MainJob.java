@@ -72,20 +72,20 @@ final class MainJob {
         LinuxTime.Uname u = LinuxTime.uname();
         String cs = KernelInfo.currentClocksource();
         println(String.format("tk4j: %s %s %s, Java %s", u.sysname(), u.release(), u.machine(), Runtime.version()), 6);
-        List<String> flags = KernelInfo.counterFlags();
-        println(String.format("clocksource %s (available: %s); counter flags: %s",
-                cs == null || cs.isEmpty() ? "(unknown)" : cs, String.join(" ", KernelInfo.availableClocksources()),
-                flags.isEmpty() ? "(none)" : String.join(" ", flags)), 6);
-        SyncStatus s = SyncStatus.read();
-        String sync = !s.isAvailable() ? s.availability()
-                : (s.isSynchronized() ? "synchronized" : "not synchronized") + ", maxerror " + s.maxErrorMicros()
-                        + " us, TAI-UTC " + s.taiOffsetSeconds() + " s";
-        println("NTP: " + sync, 6);
+        println(String.format("clocksource %s (available: %s)", cs == null || cs.isEmpty() ? "(unknown)" : cs,
+                String.join(" ", KernelInfo.availableClocksources())), 6);
+        // Where every read is a system call: its cost, and the way out.
         ClocksourceCost.here().ifPresent(c -> {
             List<String> lines = c.lines();
             println("clocksource " + lines.get(0), 6);
             lines.subList(1, lines.size()).forEach(l -> println(l, 6));
         });
+        List<String> flags = KernelInfo.counterFlags();
+        SyncStatus s = SyncStatus.read();
+        String sync = !s.isAvailable() ? s.availability()
+                : (s.isSynchronized() ? "synchronized" : "not synchronized") + ", maxerror "
+                        + micros(s.maxErrorMicros()) + ", TAI-UTC " + s.taiOffsetSeconds() + " s";
+        println("counter flags: " + (flags.isEmpty() ? "(none)" : String.join(" ", flags)) + "; NTP: " + sync, 6);
         out.flush();
     }
 
@@ -333,6 +333,12 @@ final class MainJob {
 
     private static String shortCall(String call) {
         return call.replace("System.", "");
+    }
+
+    /** "250 us", "12.5 ms", "16 s": a maxerror a newcomer reads at a glance. */
+    static String micros(long us) {
+        return us < 1_000 ? us + " us" : us < 1_000_000 ? Validate.fmt(Math.round(us / 100.0) / 10.0) + " ms"
+                : Validate.fmt(Math.round(us / 100_000.0) / 10.0) + " s";
     }
 
     static String res(long ns) {
