@@ -34,17 +34,19 @@ final class InfoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Map<String, Object> report = report();
+        // Measured once (only where the clocksource's name says reads may be system calls), said in both forms.
+        java.util.Optional<ClocksourceCost> cost = ClocksourceCost.here();
+        Map<String, Object> report = report(cost);
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             out.println(Json.write(report));
         } else {
-            printHuman(new Lines(out, Terminal.width(spec)), report);
+            printHuman(new Lines(out, Terminal.width(spec)), report, cost);
         }
         return 0;
     }
 
-    static Map<String, Object> report() {
+    static Map<String, Object> report(java.util.Optional<ClocksourceCost> cost) {
         Map<String, Object> r = new LinkedHashMap<>();
         LinuxTime.Uname uname = LinuxTime.uname();
         r.put("kernel", uname.sysname() + " " + uname.release());
@@ -53,7 +55,7 @@ final class InfoCommand implements Callable<Integer> {
         r.put("currentClocksource", KernelInfo.currentClocksource());
         r.put("availableClocksources", KernelInfo.availableClocksources());
         r.put("counterFlags", KernelInfo.counterFlags());
-        ClocksourceCost.here().ifPresent(c -> r.put("clocksourceCost", c.toMap()));
+        cost.ifPresent(c -> r.put("clocksourceCost", c.toMap()));
         r.put("exactMode", exactReport(Clocks.kernelData()));
         r.put("counter", counterReport(CounterSelector.selected()));
         r.put("calibration", calibrationReport(Clocks.calibration()));
@@ -166,11 +168,11 @@ final class InfoCommand implements Callable<Integer> {
     }
 
     @SuppressWarnings("unchecked")
-    private static void printHuman(Lines out, Map<String, Object> r) {
+    private static void printHuman(Lines out, Map<String, Object> r, java.util.Optional<ClocksourceCost> cost) {
         out.label("kernel", "%s (%s), Java %s", r.get("kernel"), r.get("machine"), r.get("java"));
         out.label("clocksource", "%s (available: %s)", orNone(r.get("currentClocksource")),
                 String.join(" ", (List<String>) r.get("availableClocksources")));
-        ClocksourceCost.here().ifPresent(c -> {
+        cost.ifPresent(c -> {
             List<String> lines = c.lines();
             out.label("slow reads", "%s", lines.get(0));
             lines.subList(1, lines.size()).forEach(l -> out.label("", "%s", l));
