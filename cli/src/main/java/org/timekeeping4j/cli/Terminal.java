@@ -3,7 +3,6 @@ package org.timekeeping4j.cli;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
@@ -32,8 +31,9 @@ final class Terminal {
 
         /** $COLUMNS when the shell exports it, else {@code stty size} when stdout is a terminal. */
         static Source environment() {
+            Source variables = of(System.getenv());
             return () -> {
-                OptionalInt env = parse(System.getenv("COLUMNS"));
+                OptionalInt env = variables.columns();
                 if (env.isPresent()) {
                     return env;
                 }
@@ -106,17 +106,12 @@ final class Terminal {
         }
     }
 
-    /** {@link Fold#lines}. */
-    static List<String> fold(String line, int width, String indent) {
-        return Fold.lines(line, width, indent);
-    }
-
     /** {@link Fold#text}. */
     static String folded(String line, int width, String indent) {
         return Fold.text(line, width, indent);
     }
 
-    /** Test seam: the environment's variables that matter here. */
+    /** What the environment's variables say: $COLUMNS, when the shell exports it. */
     static Source of(Map<String, String> env) {
         return () -> parse(env.get("COLUMNS"));
     }
