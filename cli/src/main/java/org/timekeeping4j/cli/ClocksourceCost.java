@@ -15,7 +15,8 @@ import org.timekeeping4j.linux.LinuxTime;
 /**
  * {@link ClocksourceAdvice} for this machine, with the costs measured here: a clock read (the vDSO's
  * clock_gettime, a system call on the slow clocksources) against the CPU counter's read. Measures only where the
- * clocksource's name says reads may be system calls (about 0.1 s); elsewhere it costs two sysfs reads.
+ * clocksource's name says reads may be system calls (about 0.1 s natively, a few
+ * seconds under emulation); elsewhere it costs two sysfs reads.
  *
  * @param advice      the advice
  * @param readNs      a clock read (Clocks.kernelNanos(MONOTONIC)), ns
@@ -85,27 +86,43 @@ record ClocksourceCost(ClocksourceAdvice advice, double readNs, double counterNs
         return m;
     }
 
+    /** Calls before timing: enough for the JIT to compile the loop and inline the read (C2 by about 10^4). */
+    private static final long WARM_CALLS = 100_000;
+    /** At most this long warming up, where calls are slow (a system call under emulation: tens of us each). */
+    private static final long WARM_NANOS = 2_000_000_000L;
+
     /**
-     * ns per call of {@code read}: the cheapest of five timed batches, each doubling its calls until it runs
-     * {@link #BATCH_NANOS} (the first batches warm the code up).
+     * ns per call of {@code read}: warmed up first ({@link #WARM_CALLS}, or {@link #WARM_NANOS} where calls are
+     * slow: an interpreted downcall under QEMU's emulation cost 35-105 us, a figure of the JIT and not of the
+     * read), then the cheapest of five timed batches, each doubling its calls until it runs {@link #BATCH_NANOS}.
      */
     static double nsPerCall(LongSupplier read) {
-        long s = 0;
+        long start = System.nanoTime();
+        for (long calls = 0; calls < WARM_CALLS && System.nanoTime() - start < WARM_NANOS; calls += 1_000) {
+            batch(read, 1_000);
+        }
         double best = Double.MAX_VALUE;
         for (int round = 0; round < 5; round++) {
             for (long n = 16; ; n *= 2) {
-                long t0 = System.nanoTime();
-                for (long i = 0; i < n; i++) {
-                    s ^= read.getAsLong();
-                }
-                long elapsed = System.nanoTime() - t0;
+                long elapsed = batch(read, n);
                 if (elapsed >= BATCH_NANOS || n >= 1L << 24) {
                     best = Math.min(best, elapsed / (double) n);
                     break;
                 }
             }
         }
-        sink = s;
         return best;
+    }
+
+    /** ns that {@code n} calls of {@code read} took. */
+    private static long batch(LongSupplier read, long n) {
+        long s = 0;
+        long t0 = System.nanoTime();
+        for (long i = 0; i < n; i++) {
+            s ^= read.getAsLong();
+        }
+        long elapsed = System.nanoTime() - t0;
+        sink = s;
+        return elapsed;
     }
 }
