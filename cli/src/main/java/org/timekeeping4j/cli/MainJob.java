@@ -74,12 +74,8 @@ final class MainJob {
         println(String.format("tk4j: %s %s %s, Java %s", u.sysname(), u.release(), u.machine(), Runtime.version()), 6);
         println(String.format("clocksource %s (available: %s)", cs == null || cs.isEmpty() ? "(unknown)" : cs,
                 String.join(" ", KernelInfo.availableClocksources())), 6);
-        // Where every read is a system call: its cost, and the way out.
-        ClocksourceCost.here().ifPresent(c -> {
-            List<String> lines = c.lines();
-            println("clocksource " + lines.get(0), 6);
-            lines.subList(1, lines.size()).forEach(l -> println(l, 6));
-        });
+        // Where every read is a system call: its cost and the way out, indented under the clocksource line.
+        ClocksourceCost.here().ifPresent(c -> c.lines().forEach(l -> println("  " + l, 4)));
         List<String> flags = KernelInfo.counterFlags();
         SyncStatus s = SyncStatus.read();
         String sync = !s.isAvailable() ? s.availability()
