@@ -236,10 +236,10 @@ final class MainJob {
         for (Status shown : List.of(Status.SKIPPED, Status.INCONCLUSIVE, Status.FAILED)) {
             List<CheckResult> these = checks.stream().filter(r -> r.status() == shown).toList();
             for (CheckResult r : these.stream().limit(8).toList()) {
-                println(String.format("%-13s%s %s: %s", shown + ":", r.mode(), r.subject(), r.summary()), 13);
+                println(String.format("%-12s %s %s: %s", shown + ":", r.mode(), r.subject(), r.summary()), 13);
             }
             if (these.size() > 8) {
-                out.printf("%-13s... and %d more (tk4j verify all shows every check)%n", shown + ":", these.size() - 8);
+                out.printf("%-12s ... and %d more (tk4j verify all shows every check)%n", shown + ":", these.size() - 8);
             }
         }
         // The verdict first, so that it stays on the line's first row however narrow the terminal.
