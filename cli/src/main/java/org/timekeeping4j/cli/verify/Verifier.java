@@ -147,9 +147,9 @@ public final class Verifier {
 
     /**
      * Human output: one line per check, "MODE SUBJECT [STATUS] SUMMARY", a failure's details under it, then [OK] /
-     * [FAILED] / [INCONCLUSIVE] / [MEASURED] / [SKIPPED]. Subjects are aligned within each mode, the status as wide
-     * as the widest printed; a summary too long for {@code width} columns folds onto lines indented by
-     * {@value #CONTINUATION} blanks.
+     * [FAILED] / [INCONCLUSIVE] / [MEASURED] / [SKIPPED]. Subjects and statuses are aligned within each mode (a
+     * MEASURED causality widens no other mode's column); a summary too long for {@code width} columns folds onto
+     * lines indented by {@value #CONTINUATION} blanks.
      */
     public static void print(PrintWriter out, List<CheckResult> results, int width) {
         java.util.Map<String, Integer> subjectWidth = new java.util.HashMap<>();
@@ -157,8 +157,12 @@ public final class Verifier {
             subjectWidth.merge(r.mode(), r.subject().length(), Math::max);
         }
         int modeWidth = Math.max(11, results.stream().mapToInt(r -> r.mode().length()).max().orElse(0));
-        int statusWidth = results.stream().filter(r -> r.status() != Status.FAILED && r.status() != Status.SKIPPED)
-                .mapToInt(r -> r.status().name().length() + 2).max().orElse(4);
+        java.util.Map<String, Integer> statusWidth = new java.util.HashMap<>();
+        for (CheckResult r : results) {
+            if (r.status() != Status.FAILED && r.status() != Status.SKIPPED) {
+                statusWidth.merge(r.mode(), r.status().name().length() + 2, Math::max);
+            }
+        }
         String indent = " ".repeat(CONTINUATION);
         for (CheckResult r : results) {
             String columns = "%-" + modeWidth + "s %-" + subjectWidth.get(r.mode()) + "s ";
@@ -173,7 +177,8 @@ public final class Verifier {
                 out.println(Fold.text(r.summary(), width, indent));
                 out.printf(columns + "[SKIPPED]%n", r.mode(), r.subject());
             } else {
-                out.println(Fold.text(String.format(columns + "%-" + statusWidth + "s %s", r.mode(), r.subject(),
+                String status = "%-" + statusWidth.get(r.mode()) + "s %s";
+                out.println(Fold.text(String.format(columns + status, r.mode(), r.subject(),
                         "[" + r.status() + "]", r.summary()), width, indent));
             }
         }
