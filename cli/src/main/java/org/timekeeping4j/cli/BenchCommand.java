@@ -112,12 +112,22 @@ final class BenchCommand implements Callable<Integer> {
             m.put("cells", results.stream().map(ReadBenchmark.CellResult::toMap).toList());
             out.println(Json.write(m));
         } else {
-            BenchTable.print(out, results);
+            BenchTable.print(out, results, Terminal.width(spec), verbose());
             if (html != null) {
                 out.println("wrote " + html);
             }
         }
         return 0;
+    }
+
+    /** Whether --verbose was given (tk4j's option, inherited by every command). */
+    private boolean verbose() {
+        for (var p = spec.root().commandLine().getParseResult(); p != null; p = p.subcommand()) {
+            if (p.hasMatchedOption("--verbose")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** What went wrong, in words: NIO's exceptions carry only the path as their message. */

@@ -100,15 +100,40 @@ final class CaptureCommand implements Callable<Integer> {
             m.put("paths", rows);
             out.println(Json.write(m));
         } else {
-            out.printf("capture latency: from a counter read (%s) in the caller to the counter read inside the call,"
-                    + " %,d iterations per path%n", sel.readFlavour(), iterations);
-            out.printf("%-50s %9s %8s %8s %8s %10s  %s%n", "path", "mean", "p99", "p99.9", "p50", "p50 x read", "");
+            int width = Terminal.width(spec);
+            out.println(Terminal.folded(String.format("capture latency: from a counter read (%s) in the caller to "
+                    + "the counter read inside the call, %,d iterations per path", sel.readFlavour(), iterations),
+                    width, "  "));
+            int pathW = rows.stream().mapToInt(r -> label(r).length()).max().orElse(4);
+            String head = "%-" + pathW + "s %9s %8s %8s %8s %10s%n";
+            out.printf(head, "path", "mean", "p99", "p99.9", "p50", "p50 x read");
+            String notes = "";
             for (Map<String, Object> r : rows) {
-                out.printf("%-50s %7.1fns %6.1fns %6.1fns %6.1fns %9.2fx  %s%n", r.get("path"), r.get("meanNs"),
-                        r.get("p99Ns"), r.get("p999Ns"), r.get("p50Ns"), r.get("p50RatioToCounterRead"), r.get("note"));
+                out.printf("%-" + pathW + "s %7.1fns %6.1fns %6.1fns %6.1fns %9.2fx%n", label(r), r.get("meanNs"),
+                        r.get("p99Ns"), r.get("p999Ns"), r.get("p50Ns"), r.get("p50RatioToCounterRead"));
+                String note = (String) r.get("note");
+                if (!note.isEmpty() && !notes.contains(note)) {
+                    notes += (notes.isEmpty() ? "" : System.lineSeparator())
+                            + Terminal.folded(marker(r) + " " + note, width, "  ");
+                }
+            }
+            if (!notes.isEmpty()) {
+                out.println(notes);
             }
         }
         return 0;
+    }
+
+    /** The row's path with its note's marker, "System.nanoTime() *": the notes print under the table. */
+    private static String label(Map<String, Object> r) {
+        String m = marker(r);
+        return r.get("path") + (m.isEmpty() ? "" : " " + m);
+    }
+
+    /** "*" for a figure mapped through the fast path, "**" for one with reads on the kernel path, else "". */
+    private static String marker(Map<String, Object> r) {
+        String note = (String) r.get("note");
+        return note.isEmpty() ? "" : note.startsWith("(mapped") ? "*" : "**";
     }
 
     /**
@@ -148,7 +173,7 @@ final class CaptureCommand implements Callable<Integer> {
         r.put("samples", n);
         r.put("note", name.startsWith("Clocks.kernelNanos") || name.startsWith("System.nanoTime")
                 ? "(mapped through the fast path: +/- its kernel disagreement)"
-                : invalid > 0 ? "(" + invalid + " on the kernel path, not counted)" : "");
+                : invalid > 0 ? "(" + invalid + " reads on the kernel path, not counted)" : "");
         return r;
     }
 }

@@ -34,17 +34,19 @@ final class InfoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Map<String, Object> report = report();
+        // Measured once (only where the clocksource's name says reads may be system calls), said in both forms.
+        java.util.Optional<ClocksourceCost> cost = ClocksourceCost.here();
+        Map<String, Object> report = report(cost);
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             out.println(Json.write(report));
         } else {
-            printHuman(out, report);
+            printHuman(new Lines(out, Terminal.width(spec)), report, cost);
         }
         return 0;
     }
 
-    static Map<String, Object> report() {
+    static Map<String, Object> report(java.util.Optional<ClocksourceCost> cost) {
         Map<String, Object> r = new LinkedHashMap<>();
         LinuxTime.Uname uname = LinuxTime.uname();
         r.put("kernel", uname.sysname() + " " + uname.release());
@@ -53,6 +55,7 @@ final class InfoCommand implements Callable<Integer> {
         r.put("currentClocksource", KernelInfo.currentClocksource());
         r.put("availableClocksources", KernelInfo.availableClocksources());
         r.put("counterFlags", KernelInfo.counterFlags());
+        cost.ifPresent(c -> r.put("clocksourceCost", c.toMap()));
         r.put("exactMode", exactReport(Clocks.kernelData()));
         r.put("counter", counterReport(CounterSelector.selected()));
         r.put("calibration", calibrationReport(Clocks.calibration()));
@@ -152,69 +155,122 @@ final class InfoCommand implements Callable<Integer> {
         return m;
     }
 
+    /** Label-and-value lines folded to the width, the later lines under the value (column 14). */
+    private record Lines(PrintWriter out, int width) {
+        void label(String label, String format, Object... args) {
+            out.println(Terminal.folded(String.format("%-13s %s", label, String.format(format, args)), width,
+                    " ".repeat(14)));
+        }
+
+        void row(String text, int indent) {
+            out.println(Terminal.folded(text, width, " ".repeat(indent)));
+        }
+    }
+
     @SuppressWarnings("unchecked")
-    private static void printHuman(PrintWriter out, Map<String, Object> r) {
-        out.printf("kernel        %s (%s), Java %s%n", r.get("kernel"), r.get("machine"), r.get("java"));
-        out.printf("clocksource   %s (available: %s)%n", orNone(r.get("currentClocksource")),
+    private static void printHuman(Lines out, Map<String, Object> r, java.util.Optional<ClocksourceCost> cost) {
+        out.label("kernel", "%s (%s), Java %s", r.get("kernel"), r.get("machine"), r.get("java"));
+        out.label("clocksource", "%s (available: %s)", orNone(r.get("currentClocksource")),
                 String.join(" ", (List<String>) r.get("availableClocksources")));
+        cost.ifPresent(c -> {
+            List<String> lines = c.lines();
+            out.label("slow reads", "%s", lines.get(0));
+            lines.subList(1, lines.size()).forEach(l -> out.label("", "%s", l));
+        });
         List<String> flags = (List<String>) r.get("counterFlags");
-        out.printf("counter flags %s%n", flags.isEmpty() ? "(none)" : String.join(" ", flags));
+        out.label("counter flags", "%s", flags.isEmpty() ? "(none)" : String.join(" ", flags));
         Map<String, Object> x0 = (Map<String, Object>) r.get("exactMode");
-        out.printf("fast clocks   %s%n", x0.get("mode"));
+        out.label("fast clocks", "%s", x0.get("mode"));
         if ((Boolean) x0.get("enabled")) {
-            out.printf("kernel data   %s; mult %d (steered, %+.1f ppb) / %d (raw), shift %d, %.6f MHz%n",
+            out.label("kernel data", "%s; mult %d (steered, %+.1f ppb) / %d (raw), shift %d, %.6f MHz",
                     x0.get("layout"), x0.get("hresMult"), x0.get("steeringPpb"), x0.get("rawMult"),
                     x0.get("rawShift"), (Double) x0.get("rawFrequencyHz") / 1e6);
         }
-        out.printf("vclock        %s%n", x0.get("vclock"));
+        out.label("vclock", "%s", x0.get("vclock"));
         Map<String, Object> k = (Map<String, Object>) r.get("counter");
-        out.printf("counter       %s read with %s (mode %s); ticks with %s%n", k.get("clocksource"), k.get("read"),
+        out.label("counter", "%s read with %s (mode %s); ticks with %s", k.get("clocksource"), k.get("read"),
                 k.get("mode"), k.get("ticksRead"));
-        out.printf("tracker reads %s%n", k.get("clockRead"));
+        out.label("tracker", "reads with %s", k.get("clockRead"));
         // What converts counter values (Clocks.calibration()), then the selector's own start-up measurement of the
         // counter, which only decides whether the counter can be trusted.
         Map<String, Object> cal = (Map<String, Object>) r.get("calibration");
         if ((Boolean) cal.get("valid")) {
-            out.printf("calibration   %.6f MHz +/- %.0f ppb (mult %d, shift %d): %s%n",
+            out.label("calibration", "%.6f MHz +/- %.0f ppb (mult %d, shift %d): %s",
                     (Double) cal.get("frequencyHz") / 1e6, cal.get("uncertaintyPpb"), cal.get("mult"),
                     cal.get("shift"), cal.get("source"));
         } else {
-            out.printf("calibration   none in use: %s%n", cal.get("source"));
+            out.label("calibration", "none in use: %s", cal.get("source"));
         }
-        out.printf("counter check %.6f MHz +/- %.0f ppb, %s (mult %d, shift %d, %d bit; the selector's check that "
-                        + "the counter can be trusted, not what converts it)%n",
+        out.label("counter check", "%.6f MHz +/- %.0f ppb, %s (mult %d, shift %d, %d bit; the selector's check that "
+                        + "the counter can be trusted, not what converts it)",
                 (Double) k.get("frequencyHz") / 1e6, k.get("uncertaintyPpb"), k.get("frequencySource"),
                 k.get("mult"), k.get("shift"), k.get("widthBits"));
         // With timekeeping4j.counter=kernel the hardware was not rejected: the kernel's clocks were chosen.
-        String label = "kernel".equals(k.get("mode")) ? "  chosen    " : "  rejected  ";
+        String label = "kernel".equals(k.get("mode")) ? "  chosen" : "  rejected";
         for (Map<String, Object> x : (List<Map<String, Object>>) k.get("rejected")) {
-            out.printf("%s  %s: %s%n", label, x.get("candidate"), x.get("reason"));
+            out.label(label, "%s: %s", x.get("candidate"), x.get("reason"));
         }
-        out.println();
-        out.printf("%-3s %-24s %-4s %12s  %s%n", "id", "clock", "ok", "resolution", "value");
-        for (Map<String, Object> c : (List<Map<String, Object>>) r.get("clocks")) {
-            String name = (String) c.get("name");
-            if ((Boolean) c.get("supported")) {
-                long nanos = (Long) c.get("nanos");
-                ClockId id = ClockId.of((Integer) c.get("id"));
-                out.printf("%-3d %-24s %-4s %10d ns  %s%n", c.get("id"), name, "yes", c.get("resolutionNs"),
-                        formatValue(id, nanos));
-            } else {
-                out.printf("%-3d %-24s %-4s %12s  %s%n", c.get("id"), name, "no", "-", c.get("reason"));
-            }
-        }
-        out.println();
+        out.out().println();
+        clockTable(out, (List<Map<String, Object>>) r.get("clocks"));
+        out.out().println();
         Map<String, Object> s = (Map<String, Object>) r.get("sync");
         if (!(Boolean) s.get("available")) {
-            out.printf("sync status   %s%n", s.get("reason"));
+            out.label("sync status", "%s", s.get("reason"));
         } else {
-            out.printf("sync status   %s, state %s, maxerror %d us, esterror %d us, offset %d ns, freq %.3f ppb, "
-                            + "TAI-UTC %d s%n",
+            out.label("sync status", "%s, state %s, maxerror %d us, esterror %d us, offset %d ns, freq %.3f ppb, "
+                            + "TAI-UTC %d s",
                     (Boolean) s.get("synchronized") ? "synchronized" : "NOT synchronized (maxerror >= 16 s)",
                     s.get("state"), s.get("maxErrorUs"), s.get("estErrorUs"), s.get("offsetNs"),
                     s.get("frequencyPpb"), s.get("taiOffsetS"));
-            out.printf("              flags %s%n", s.get("flags"));
+            out.label("", "flags %s", s.get("flags"));
         }
+    }
+
+    /** The value column of the clock table. */
+    private static final int VALUE_COLUMN = 43;
+
+    /**
+     * One row per clock; a run of three or more unreadable AUX clocks with one reason folds into one row
+     * ("16-23 CLOCK_AUX+0..+7 no ..."). An unreadable clock's reason is said without its own name again.
+     */
+    @SuppressWarnings("unchecked")
+    private static void clockTable(Lines out, List<Map<String, Object>> clocks) {
+        out.out().printf("%-5s %-24s %-3s %6s  %s%n", "id", "clock", "ok", "res", "value");
+        for (int i = 0; i < clocks.size(); i++) {
+            Map<String, Object> c = clocks.get(i);
+            String name = (String) c.get("name");
+            if ((Boolean) c.get("supported")) {
+                ClockId id = ClockId.of((Integer) c.get("id"));
+                out.row(String.format("%-5d %-24s %-3s %6s  %s", c.get("id"), name, "yes",
+                        MainJob.res((Long) c.get("resolutionNs")),
+                        formatValue(id, (Long) c.get("nanos"))), VALUE_COLUMN);
+                continue;
+            }
+            String reason = reasonWithoutName(c);
+            int last = i;
+            while (last + 1 < clocks.size() && !(Boolean) clocks.get(last + 1).get("supported")
+                    && ((String) clocks.get(last + 1).get("name")).startsWith("CLOCK_AUX+")
+                    && name.startsWith("CLOCK_AUX+") && reasonWithoutName(clocks.get(last + 1)).equals(reason)) {
+                last++;
+            }
+            if (last - i >= 2) {
+                String lastName = (String) clocks.get(last).get("name");
+                out.row(String.format("%-5s %-24s %-3s %6s  %s", c.get("id") + "-" + clocks.get(last).get("id"),
+                        name + "..+" + lastName.substring("CLOCK_AUX+".length()), "no", "-", reason), VALUE_COLUMN);
+                i = last;
+            } else {
+                out.row(String.format("%-5d %-24s %-3s %6s  %s", c.get("id"), name, "no", "-", reason),
+                        VALUE_COLUMN);
+            }
+        }
+    }
+
+    /** "needs an alarm-capable RTC ..." of "CLOCK_REALTIME_ALARM needs an alarm-capable RTC ...". */
+    private static String reasonWithoutName(Map<String, Object> c) {
+        String name = (String) c.get("name");
+        String reason = (String) c.get("reason");
+        return (reason.startsWith(name + " ") ? reason.substring(name.length() + 1) : reason)
+                .replaceAll("/aux_clocks/\\d+/", "/aux_clocks/N/");
     }
 
     static String formatValue(ClockId id, long nanos) {

@@ -30,17 +30,25 @@ import org.timekeeping4j.linux.LinuxTime;
  */
 final class MainJob {
 
-    /** The widest line the table may print: it wraps into parts (each repeating the clock column) beyond it. */
-    static final int WIDTH = 120;
-
     private final PrintWriter out;
     private final PrintWriter err;
     private final double budget;
+    /** The widest line printed: the table wraps into parts (each repeating the clock column) beyond it. */
+    private final int width;
+    /** With --verbose: the paths' whole descriptions and the modes that ran. */
+    private final boolean verbose;
 
-    MainJob(PrintWriter out, PrintWriter err, double budgetSeconds) {
+    MainJob(PrintWriter out, PrintWriter err, double budgetSeconds, int width, boolean verbose) {
         this.out = out;
         this.err = err;
         this.budget = budgetSeconds;
+        this.width = width;
+        this.verbose = verbose;
+    }
+
+    /** {@code line} folded to the width, later lines indented by {@code indent} blanks. */
+    private void println(String line, int indent) {
+        out.println(Terminal.folded(line, width, " ".repeat(indent)));
     }
 
     int run() {
@@ -63,15 +71,17 @@ final class MainJob {
     private void header() {
         LinuxTime.Uname u = LinuxTime.uname();
         String cs = KernelInfo.currentClocksource();
-        out.printf("tk4j: %s %s %s, clocksource %s (available: %s), Java %s%n", u.sysname(), u.release(), u.machine(),
-                cs == null || cs.isEmpty() ? "(unknown)" : cs, String.join(" ", KernelInfo.availableClocksources()),
-                Runtime.version());
+        println(String.format("tk4j: %s %s %s, Java %s", u.sysname(), u.release(), u.machine(), Runtime.version()), 6);
+        println(String.format("clocksource %s (available: %s)", cs == null || cs.isEmpty() ? "(unknown)" : cs,
+                String.join(" ", KernelInfo.availableClocksources())), 6);
+        // Where every read is a system call: its cost and the way out, indented under the clocksource line.
+        ClocksourceCost.here().ifPresent(c -> c.lines().forEach(l -> println("  " + l, 4)));
         List<String> flags = KernelInfo.counterFlags();
         SyncStatus s = SyncStatus.read();
         String sync = !s.isAvailable() ? s.availability()
-                : (s.isSynchronized() ? "synchronized" : "NOT synchronized") + ", maxerror " + s.maxErrorMicros()
-                        + " us, TAI-UTC " + s.taiOffsetSeconds() + " s";
-        out.printf("counter flags: %s; NTP: %s%n", flags.isEmpty() ? "(none)" : String.join(" ", flags), sync);
+                : (s.isSynchronized() ? "synchronized" : "not synchronized") + ", maxerror "
+                        + micros(s.maxErrorMicros()) + ", TAI-UTC " + s.taiOffsetSeconds() + " s";
+        println("counter flags: " + (flags.isEmpty() ? "(none)" : String.join(" ", flags)) + "; NTP: " + sync, 6);
         out.flush();
     }
 
@@ -94,7 +104,7 @@ final class MainJob {
         List<List<String>> cells = new ArrayList<>();
         for (ClockId c : rows) {
             List<String> line = new ArrayList<>();
-            line.add(c.kernelName().substring("CLOCK_".length())); // the heading says CLOCK_
+            line.add(c.kernelName().substring("CLOCK_".length()));
             line.add(res(Clocks.resolutionNanos(c)));
             String baseline = "-";
             for (ClockPath p : paths) {
@@ -109,7 +119,7 @@ final class MainJob {
             line.add(verdict(checks, c));
             cells.add(line);
         }
-        List<String> head = new ArrayList<>(List.of("CLOCK_", "res"));
+        List<String> head = new ArrayList<>(List.of("clock", "res"));
         paths.forEach(p -> head.add(p.name()));
         head.add("baseline");
         head.add("verify");
@@ -121,11 +131,11 @@ final class MainJob {
             }
         }
         out.println();
-        out.printf(Locale.ROOT, "ns per read (p50 of batches) and its ratio to the baseline JDK call's p50: the median "
-                + "of %d%nalternating rounds, +- half their range (~: too noisy to rank); verify: checks passed%n",
-                ReadBenchmark.DEFAULT_ROUNDS);
+        println(String.format(Locale.ROOT, "ns per read (p50 of batches) and its ratio to the baseline JDK call's "
+                + "(median of %d alternating rounds; noisy: they differ by over %.0f%%, too much to rank). verify: "
+                + "checks passed", ReadBenchmark.DEFAULT_ROUNDS, ReadBenchmark.NOISY_SPREAD * 100), 0);
         boolean first = true;
-        for (int[] part : parts(width)) {
+        for (int[] part : parts(width, this.width)) {
             if (!first) {
                 out.println();
             }
@@ -139,16 +149,16 @@ final class MainJob {
     }
 
     /**
-     * The table's columns in parts that each fit {@link #WIDTH} columns: every part starts with the clock's
+     * The table's columns in parts that each fit {@code limit} columns: every part starts with the clock's
      * column, then takes the next columns in order while they fit (at least one, however wide).
      */
-    static List<int[]> parts(int[] width) {
+    static List<int[]> parts(int[] width, int limit) {
         List<int[]> parts = new ArrayList<>();
         int next = 1;
         while (next < width.length) {
             List<Integer> part = new ArrayList<>(List.of(0));
             int used = width[0];
-            while (next < width.length && (part.size() == 1 || used + 2 + width[next] <= WIDTH)) {
+            while (next < width.length && (part.size() == 1 || used + 2 + width[next] <= limit)) {
                 used += 2 + width[next];
                 part.add(next++);
             }
@@ -158,13 +168,11 @@ final class MainJob {
     }
 
     /**
-     * "0.86x+-0.04", "~0.98x+-0.21" when the rounds are too far apart to rank; a half-range of 10 or more to
-     * three figures ("~13.49x+-65.2", "~2.04x+-472"), which keeps noisy cells narrow.
+     * "0.86x", the median ratio of the rounds; "noisy" where the rounds are too far apart to rank (a spread that
+     * may be wider than the ratio itself says nothing a newcomer can use: tk4j bench prints it).
      */
     static String ratio(ReadBenchmark.CellResult r) {
-        double half = (r.ratioHigh() - r.ratioLow()) / 2;
-        return String.format(Locale.ROOT, "%s%.2fx+-" + (half >= 100 ? "%.0f" : half >= 10 ? "%.1f" : "%.2f"),
-                r.noisy() ? "~" : "", r.p50Ratio(), half);
+        return r.noisy() ? "noisy" : String.format(Locale.ROOT, "%.2fx", r.p50Ratio());
     }
 
     /** The columns {@code part} of one line, two blanks apart; the resolution (column 1) right-aligned. */
@@ -203,7 +211,7 @@ final class MainJob {
                     : String.join(", ", clocks.stream().map(ClockId::kernelName).toList());
             String reason = clocks.size() == 1 ? e.getKey()
                     : e.getKey().replaceFirst("^needs ", "need ").replaceFirst("^is ", "are ");
-            out.println("  not readable: " + names + ": " + reason);
+            println("  not readable: " + names + ": " + reason, 4);
         }
     }
 
@@ -212,12 +220,14 @@ final class MainJob {
         out.println("paths here:");
         String name = "  %-" + ClockPaths.all().stream().filter(p -> !p.hidden()).mapToInt(p -> p.name().length())
                 .max().orElse(1) + "s ";
+        int indent = String.format(name, "").length();
         for (ClockPath p : paths) {
-            out.printf(name + "%s%n", p.name(), p.description());
+            println(String.format(name + "%s", p.name(), verbose ? p.description() : summary(p.description())),
+                    indent);
         }
         for (ClockPath p : ClockPaths.all()) {
             if (!p.hidden() && p.unavailableReason().isPresent()) {
-                out.printf(name + "unavailable here: %s%n", p.name(), p.unavailableReason().get());
+                println(String.format(name + "unavailable here: %s", p.name(), p.unavailableReason().get()), indent);
             }
         }
         List<CheckResult> failed = checks.stream().filter(r -> r.status() == Status.FAILED).toList();
@@ -226,37 +236,75 @@ final class MainJob {
         for (Status shown : List.of(Status.SKIPPED, Status.INCONCLUSIVE, Status.FAILED)) {
             List<CheckResult> these = checks.stream().filter(r -> r.status() == shown).toList();
             for (CheckResult r : these.stream().limit(8).toList()) {
-                out.printf("%-13s%s %s: %s%n", shown + ":", r.mode(), r.subject(), r.summary());
+                println(String.format("%-12s %s %s: %s", shown + ":", r.mode(), r.subject(), r.summary()), 13);
             }
             if (these.size() > 8) {
-                out.printf("%-13s... and %d more (tk4j verify all shows every check)%n", shown + ":", these.size() - 8);
+                out.printf("%-12s ... and %d more (tk4j verify all shows every check)%n", shown + ":", these.size() - 8);
             }
         }
-        out.println("verify:      " + Verifier.tally(checks) + " (" + modes(checks) + ") -> "
-                + (!failed.isEmpty() ? "[FAILED]" : inconclusive ? "[INCONCLUSIVE]: too few samples, not passed"
-                        : "every promised property holds [OK]"
-                        + (Verifier.count(checks, Status.MEASURED) > 0 ? "; MEASURED: not promised, no verdict" : "")));
-        out.println("more:        tk4j info | tk4j bench --html bench.html | tk4j verify all -t 20 | tk4j --help");
+        // The verdict first, so that it stays on the line's first row however narrow the terminal.
+        println("verify:      " + (!failed.isEmpty() ? "[FAILED]" : inconclusive
+                ? "[INCONCLUSIVE] too few samples, not passed" : "[OK] every promised property holds") + ": "
+                + Verifier.tally(checks) + (verbose ? " (" + modes(checks) + ")" : "")
+                + (verbose && Verifier.count(checks, Status.MEASURED) > 0 ? "; MEASURED: not promised, no verdict"
+                        : ""), 13);
+        println("more:        tk4j info | tk4j bench --html bench.html | tk4j verify all -t 20 | tk4j --verbose", 13);
         return !failed.isEmpty() ? Tk4j.EXIT_FAILED : inconclusive ? Tk4j.EXIT_SKIPPED : 0;
     }
 
     /**
-     * One line per (mode, path) of MEASURED checks, their violations summed: "MEASURED:    causality ticks on 5
-     * clocks: not promised (unordered reads); 0 violations in 1,762,579 checks".
+     * One line per (mode, path) of MEASURED checks, as a rate with its meaning rather than a raw count of
+     * "violations" of a property the path never promised: "MEASURED:    causality on fast-unordered (5 clocks):
+     * reordered in 8.2% of cross-thread checks, as unordered reads may be (not promised, no verdict)".
      */
     private void measuredLines(List<CheckResult> checks) {
         Map<String, long[]> byPath = new LinkedHashMap<>();
         for (CheckResult r : checks) {
             if (r.status() == Status.MEASURED) {
-                long[] sums = byPath.computeIfAbsent(r.mode() + " " + r.subject().split(" ")[0], k -> new long[3]);
+                long[] sums = byPath.computeIfAbsent(r.mode() + " on " + r.subject().split(" ")[0], k -> new long[3]);
                 sums[0]++;
                 sums[1] += ((Number) r.metrics().getOrDefault("violations", 0L)).longValue();
                 sums[2] += ((Number) r.metrics().getOrDefault("checks", 0L)).longValue();
             }
         }
-        byPath.forEach((what, sums) -> out.printf(Locale.ROOT, "%-13s%s on %d clock%s: not promised (unordered reads);"
-                + " %,d violation%s in %,d checks%n", "MEASURED:", what, sums[0], sums[0] == 1 ? "" : "s", sums[1],
-                sums[1] == 1 ? "" : "s", sums[2]));
+        byPath.forEach((what, sums) -> println(String.format(Locale.ROOT, "%-13s%s (%d clock%s): %s", "MEASURED:",
+                what, sums[0], sums[0] == 1 ? "" : "s", reordered(sums[1], sums[2])), 13));
+    }
+
+    /** "reordered in 8.2% of 3,466,174 cross-thread checks, as unordered reads may be (not promised)". */
+    static String reordered(long violations, long checks) {
+        String rate = violations == 0 ? "never reordered in" : "reordered in " + percent(violations, checks) + " of";
+        return String.format(Locale.ROOT, "%s %,d cross-thread checks, as unordered reads may be (not promised)",
+                rate, checks);
+    }
+
+    /** {@code part} of {@code whole} in percent to two significant figures: "8.2%", "0.00098%", "100%". */
+    static String percent(long part, long whole) {
+        if (whole <= 0) {
+            return "?%";
+        }
+        java.math.BigDecimal p = java.math.BigDecimal.valueOf(part * 100.0 / whole)
+                .round(new java.math.MathContext(2));
+        return p.stripTrailingZeros().toPlainString() + "%";
+    }
+
+    /**
+     * A path's description without its closing parenthesis, which --verbose prints: "Clocks.nanos: the counter in
+     * user space, exact from the kernel's vDSO data (else the tracker's ...)" loses the part in parentheses.
+     */
+    static String summary(String description) {
+        if (!description.endsWith(")")) {
+            return description;
+        }
+        int depth = 0;
+        for (int i = description.length() - 1; i >= 0; i--) {
+            char ch = description.charAt(i);
+            depth += ch == ')' ? 1 : ch == '(' ? -1 : 0;
+            if (depth == 0) {
+                return i > 0 ? description.substring(0, i).stripTrailing() : description;
+            }
+        }
+        return description;
     }
 
     /** The modes that ran, in the order they ran: every mode with a result, skipped ones included. */
@@ -283,7 +331,13 @@ final class MainJob {
         return call.replace("System.", "");
     }
 
-    private static String res(long ns) {
+    /** "250 us", "12.5 ms", "16 s": a maxerror a newcomer reads at a glance. */
+    static String micros(long us) {
+        return us < 1_000 ? us + " us" : us < 1_000_000 ? Validate.fmt(Math.round(us / 100.0) / 10.0) + " ms"
+                : Validate.fmt(Math.round(us / 100_000.0) / 10.0) + " s";
+    }
+
+    static String res(long ns) {
         if (ns >= 1_000_000 && ns % 1_000_000 == 0) {
             return ns / 1_000_000 + " ms";
         }

@@ -52,9 +52,13 @@ final class PhcCommand extends DeviceCommand {
         }
         try (PtpClock phc = PtpClock.open(device, false, Devices.syscalls)) {
             PtpCapabilities c = phc.capabilities();
-            line("%s: max_adj %d ppb, %d alarms, %d ext ts, %d per out, pps %s, %d pins, cross timestamping %s%n",
+            String caps = String.format("%s: max_adj %d ppb, %d alarms, %d ext ts, %d per out, pps %s, %d pins,",
                     device, c.maxAdjustmentPpb(), c.alarms(), c.externalTimestamps(), c.periodicOutputs(),
-                    c.pps() ? "yes" : "no", c.pins(), c.crossTimestamping() ? "yes" : "no");
+                    c.pps() ? "yes" : "no", c.pins());
+            String cross = "cross timestamping " + (c.crossTimestamping() ? "yes" : "no");
+            // On one line where it fits the width, else the cross-timestamping part whole on the next.
+            line("%s%s%s%n", caps, caps.length() + 1 + cross.length() <= Terminal.width(spec) ? " "
+                    : System.lineSeparator() + "  ", cross);
             for (int i = 0; i < samples; i++) {
                 if (i > 0 && intervalMillis > 0) {
                     Thread.sleep(intervalMillis);

@@ -41,8 +41,17 @@ public final class Tk4j implements Callable<Integer> {
     public static final int EXIT_UNAVAILABLE = 4;
 
     @Option(names = "--verbose", scope = CommandLine.ScopeType.INHERIT,
-            description = "Print stack traces with errors.")
+            description = "Print stack traces with errors, and the long descriptions.")
     boolean verbose;
+
+    @Option(names = "--width", scope = CommandLine.ScopeType.INHERIT, paramLabel = "COLUMNS",
+            description = "Columns the output fits: " + Terminal.DEFAULT + " to " + Terminal.MAX + ". Default: "
+                    + Terminal.DEFAULT + ", or the terminal's width where it says it is wider ($COLUMNS, or stty "
+                    + "on a terminal).")
+    Integer width;
+
+    /** The columns this run prints in ({@link Terminal#width(String[], Terminal.Source)}), set before it runs. */
+    int columns = Terminal.DEFAULT;
 
     @Option(names = "--budget", hidden = true, defaultValue = "10", paramLabel = "SECONDS",
             description = "Seconds the main job (no command) spends measuring and verifying; tests shorten it.")
@@ -55,16 +64,31 @@ public final class Tk4j implements Callable<Integer> {
     public Integer call() {
         // No command given: the main job.
         Validate.seconds(spec, "--budget", budget, 0, false, Validate.MAX_RUN_SECONDS);
-        return new MainJob(spec.commandLine().getOut(), spec.commandLine().getErr(), budget).run();
+        return new MainJob(spec.commandLine().getOut(), spec.commandLine().getErr(), budget, columns, verbose)
+                .run();
     }
 
     public static void main(String[] args) {
         System.exit(run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
     }
 
-    /** Runs tk4j with the given writers: the harness that tests use. */
+    /** Runs tk4j with the given writers, as wide as the terminal says. */
     public static int run(PrintWriter out, PrintWriter err, String... args) {
-        CommandLine cl = new CommandLine(new Tk4j());
+        return run(Terminal.Source.environment(), out, err, args);
+    }
+
+    /** Runs tk4j with the given writers and terminal: the harness that tests use. */
+    static int run(Terminal.Source terminal, PrintWriter out, PrintWriter err, String... args) {
+        Tk4j root = new Tk4j();
+        try {
+            root.columns = Terminal.width(args, terminal);
+        } catch (IllegalArgumentException e) {
+            err.println("tk4j: " + e.getMessage());
+            err.flush();
+            return EXIT_USAGE;
+        }
+        CommandLine cl = new CommandLine(root);
+        cl.setUsageHelpWidth(root.columns);
         cl.setOut(out);
         cl.setErr(err);
         cl.setExitCodeExceptionMapper(t -> EXIT_FAILED);

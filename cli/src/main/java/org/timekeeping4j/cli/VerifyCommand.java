@@ -56,10 +56,14 @@ final class VerifyCommand implements Callable<Integer> {
     @Mixin
     Options options;
 
+    @Mixin
+    PathOption path;
+
     @Override
     public Integer call() {
         All all = new All();
         all.options = options;
+        all.path = path;
         all.spec = spec;
         return all.call();
     }
@@ -82,11 +86,6 @@ final class VerifyCommand implements Callable<Integer> {
                         + "(at least 8). Default: 2 (agreement 1).")
         Integer threads;
 
-        @Option(names = "--path", paramLabel = "PATH",
-                description = "Path to check (repeatable): kernel, syscall, jdk, jdk-millis, fast, ticks, "
-                        + "fast-unordered, snapshot. Default: every path available here.")
-        List<String> paths = new ArrayList<>();
-
         @Option(names = "--json", description = "Print one JSON object instead of the report.")
         boolean json;
 
@@ -97,6 +96,29 @@ final class VerifyCommand implements Callable<Integer> {
                         + ". For a machine too slow to reach them (an emulated CPU runs 25-100x slower); every "
                         + "result and the JSON then say so.")
         Long minSamples;
+    }
+
+    /** --path, of every mode that reads the clock paths (not skew, whose subject is the simulated timekeeper). */
+    static final class PathOption {
+        @Option(names = "--path", paramLabel = "PATH",
+                description = "Path to check (repeatable): kernel, syscall, jdk, jdk-millis, fast, ticks, "
+                        + "fast-unordered, snapshot. Default: every path available here.")
+        List<String> paths = new ArrayList<>();
+    }
+
+    /** A mode that checks the clock paths: its --path picks them. */
+    abstract static class PathMode extends Mode {
+        @Mixin
+        PathOption path;
+
+        PathMode(Function<Verifier.Settings, List<CheckResult>> run) {
+            super(run);
+        }
+
+        @Override
+        List<String> pathNames() {
+            return path.paths;
+        }
     }
 
     /** The largest --min-samples: far more than any run could gather, so only a typo is refused. */
@@ -148,9 +170,14 @@ final class VerifyCommand implements Callable<Integer> {
         /** Checks this mode's own options (exit 2 on a bad one); the shared ones are checked by {@link #call}. */
         void validate() {}
 
+        /** The paths named with --path (none: every available one). */
+        List<String> pathNames() {
+            return List.of();
+        }
+
         /** The paths this mode runs on. */
         List<ClockPath> paths() {
-            List<ClockPath> paths = resolvePaths(options.paths);
+            List<ClockPath> paths = resolvePaths(pathNames());
             checkServed(paths, options.clocks);
             return paths;
         }
@@ -186,7 +213,7 @@ final class VerifyCommand implements Callable<Integer> {
                 results = run(new Verifier.Settings(paths, options.clocks, options.seconds, threads, progress,
                         minSamples));
             }
-            return report(out, mode(), results, options.json, exitCode(results), minSamples);
+            return report(out, mode(), results, options.json, exitCode(results), minSamples, Terminal.width(spec));
         }
 
         int exitCode(List<CheckResult> results) {
@@ -204,12 +231,12 @@ final class VerifyCommand implements Callable<Integer> {
     }
 
     static int report(PrintWriter out, String mode, List<CheckResult> results, boolean json, int exit) {
-        return report(out, mode, results, json, exit, 0);
+        return report(out, mode, results, json, exit, 0, Terminal.DEFAULT);
     }
 
     /** As above; {@code minSamples} (0: the checks' defaults) set by --min-samples is said in both forms. */
     static int report(PrintWriter out, String mode, List<CheckResult> results, boolean json, int exit,
-                      long minSamples) {
+                      long minSamples, int width) {
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("mode", mode);
@@ -221,13 +248,13 @@ final class VerifyCommand implements Callable<Integer> {
             m.put("checks", results.stream().map(CheckResult::toMap).toList());
             out.println(Json.write(m));
         } else {
-            Verifier.print(out, results);
+            Verifier.print(out, results, width);
             out.println("verify " + mode + ": " + Verifier.tally(results)
                     + (exit == 0 ? "" : exit == EXIT_SKIPPED ? " (exit 3: " + (results.isEmpty() ? "nothing checked"
                     : Verifier.anyInconclusive(results) ? "inconclusive" : "skipped") + ", not passed)"
                     : " (exit " + exit + ")"));
             if (minSamples > 0) {
-                out.println(minimumLine(minSamples));
+                out.println(Terminal.folded(minimumLine(minSamples), width, "  "));
             }
         }
         return exit;
@@ -276,7 +303,7 @@ final class VerifyCommand implements Callable<Integer> {
     @Command(name = "consistency", mixinStandardHelpOptions = true,
             description = "inconsistency-check: per thread, 64 stamps back to back, then every adjacent pair must "
                     + "not go backwards. Prints the 64 stamps, the bad pair marked, 'Delta: N ns' and [FAILED].")
-    static final class Consistency extends Mode {
+    static final class Consistency extends PathMode {
         Consistency() {
             super(Verifier::consistency);
         }
@@ -285,7 +312,7 @@ final class VerifyCommand implements Callable<Integer> {
     @Command(name = "causality", mixinStandardHelpOptions = true,
             description = "One thread publishes stamps (release), the others read one (acquire) and then the clock: "
                     + "the clock must not be earlier than the stamp.")
-    static final class Causality extends Mode {
+    static final class Causality extends PathMode {
         Causality() {
             super(Verifier::causality);
         }
@@ -304,7 +331,7 @@ final class VerifyCommand implements Callable<Integer> {
     @Command(name = "agreement", mixinStandardHelpOptions = true,
             description = "Every read of a path between two kernel reads: excursion outside that bracket, "
                     + "p50/p99/max, within the path's bound (0 for kernel and syscall).")
-    static final class Agreement extends Mode {
+    static final class Agreement extends PathMode {
         Agreement() {
             super(Verifier::agreement);
         }
@@ -313,7 +340,7 @@ final class VerifyCommand implements Callable<Integer> {
     @Command(name = "abi", mixinStandardHelpOptions = true,
             description = "vdsotest abi: bogus ids refused naming the id (kernel: EINVAL), unsupported clocks refused "
                     + "cleanly, getres equal across paths and constant, every timespec normalised.")
-    static final class Abi extends Mode {
+    static final class Abi extends PathMode {
         Abi() {
             super(Verifier::abi);
         }
@@ -353,10 +380,14 @@ final class VerifyCommand implements Callable<Integer> {
                         + "(default ${DEFAULT-VALUE}).")
         long ppm;
 
+        /** Not listed: the check reads no clock path; given anyway, it is refused with the reason. */
+        @Option(names = "--path", hidden = true)
+        List<String> paths = new ArrayList<>();
+
         @Override
         void validate() {
             Validate.range(spec, "--ppm", ppm, 1, MAX_PPM);
-            if (!options.paths.isEmpty()) {
+            if (!paths.isEmpty()) {
                 throw Validate.usage(spec, "--path does not apply to skew: it checks the simulated timekeeper's "
                         + "clocks (pick them with -c)");
             }
@@ -398,7 +429,7 @@ final class VerifyCommand implements Callable<Integer> {
     @Command(name = "all", mixinStandardHelpOptions = true,
             description = "Every mode, one after the other, sharing --duration (default 2 s in all). Causality on a "
                     + "path that promises no cross-thread order is MEASURED: reported, neither passed nor failed.")
-    static final class All extends Mode {
+    static final class All extends PathMode {
         All() {
             super(VerifyCommand::runAll);
         }

@@ -9,7 +9,7 @@ record CliHarness(int exitCode, String out, String err) {
     static CliHarness run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = Tk4j.run(new PrintWriter(out), new PrintWriter(err), args);
+        int code = Tk4j.run(Terminal.Source.NONE, new PrintWriter(out), new PrintWriter(err), args);
         return new CliHarness(code, out.toString(), err.toString());
     }
 }

@@ -28,7 +28,7 @@ class DeviceCommandsTest {
     private static Result run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = Tk4j.run(new PrintWriter(out), new PrintWriter(err), args);
+        int code = Tk4j.run(Terminal.Source.NONE, new PrintWriter(out), new PrintWriter(err), args);
         return new Result(code, out.toString(), err.toString());
     }
 

@@ -43,6 +43,21 @@ class HonestOutputTest {
         assertThat(help).doesNotContain("not available yet").contains("--ppm").contains("1..500");
     }
 
+    /** skew's help said "--path does not apply" and listed --path among its options; it lists only what applies. */
+    @Test
+    void skewsHelpListsNoPathOptionWhileTheModesThatReadPathsDo() {
+        assertThat(Tk4jHarness.run("verify", "skew", "--help").out()).doesNotContain("--path=PATH");
+        for (String mode : List.of("consistency", "causality", "agreement", "abi", "all")) {
+            assertThat(Tk4jHarness.run("verify", mode, "--help").out()).as(mode).contains("--path=PATH");
+        }
+        assertThat(Tk4jHarness.run("verify", "--help").out()).contains("--path=PATH");
+        // Given anyway, it is refused on one line with the reason, before any work.
+        Tk4jHarness r = Tk4jHarness.run("verify", "skew", "--path", "fast");
+        assertThat(r.exit()).isEqualTo(Tk4j.EXIT_USAGE);
+        assertThat(r.err().strip().lines()).hasSize(1);
+        assertThat(r.err()).contains("--path does not apply to skew");
+    }
+
     private static CheckResult result(String mode) {
         return new CheckResult(mode, "s", Status.OK, "", new LinkedHashMap<>(), List.of());
     }

@@ -8,6 +8,11 @@ import org.timekeeping4j.linux.KernelInfo;
 
 class InfoCommandTest {
 
+    /** The output with every folded line joined to the one it continues (continuations start with blanks). */
+    static String unfolded(String out) {
+        return out.replaceAll("\\R {14,}", " ");
+    }
+
     @Test
     void infoShouldShowKernelClocksourceFlagsEveryClockAndSyncStatus() {
         CliHarness r = CliHarness.run("info");
@@ -17,8 +22,19 @@ class InfoCommandTest {
         assertThat(r.out()).contains("clocksource   " + KernelInfo.currentClocksource());
         assertThat(r.out()).contains("counter flags");
         for (ClockId c : ClockId.values()) {
-            assertThat(r.out()).containsPattern("(?m)^" + c.id() + "\\s+" + java.util.regex.Pattern.quote(c.kernelName()) + "\\s+(yes|no)");
+            // A run of unreadable AUX clocks with one reason is one row: "16-23 CLOCK_AUX+0..+7 no ...".
+            java.util.regex.Matcher range = java.util.regex.Pattern.compile("(?m)^(\\d+)-(\\d+) +CLOCK_AUX\\+\\d+\\.\\.\\+\\d+ +no ")
+                    .matcher(r.out());
+            boolean inRange = false;
+            while (range.find()) {
+                inRange |= c.id() >= Integer.parseInt(range.group(1)) && c.id() <= Integer.parseInt(range.group(2));
+            }
+            if (!inRange) {
+                assertThat(r.out()).containsPattern("(?m)^" + c.id() + "\\s+" + java.util.regex.Pattern.quote(c.kernelName()) + "\\s+(yes|no)");
+            }
         }
+        assertThat(r.out().lines().filter(l -> l.contains("does not exist in this kernel")).count())
+                .as("unreadable AUX clocks folded into one row").isLessThanOrEqualTo(1);
         assertThat(r.out()).containsPattern("(?m)^4\\s+CLOCK_MONOTONIC_RAW\\s+yes\\s+1 ns");
         assertThat(r.out()).contains("sync status");
     }
@@ -29,14 +45,14 @@ class InfoCommandTest {
         org.timekeeping4j.Calibration c = org.timekeeping4j.Clocks.calibration();
         CliHarness r = CliHarness.run("info");
         assertThat(r.exitCode()).isZero();
-        String line = r.out().lines().filter(l -> l.startsWith("calibration ")).findFirst().orElseThrow();
+        String line = unfolded(r.out()).lines().filter(l -> l.startsWith("calibration ")).findFirst().orElseThrow();
         if (c.valid()) {
             assertThat(line).contains(String.format(java.util.Locale.ROOT, "%.6f MHz +/- %.0f ppb (mult %d, shift %d)",
                     c.frequencyHz() / 1e6, c.uncertaintyPpb(), c.mult(), c.shift())).contains(c.source());
         } else {
             assertThat(line).contains("none in use");
         }
-        assertThat(r.out()).containsPattern("(?m)^counter check .*not what converts it");
+        assertThat(unfolded(r.out())).containsPattern("(?m)^counter check .*not what converts it");
     }
 
     @Test

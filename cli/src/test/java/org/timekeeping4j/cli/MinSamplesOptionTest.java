@@ -20,12 +20,12 @@ class MinSamplesOptionTest {
         Tk4jHarness r = Tk4jHarness.run("verify", "all", "-c", "MONOTONIC", "--path", "kernel", "-t", "0.4",
                 "--min-samples", "64");
         assertThat(r.exit()).as(r.toString()).isZero();
-        assertThat(r.out()).contains(String.format("minimum 64 set by --min-samples (default %,d)",
+        assertThat(r.unfolded()).contains(String.format("minimum 64 set by --min-samples (default %,d)",
                         ConsistencyCheck.MIN_READS))
                 .contains(String.format("minimum 64 set by --min-samples (default %,d)", AgreementCheck.MIN_READS))
                 .contains("minimum samples per check: 64, set by --min-samples");
         // consistency, causality, agreement and the skew clocks each say it; abi has no minimum.
-        assertThat(r.out().lines().filter(l -> l.contains("[OK]") && !l.startsWith("abi")))
+        assertThat(r.unfolded().lines().filter(l -> l.contains("[OK]") && !l.startsWith("abi")))
                 .allSatisfy(l -> assertThat(l).contains("minimum 64 set by --min-samples"));
 
         Tk4jHarness j = Tk4jHarness.run("verify", "consistency", "-c", "MONOTONIC", "--path", "kernel", "-t", "0.1",
@@ -55,7 +55,7 @@ class MinSamplesOptionTest {
         Tk4jHarness r = Tk4jHarness.run("verify", "agreement", "-c", "MONOTONIC", "--path", "kernel", "-t", "0.02",
                 "--min-samples", "1000000000");
         assertThat(r.exit()).as(r.toString()).isEqualTo(Tk4j.EXIT_SKIPPED);
-        assertThat(r.out()).contains("[INCONCLUSIVE]")
+        assertThat(r.unfolded()).contains("[INCONCLUSIVE]")
                 .contains(String.format("minimum 1,000,000,000 set by --min-samples (default %,d)",
                         AgreementCheck.MIN_READS))
                 .contains("(exit 3: inconclusive, not passed)");

@@ -14,8 +14,16 @@ record Tk4jHarness(int exit, String out, String err) {
     static Tk4jHarness run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int exit = Tk4j.run(new PrintWriter(out), new PrintWriter(err), args);
+        int exit = Tk4j.run(Terminal.Source.NONE, new PrintWriter(out), new PrintWriter(err), args);
         return new Tk4jHarness(exit, out.toString(), err.toString());
+    }
+
+    /**
+     * The output with each folded line joined back to the one it continues (a continuation starts with four or
+     * more blanks), for assertions on a whole line whatever the width.
+     */
+    String unfolded() {
+        return out.replaceAll("\\R {4,}", " ");
     }
 
     JsonNode json() {

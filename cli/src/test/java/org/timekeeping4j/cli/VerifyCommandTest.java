@@ -70,7 +70,7 @@ class VerifyCommandTest {
     void skewRunsTheTimekeeperThroughFrequencyFlipsWithoutAnyClockGoingBack() {
         Tk4jHarness r = Tk4jHarness.run("verify", "skew", "-t", "0.5", "--flip-ms", "50");
         assertThat(r.exit()).as(r.toString()).isZero();
-        assertThat(r.out()).contains("Timekeeper over simulated 24 MHz 32-bit").contains(" 0 violations")
+        assertThat(r.unfolded()).contains("Timekeeper over simulated 24 MHz 32-bit").contains(" 0 violations")
                 .contains("frequency flips of +/-500 ppm");
     }
 

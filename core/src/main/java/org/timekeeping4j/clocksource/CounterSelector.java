@@ -178,6 +178,25 @@ public final class CounterSelector {
         return SeqlockReader.preferredReader(); // null where the architecture has no machine-code seqlock read
     }
 
+    /**
+     * This machine's cheapest counter read (x86 rdtsc, arm64 mrs cntvct_el0) as it is, whatever the selection
+     * decided: neither calibrated nor checked against the kernel's clocks, so its values say nothing of the time.
+     * For diagnostics that compare what a clock read costs with what the counter costs (tk4j: a kernel clocksource
+     * whose every read is a system call). Empty on an architecture without a descriptor or where the read's stub
+     * cannot run.
+     *
+     * @return the read and its instructions, e.g. "rdtsc", or empty
+     */
+    public static Optional<java.util.Map.Entry<String, LongSupplier>> rawCounterRead() {
+        CounterArch arch = CounterArch.HERE;
+        if (arch == null) {
+            return Optional.empty();
+        }
+        CounterFlavour flavour = arch.flavours(false, Set.of(), 0).get(0);
+        return RealEnvironment.INSTANCE.counter(flavour, new ArrayList<>())
+                .map(read -> java.util.Map.entry(flavour.instructions(), read));
+    }
+
     static CounterSelection select(Mode mode, Environment env) {
         List<Rejection> rejected = new ArrayList<>();
         if (mode == Mode.KERNEL) {

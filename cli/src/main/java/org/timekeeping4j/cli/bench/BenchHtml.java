@@ -18,6 +18,8 @@ public final class BenchHtml {
     private static final String[] PALETTE = {"#2563eb", "#ea580c", "#16a34a", "#9333ea", "#0891b2", "#ca8a04",
             "#db2777", "#4b5563"};
     private static final String JDK_COLOUR = "#6b7280";
+    /** A label is bold where the path is faster than the JDK: its ratio below this, its rounds agreeing. */
+    static final double BOLD_BELOW = 0.95;
     /** A cell this many times slower than the JDK baseline counts as slow (a system call) when scaling a chart. */
     private static final double SLOW_RATIO = 5;
 
@@ -42,18 +44,15 @@ public final class BenchHtml {
                 .append("table{border-collapse:collapse;font-size:12px;margin-top:18px}")
                 .append("td,th{padding:2px 10px;text-align:right;border-bottom:1px solid #eee}")
                 .append("td:nth-child(-n+3),th:nth-child(-n+3){text-align:left}")
+                .append(".key{display:grid;grid-template-columns:110px 1fr;gap:3px 10px;font-size:12px;color:#333;")
+                .append("max-width:1150px;margin:6px 0 10px;align-items:center}.key svg{display:block}")
                 .append("</style></head><body>\n");
         h.append("<h1>tk4j bench: ns per clock read, by path</h1>\n");
         h.append("<div class=\"meta\">").append(esc(when)).append(" &middot; ").append(esc(str(machine.get("kernel"))))
                 .append(" ").append(esc(str(machine.get("machine")))).append(" &middot; clocksource ")
                 .append(esc(str(machine.get("clocksource")))).append(" &middot; Java ").append(esc(str(machine.get("java"))))
                 .append("</div>\n");
-        h.append("<div class=\"note\">Bar: p50 ns per call (shorter is faster). Whisker: p50 to p99 of batches of ")
-                .append(machine.get("batch")).append(" calls. Dashed line: the JDK call for that clock in the same run")
-                .append(" (System.nanoTime where the JDK has no such clock). Label: p50 and its ratio to the JDK's p50,")
-                .append(" the median over alternating rounds with the lowest and highest round's ratio; noisy: too far")
-                .append(" apart to rank. A broken bar runs off the axis (a system call, about ten times a vDSO read).")
-                .append("</div>\n");
+        legend(h, machine.get("batch"));
         h.append("<div class=\"grid\">\n");
         for (Map.Entry<ClockId, List<ReadBenchmark.CellResult>> e : byClock.entrySet()) {
             h.append("<div class=\"chart\"><h2>").append(esc(e.getKey().kernelName())).append("</h2>\n");
@@ -74,6 +73,47 @@ public final class BenchHtml {
                 .append(" of the timed loop, so every call is inlined as in JMH.</p>\n")
                 .append("</body></html>\n");
         return h.toString();
+    }
+
+    /**
+     * The key to every mark the charts use, each drawn as it appears there: the page explains itself (bold labels,
+     * the grey bar, the dashed line, the whisker, the broken bar, "noisy").
+     */
+    private static void legend(StringBuilder h, Object batch) {
+        String svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"106\" height=\"18\" font-size=\"11\" "
+                + "font-family=\"system-ui,sans-serif\">";
+        h.append("<div class=\"key\" id=\"key\">\n");
+        key(h, svg + "<rect x=\"2\" y=\"3\" width=\"40\" height=\"12\" fill=\"" + PALETTE[0] + "\" rx=\"2\"/></svg>",
+                "Bar: the p50 ns per call of a path (shorter is faster); one colour per path.");
+        key(h, svg + "<rect x=\"2\" y=\"3\" width=\"40\" height=\"12\" fill=\"" + JDK_COLOUR + "\" rx=\"2\"/></svg>",
+                "Grey bar, labelled (JDK): the baseline, the JDK's own call for that clock in the same run "
+                        + "(System.nanoTime where the JDK has no such clock).");
+        key(h, svg + "<line x1=\"30\" y1=\"0\" x2=\"30\" y2=\"18\" stroke=\"" + JDK_COLOUR + "\" "
+                        + "stroke-dasharray=\"4 3\" stroke-width=\"1.5\"/></svg>",
+                "Dashed line: the baseline's p50, for comparing every bar of the chart with it.");
+        key(h, svg + "<line x1=\"10\" y1=\"9\" x2=\"50\" y2=\"9\" stroke=\"#111\"/><line x1=\"10\" y1=\"5\" "
+                        + "x2=\"10\" y2=\"13\" stroke=\"#111\"/><line x1=\"50\" y1=\"5\" x2=\"50\" y2=\"13\" "
+                        + "stroke=\"#111\"/></svg>",
+                "Whisker: from the p50 to the p99 of batches of " + batch + " calls (the spread of one run).");
+        key(h, svg + "<text x=\"2\" y=\"13\" font-weight=\"bold\">0.62x</text></svg>",
+                String.format(Locale.ROOT, "Bold label: faster than the baseline, its p50 ratio below %.2f with rounds "
+                        + "that agree. A plain label: as fast as the baseline or slower, or too noisy to rank.",
+                        BOLD_BELOW));
+        key(h, svg + "<text x=\"2\" y=\"13\">0.80x (0.79-0.81)</text></svg>",
+                "Label: the p50 and its ratio to the baseline's p50: the median over alternating rounds, with the "
+                        + "lowest and highest round's ratio in brackets.");
+        key(h, svg + "<text x=\"2\" y=\"13\">noisy</text></svg>", String.format(Locale.ROOT, "noisy: the rounds' "
+                + "ratios differ by more than %.0f%% of the median, too much to rank the path against the baseline "
+                + "(a busy machine; run again, or longer with -t).", ReadBenchmark.NOISY_SPREAD * 100));
+        key(h, svg + "<rect x=\"2\" y=\"3\" width=\"100\" height=\"12\" fill=\"" + PALETTE[1] + "\" rx=\"2\"/>"
+                        + "<path d=\"M76 3 l4 6 l-4 6 h5 l4 -6 l-4 -6 z\" fill=\"white\"/></svg>",
+                "Broken bar: it runs off the axis, which fits the fast paths (a system call costs about ten times a "
+                        + "vDSO read); its value is in its label.");
+        h.append("</div>\n");
+    }
+
+    private static void key(StringBuilder h, String mark, String words) {
+        h.append("<div>").append(mark).append("</div><div>").append(esc(words)).append("</div>\n");
     }
 
     private static void chart(StringBuilder h, List<ReadBenchmark.CellResult> rows, List<String> pathOrder) {
@@ -142,7 +182,7 @@ public final class BenchHtml {
                     x50, y + 11, x99, y + 11, x50, y + 7, x50, y + 15, x99, y + 7, x99, y + 15));
             String label = fmt(r.p50Ns()) + " ns" + (jdk ? "  (JDK)" : "  " + r.ratioText());
             h.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-weight=\"%s\">%s</text>\n",
-                    labelW + barW + 6, y + 15, r.p50Ratio() < 0.95 && !jdk && !r.noisy() ? "bold" : "normal",
+                    labelW + barW + 6, y + 15, r.p50Ratio() < BOLD_BELOW && !jdk && !r.noisy() ? "bold" : "normal",
                     esc(label)));
         }
         double bx = labelW + rows.get(0).baselineP50Ns() * scale;

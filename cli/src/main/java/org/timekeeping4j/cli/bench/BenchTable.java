@@ -3,37 +3,42 @@ package org.timekeeping4j.cli.bench;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
+import org.timekeeping4j.cli.text.Fold;
 
 /**
- * The human table of {@code tk4j bench}: one row per (clock, path), grouped by clock. The ratio to the JDK is of
+ * The human table of {@code tk4j bench}: a line per clock, then a row per path under it. The ratio to the JDK is of
  * the p50s (a mean is one preempted batch away from a tenfold ratio): the median over the rounds, with the
  * lowest and highest round's ratio, and "noisy" where they are too far apart to rank; the baseline is named on
- * every row. Columns are as wide as their widest entry.
+ * every row. Columns are as wide as their widest entry; the call behind each path (its description says it too)
+ * only with {@code --verbose}, which may be wider than the terminal.
  */
 public final class BenchTable {
 
     private BenchTable() {}
 
-    public static void print(PrintWriter out, List<ReadBenchmark.CellResult> results) {
-        int clockW = width(results.stream().map(r -> r.cell().clock().kernelName()), "clock");
-        int pathW = width(results.stream().map(r -> r.cell().path().name()), "path");
-        int callW = width(results.stream().map(ReadBenchmark.CellResult::call), "call");
-        int ratioW = width(results.stream().map(r -> r.isBaseline() ? "" : r.ratioText()), "p50 ratio");
-        String row = "%-" + clockW + "s %-" + pathW + "s %-" + callW + "s %8s %8s %8s  %-" + ratioW + "s %s%n";
+    public static void print(PrintWriter out, List<ReadBenchmark.CellResult> results, int width, boolean calls) {
+        int pathW = width(results.stream().map(r -> "  " + r.cell().path().name()), "clock / path");
+        int callW = calls ? width(results.stream().map(ReadBenchmark.CellResult::call), "call") : 0;
+        int ratioW = width(results.stream().map(r -> r.isBaseline() ? "(baseline)" : r.ratioText()), "p50 ratio");
+        String row = "%-" + pathW + "s " + (calls ? "%-" + callW + "s " : "%s") + "%8s %8s %8s  %-" + ratioW
+                + "s %s%n";
         int rounds = results.isEmpty() ? 0 : results.get(0).roundRatios().length;
-        out.printf(row, "clock", "path", "call", "mean ns", "p99 ns", "p50 ns", "p50 ratio", "vs (same run)");
+        out.printf(row, "clock / path", calls ? "call" : "", "mean ns", "p99 ns", "p50 ns", "p50 ratio", "baseline");
         String last = null;
         for (ReadBenchmark.CellResult r : results) {
             String clock = r.cell().clock().kernelName();
-            out.printf(Locale.ROOT, row, clock.equals(last) ? "" : clock, r.cell().path().name(), r.call(),
+            if (!clock.equals(last)) {
+                out.println(clock);
+            }
+            out.printf(Locale.ROOT, row, "  " + r.cell().path().name(), calls ? r.call() : "",
                     BenchHtml.fmt(r.meanNs()), BenchHtml.fmt(r.p99Ns()), BenchHtml.fmt(r.p50Ns()),
-                    r.isBaseline() ? "" : r.ratioText(), r.isBaseline() ? "(baseline)" : r.baselineCall());
+                    r.isBaseline() ? "(baseline)" : r.ratioText(), r.baselineCall());
             last = clock;
         }
         if (rounds > 1) {
-            out.printf(Locale.ROOT, "p50 ratio: median over %d alternating rounds of p50 / the baseline's p50 in the "
-                    + "same round (lowest-highest round); noisy: the rounds differ by more than %.0f%% of it, too "
-                    + "much to rank%n", rounds, ReadBenchmark.NOISY_SPREAD * 100);
+            out.println(Fold.text(String.format(Locale.ROOT, "p50 ratio: median over %d alternating rounds of p50 / "
+                    + "the baseline's p50 in the same round (lowest-highest round); noisy: the rounds differ by more "
+                    + "than %.0f%% of it, too much to rank", rounds, ReadBenchmark.NOISY_SPREAD * 100), width, 0));
         }
     }
 

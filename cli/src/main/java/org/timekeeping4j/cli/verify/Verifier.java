@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.function.Predicate;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.cli.path.ClockPath;
+import org.timekeeping4j.cli.text.Fold;
 
 /** Runs the verify modes over (path, clock) cells; the commands and the main job print what it returns. */
 public final class Verifier {
@@ -145,27 +146,46 @@ public final class Verifier {
     }
 
     /**
-     * Human output: one line per check, a failure's details under it, then [OK] / [FAILED] / [INCONCLUSIVE] /
-     * [MEASURED] / [SKIPPED].
+     * Human output: one line per check, "MODE SUBJECT [STATUS] SUMMARY", a failure's details under it, then [OK] /
+     * [FAILED] / [INCONCLUSIVE] / [MEASURED] / [SKIPPED]. Subjects and statuses are aligned within each mode (a
+     * MEASURED causality widens no other mode's column); a summary too long for {@code width} columns folds onto
+     * lines indented by {@value #CONTINUATION} blanks.
      */
-    public static void print(PrintWriter out, List<CheckResult> results) {
-        int width = results.stream().mapToInt(r -> r.subject().length()).max().orElse(0);
-        String columns = "%-11s %-" + Math.max(1, width) + "s ";
+    public static void print(PrintWriter out, List<CheckResult> results, int width) {
+        java.util.Map<String, Integer> subjectWidth = new java.util.HashMap<>();
         for (CheckResult r : results) {
+            subjectWidth.merge(r.mode(), r.subject().length(), Math::max);
+        }
+        int modeWidth = Math.max(11, results.stream().mapToInt(r -> r.mode().length()).max().orElse(0));
+        java.util.Map<String, Integer> statusWidth = new java.util.HashMap<>();
+        for (CheckResult r : results) {
+            if (r.status() != Status.FAILED && r.status() != Status.SKIPPED) {
+                statusWidth.merge(r.mode(), r.status().name().length() + 2, Math::max);
+            }
+        }
+        String indent = " ".repeat(CONTINUATION);
+        for (CheckResult r : results) {
+            String columns = "%-" + modeWidth + "s %-" + subjectWidth.get(r.mode()) + "s ";
             if (r.status() == Status.FAILED) {
-                out.printf(columns + "%s%n", r.mode(), r.subject(), r.summary());
+                out.println(Fold.text(String.format(columns + "%s", r.mode(), r.subject(), r.summary()), width,
+                        indent));
                 for (String d : r.details()) {
                     out.println("    " + d);
                 }
                 out.printf(columns + "[FAILED]%n", r.mode(), r.subject());
             } else if (r.status() == Status.SKIPPED) {
-                out.println(r.summary());
+                out.println(Fold.text(r.summary(), width, indent));
                 out.printf(columns + "[SKIPPED]%n", r.mode(), r.subject());
             } else {
-                out.printf(columns + "%-14s %s%n", r.mode(), r.subject(), "[" + r.status() + "]", r.summary());
+                String status = "%-" + statusWidth.get(r.mode()) + "s %s";
+                out.println(Fold.text(String.format(columns + status, r.mode(), r.subject(),
+                        "[" + r.status() + "]", r.summary()), width, indent));
             }
         }
     }
+
+    /** Where a folded summary's later lines start. */
+    static final int CONTINUATION = 6;
 
     /** "21 OK, 1 FAILED, 2 MEASURED, 1 SKIPPED": OK and FAILED always, the others when there are any. */
     public static String tally(List<CheckResult> results) {

@@ -41,8 +41,13 @@ class RoundsTest {
         ReadBenchmark.CellResult r = fast(0.81, 0.79, 0.80);
         String page = BenchHtml.render(List.of(r), Map.of("batch", 1000), "now");
         assertThat(page).contains("0.80x (0.79-0.81)").doesNotContain("2.00x");
+        // The page explains its marks: the bold labels (ratios below 0.95, rounds agreeing), the grey baseline bar,
+        // the dashed line, the whisker, noisy, the broken bar.
+        assertThat(page).contains("id=\"key\"").contains("Bold label: faster than the baseline, its p50 ratio below 0.95")
+                .contains("Grey bar").contains("Dashed line").contains("Whisker").contains("noisy: the rounds")
+                .contains("Broken bar");
         StringWriter table = new StringWriter();
-        BenchTable.print(new PrintWriter(table, true), List.of(r));
+        BenchTable.print(new PrintWriter(table, true), List.of(r), 100, false);
         assertThat(table.toString()).contains("0.80x (0.79-0.81)").contains("System.nanoTime")
                 .doesNotContain("2.00x");
     }
@@ -54,10 +59,19 @@ class RoundsTest {
                 .orElseThrow(), ClockId.MONOTONIC), 10, 10, 12, 1000, "Clocks.nanosUnordered", "System.nanoTime",
                 20, 20, new double[] {0.5, 0.5, 0.5});
         StringWriter table = new StringWriter();
-        BenchTable.print(new PrintWriter(table, true), List.of(a, b));
+        BenchTable.print(new PrintWriter(table, true), List.of(a, b), 100, true);
         List<String> lines = table.toString().lines().toList();
         int column = lines.get(0).indexOf("call");
-        assertThat(lines.get(1).indexOf("Clocks.kernelNanos")).as(table.toString()).isEqualTo(column);
-        assertThat(lines.get(2).indexOf("Clocks.nanosUnordered")).as(table.toString()).isEqualTo(column);
+        assertThat(lines.get(1)).as(table.toString()).isEqualTo("CLOCK_MONOTONIC");
+        assertThat(lines.get(2).indexOf("Clocks.kernelNanos")).as(table.toString()).isEqualTo(column);
+        assertThat(lines.get(3).indexOf("Clocks.nanosUnordered")).as(table.toString()).isEqualTo(column);
+        // Without the calls (the default): the ratios still start in one column, under their heading.
+        StringWriter plain = new StringWriter();
+        BenchTable.print(new PrintWriter(plain, true), List.of(a, b), 100, false);
+        List<String> rows = plain.toString().lines().toList();
+        int ratio = rows.get(0).indexOf("p50 ratio");
+        assertThat(rows.get(2).indexOf("0.80x")).as(plain.toString()).isEqualTo(ratio);
+        assertThat(rows.get(3).indexOf("0.50x")).as(plain.toString()).isEqualTo(ratio);
+        assertThat(plain.toString()).doesNotContain("Clocks.nanosUnordered");
     }
 }
