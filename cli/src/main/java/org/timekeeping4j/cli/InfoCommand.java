@@ -58,6 +58,8 @@ final class InfoCommand implements Callable<Integer> {
         cost.ifPresent(c -> r.put("clocksourceCost", c.toMap()));
         r.put("exactMode", exactReport(Clocks.kernelData()));
         r.put("counter", counterReport(CounterSelector.selected()));
+        // A VMClock page (the hypervisor's disruption marker), or its ACPI device without a driver: one line.
+        VmClockCommand.infoLine().ifPresent(l -> r.put("vmclock", l));
         r.put("calibration", calibrationReport(Clocks.calibration()));
         List<Map<String, Object>> clocks = new ArrayList<>();
         for (ClockId c : ClockId.values()) {
@@ -223,6 +225,9 @@ final class InfoCommand implements Callable<Integer> {
                     s.get("state"), s.get("maxErrorUs"), s.get("estErrorUs"), s.get("offsetNs"),
                     s.get("frequencyPpb"), s.get("taiOffsetS"));
             out.label("", "flags %s", s.get("flags"));
+        }
+        if (r.get("vmclock") != null) {
+            out.label("vmclock", "%s", r.get("vmclock"));
         }
     }
 
