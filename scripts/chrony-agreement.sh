@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# chrony-agreement.sh: `tk4j verify agreement` while a real chronyd steers the kernel clock (issue 14, point 8).
+# chrony-agreement.sh: `tk4j verify agreement` while a real chronyd steers the kernel clock.
 # Opt-in, Linux, root: it changes the kernel clock of the whole machine for the length of the run, then puts it back.
 #
 # No network is needed: chronyd (installed with apt-get when missing) runs by hand with a private configuration whose

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/lab/qemu-vmclock.sh [--timeout SECONDS]: the VMClock checks against the real driver (issue 33, point 5).
+# scripts/lab/qemu-vmclock.sh [--timeout SECONDS]: the VMClock checks against the real driver.
 #
 # Boots the x86-7.x kernel (trixie-backports 7.3.4, qemu-fetch.sh) under a private QEMU 10.0 (qemu10-fetch.sh;
 # never installed) with `-M q35 -device vmclock`, iomem=relaxed and a qcow2 drive for snapshots. In the guest,

@@ -1,7 +1,7 @@
 package org.timekeeping4j;
 
 /**
- * The counter calibration the fast path uses now: what the x86 patch in the seeds exports to user space,
+ * The counter calibration the fast path uses now: what a kernel exporting its counter calibration to user space would give,
  * so that a program can turn its own counter reads into CLOCK_MONOTONIC_RAW time.
  *
  * <p>{@code raw_ns(c) = rawBaseNanos + (((c - counterBase) * mult) >> shift)} holds for counter values within

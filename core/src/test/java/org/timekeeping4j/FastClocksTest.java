@@ -19,7 +19,7 @@ import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.tracking.KernelTracker;
 
 /**
- * The process-wide fast path on this machine, at CI scale (10^6 reads where the issue's full-scale run is
+ * The process-wide fast path on this machine, at CI scale (10^6 reads where the full-scale run is
  * 10^8: `tk4j verify` runs that). Where no hardware counter is trusted the same assertions hold for the
  * kernel path.
  */
@@ -66,7 +66,7 @@ class FastClocksTest {
     }
 
     /**
-     * The fast-clocks issue's agreement bound, at CI scale: every fast read within 50 ns of its kernel bracket
+     * The tracker's agreement bound, at CI scale: every fast read within 50 ns of its kernel bracket
      * (clock_gettime just before and just after). The kernel reads are bare clock_gettime into timespecs
      * converted after the bracket, and each clock's loop first runs unrecorded, as in tk4j verify agreement
      * (see AgreementCheck: a conversion inside the bracket, slow while the loop is not yet C2 code, shifts

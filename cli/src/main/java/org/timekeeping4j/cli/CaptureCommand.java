@@ -19,7 +19,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code tk4j capture}: capture latency measured the seeds' way (the ktime_get_snapshot_id() thread): the
+ * {@code tk4j capture}: capture latency measured as the kernel's snapshot work measured it (ktime_get_snapshot_id()): the
  * interval from a counter read in the caller to the counter read inside the call, mean of 1M iterations, plus
  * the distribution.
  *

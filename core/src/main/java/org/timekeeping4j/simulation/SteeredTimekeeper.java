@@ -8,7 +8,7 @@ import org.timekeeping4j.timekeeper.Timekeeper;
 
 /**
  * The timekeeper that {@code tk4j verify skew} exercises: timekeeping4j's own {@link Timekeeper} over a
- * simulated 32-bit 24 MHz counter (the Exynos MCT of the seeds: it wraps every 179 s) that runs with real
+ * simulated 32-bit 24 MHz counter (like the Exynos MCT: it wraps every 179 s) that runs with real
  * time, steered by an {@link NtpAdjuster}. Every frequency change is applied with an update, as adjtimex
  * applies it through the kernel's timekeeper; between changes the clocks extrapolate.
  */

@@ -35,7 +35,7 @@ public final class ClockPaths {
     /** The JDK's clocks: the baseline bench compares against. */
     public static final ClockPath JDK = new JdkPath(false);
 
-    /** The fast path's agreement bound against the kernel (the fast-clocks issue: 50 ns). */
+    /** The fast path's agreement bound against the kernel (the tracker's promise: 50 ns; exact mode's is 0). */
     static final long FAST_BOUND_NANOS = 50;
 
     static boolean counterServed(ClockId c) {
