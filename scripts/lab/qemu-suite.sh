@@ -6,7 +6,8 @@
 # CLI jar and core's test classes (host Maven, offline once ~/.m2 is warm), the JUnit console launcher and
 # assertj in target/lab-qemu/lib. Then boots every kernel (two guests at a time) and runs
 # scripts/lab/qemu-checks.sh in each: `tk4j info` names the layout, `tk4j verify agreement --path fast` 0 ns,
-# (x86) clocksource switches tsc -> hpet -> acpi_pm -> tsc during verify, and SteeredAgreementTest,
+# (x86) clocksource switches tsc -> hpet -> acpi_pm -> tsc during verify, (x86) `tk4j info` on hpet and on
+# acpi_pm says each read is a system call and how to switch back to tsc, and SteeredAgreementTest,
 # ClocksourceSwitchTest (x86) and LeapSecondExactTest under JUnit with -Dtimekeeping4j.test.steerHost=true,
 # no JVM crash. Kernels and the layouts they must show:
 #   x86-6.1     bookworm           "vdso_data (5.3-6.9)"
