@@ -81,7 +81,8 @@ final class MainJob {
         String sync = !s.isAvailable() ? s.availability()
                 : (s.isSynchronized() ? "synchronized" : "not synchronized") + ", maxerror "
                         + micros(s.maxErrorMicros()) + ", TAI-UTC " + s.taiOffsetSeconds() + " s";
-        println("counter flags: " + (flags.isEmpty() ? "(none)" : String.join(" ", flags)) + "; NTP: " + sync, 6);
+        println("counter flags: " + (flags.isEmpty() ? "(none)" : String.join(" ", flags)), 6);
+        println("NTP: " + sync, 6);
         out.flush();
     }
 
