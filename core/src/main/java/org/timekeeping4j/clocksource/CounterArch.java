@@ -23,17 +23,19 @@ import org.timekeeping4j.machine.VdsoStub;
  *
  * <p>An architecture without a constant (riscv64, s390x, loongarch64, ...) has no descriptor: {@link #of} returns
  * null, the counter selection and exact mode fall back to the kernel's clocks with {@link #noDescriptor}'s
- * one-line reason, and the raw clock_gettime syscall refuses (its number is one of these facts).
+ * one-line reason, and the raw clock_gettime syscall refuses (its number is {@code linux.LibC}'s, per architecture).
  *
  * <h2>What a new architecture provides</h2>
  * <ol>
- *   <li>A constant here: its machine name (uname -m), the kernel's clocksource
- *       for its counter, the counter's width, its clock_gettime syscall number; and the bodies of the abstract
- *       methods: the CPU feature check ({@link #unfit}), the flavour order ({@link #flavours}), the stated
+ *   <li>A constant here: its {@code arch.Arch} (the machine name, uname -m, and the order of its reads, which
+ *       {@link #flavours} returns), the kernel's clocksource for its counter, the counter's width (its clock_gettime
+ *       syscall number is {@code linux.LibC.sysClockGettime}'s); and the bodies of the abstract
+ *       methods: the CPU feature check ({@link #unfit}), the stated
  *       frequency, the vDSO facts ({@link #vdsoCountsWith}, {@link #vdsoMask}, {@link #vdsoRefusal}); the
  *       kernel-data read's machine code and the counter reads exact mode uses are in the machine package
  *       ({@code VdsoStub}, not exported: they hand out method handles over machine code).</li>
- *   <li>Its stub bytes: each {@link CounterFlavour} (an ordered and an unordered read), its machine code in
+ *   <li>Its stub bytes: each {@link CounterFlavour} (an ordered and an unordered read; its {@code arch.CounterRead}
+ *       of the same name), its machine code in
  *       {@code machine.MachineCode}, a holder in {@code machine.Stubs} and a {@link HardwareCounter} subclass (the static final
  *       handle in each is what lets the JIT inline the downcall; a table lookup would not).</li>
  *   <li>Its vDSO data layouts (vdso.VdsoLayout) where exact mode should serve; without them exact mode
