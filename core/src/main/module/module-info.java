@@ -18,7 +18,8 @@
  *
  * <p>Not exported: {@code machine} (the machine code and its downcalls: the counter stubs, the kernel-data and
  * seqlock reads, which take raw addresses and hand out method handles, and the native pages they read),
- * {@code linux} (the raw FFM bindings), {@code vdso} (exact mode: the kernel's vDSO data found and read),
+ * {@code linux} (the raw FFM bindings), {@code arch} (the architectures' facts the machine code needs: the
+ * counter reads and their order, the vDSO read algorithms), {@code vdso} (exact mode: the kernel's vDSO data found and read),
  * {@code config} (the system properties, parsed once), {@code tracking} (the in-process kernel tracker behind
  * the fast path), {@code disruption} (the clock disruptions the library saw, which make older ticks inexact) and {@code simulation} (the simulated
  * timekeeper that {@code tk4j verify skew} checks). Native access granted to this module stays behind the

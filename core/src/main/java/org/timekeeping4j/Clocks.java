@@ -379,21 +379,21 @@ public final class Clocks {
             // with its id as a constant (ClockGettimeStub's). Its id loaded and switched on measured 1.5 ns more a read
             // (DowncallCostBenchmark.kernelNanosMonotonicFromAField); a constant clock folds either way.
             if (clock == ClockId.MONOTONIC) {
-                return LinuxTime.clockGettimeNanos(ClockGettimeStub.CLOCK_MONOTONIC);
+                return ClockGettimeStub.clockGettimeNanos(ClockGettimeStub.CLOCK_MONOTONIC);
             }
             if (clock == ClockId.REALTIME) {
-                return LinuxTime.clockGettimeNanos(ClockGettimeStub.CLOCK_REALTIME);
+                return ClockGettimeStub.clockGettimeNanos(ClockGettimeStub.CLOCK_REALTIME);
             }
             if (clock == ClockId.MONOTONIC_RAW) {
-                return LinuxTime.clockGettimeNanos(ClockGettimeStub.CLOCK_MONOTONIC_RAW);
+                return ClockGettimeStub.clockGettimeNanos(ClockGettimeStub.CLOCK_MONOTONIC_RAW);
             }
             if (clock == ClockId.BOOTTIME) {
-                return LinuxTime.clockGettimeNanos(ClockGettimeStub.CLOCK_BOOTTIME);
+                return ClockGettimeStub.clockGettimeNanos(ClockGettimeStub.CLOCK_BOOTTIME);
             }
             if (clock == ClockId.TAI) {
-                return LinuxTime.clockGettimeNanos(ClockGettimeStub.CLOCK_TAI);
+                return ClockGettimeStub.clockGettimeNanos(ClockGettimeStub.CLOCK_TAI);
             }
-            return LinuxTime.clockGettimeNanos(clock.id());
+            return ClockGettimeStub.clockGettimeNanos(clock.id());
         } catch (ErrnoException e) {
             throw unsupported(clock, e);
         }
@@ -407,7 +407,7 @@ public final class Clocks {
      */
     public static long kernelNanos(DynamicClockId clock) {
         try {
-            return LinuxTime.clockGettimeNanos(clock.id());
+            return ClockGettimeStub.clockGettimeNanos(clock.id());
         } catch (ErrnoException e) {
             throw dynamicFailed(clock, e);
         }

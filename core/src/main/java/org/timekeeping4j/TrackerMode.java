@@ -136,7 +136,7 @@ final class TrackerMode {
             for (CounterClock clock : CounterClock.values()) {
                 SeqlockPage page = clock.raw() ? RAW : ADJUSTED;
                 slots[clock.record()] = new Slot(clock, page.address(),
-                        page.recordAddress(CounterClock.of(Publication.lineClock(clock))));
+                        page.recordAddress(CounterClock.of(Publication.lineClock(clock)).record()));
             }
             return slots;
         }

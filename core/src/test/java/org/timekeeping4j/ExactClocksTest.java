@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.lang.management.ManagementFactory;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.machine.ClockGettimeStub;
 import org.timekeeping4j.vdso.KernelVdso;
 import org.timekeeping4j.vdso.KernelVdsoTest;
 import org.timekeeping4j.timekeeper.CounterClock;
@@ -45,10 +45,10 @@ class ExactClocksTest {
             long outside = 0;
             String first = null;
             for (int i = 0; i < READS; i++) {
-                long k0 = LinuxTime.clockGettimeNanos(c.id());
+                long k0 = ClockGettimeStub.clockGettimeNanos(c.id());
                 // The public read, the bound reader, and the descriptor-driven path a newly added clock takes.
                 long v = i % 3 == 0 ? Clocks.nanos(c) : i % 3 == 1 ? reader.nanos() : Clocks.counterNanos(vc);
-                long k1 = LinuxTime.clockGettimeNanos(c.id());
+                long k1 = ClockGettimeStub.clockGettimeNanos(c.id());
                 if (v - k0 < 0 || k1 - v < 0) {
                     if (outside++ == 0) {
                         first = k0 + " <= " + v + " <= " + k1;

@@ -10,7 +10,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.Level;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
-import org.timekeeping4j.clocksource.CounterArch;
+import org.timekeeping4j.arch.Arch;
 import org.timekeeping4j.machine.ClockGettimeStub;
 import org.timekeeping4j.machine.Stubs;
 
@@ -34,7 +34,7 @@ public class DowncallCostBenchmark extends PerCallBenchmark {
             empty(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
 
     private static MethodHandle empty(FunctionDescriptor descriptor) {
-        return Stubs.map("empty function", EMPTY, descriptor, CounterArch.X86_64).handle();
+        return Stubs.map("empty function", EMPTY, descriptor, Arch.X86_64).handle();
     }
 
     @Setup(Level.Trial)

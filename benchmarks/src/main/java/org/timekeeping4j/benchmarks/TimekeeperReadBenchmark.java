@@ -68,7 +68,7 @@ public class TimekeeperReadBenchmark extends PerCallBenchmark {
             SeqlockPage mirror = SeqlockPage.allocate();
             timekeeper.mirrorTo(mirror);
             mirrorPage = mirror.address();
-            mirrorRecord = mirror.recordAddress(CounterClock.MONOTONIC);
+            mirrorRecord = mirror.recordAddress(CounterClock.MONOTONIC.record());
         }
         if (!(s.ticks() instanceof HardwareCounter u) || u.isOrdered()) {
             throw new IllegalStateException("no unordered hardware counter selected: " + s);

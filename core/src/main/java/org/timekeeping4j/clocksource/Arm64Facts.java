@@ -11,6 +11,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import org.timekeeping4j.arch.Arch;
 
 /**
  * What user space can see of the arm64 facts the counter choice depends on: the auxiliary vector's hwcaps
@@ -38,7 +39,7 @@ final class Arm64Facts {
     static final int AT_HWCAP = 16;
     static final int AT_HWCAP2 = 26;
     /** HWCAP2_ECV: FEAT_ECV, so the self-synchronised view cntvctss_el0 exists. */
-    static final long HWCAP2_ECV = 1L << 19;
+    static final long HWCAP2_ECV = Arch.HWCAP2_ECV;
 
     private static final String[] DT_PROPERTIES = {
         "fsl,erratum-a008585", "hisilicon,erratum-161010101", "allwinner,erratum-unknown1",

@@ -4,35 +4,38 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.timekeeping4j.arch.Arch;
+import org.timekeeping4j.linux.LibC;
 import org.timekeeping4j.linux.Platform;
 import org.timekeeping4j.machine.Stubs;
 import org.timekeeping4j.machine.VdsoStub;
 
 /**
  * The architectures whose counter timekeeping4j reads, one constant each, holding every fact that differs
- * between them: the kernel's name for the counter, the CPU feature checks, the read flavours and their order,
+ * between them (the machine code's own view, the name and the reads' order, is {@code arch.Arch}, below the
+ * machine package; the syscall numbers are {@code linux.LibC}'s): the kernel's name for the counter, the CPU feature checks, the read flavours and their order,
  * the frequency source, the raw syscall numbers and the vDSO's view of the counter. Code elsewhere asks the
  * descriptor instead of "x86 or arm64?", so that no architecture can fall into another's branch.
  *
  * <p>An architecture without a constant (riscv64, s390x, loongarch64, ...) has no descriptor: {@link #of} returns
  * null, the counter selection and exact mode fall back to the kernel's clocks with {@link #noDescriptor}'s
- * one-line reason, and the raw clock_gettime syscall refuses (its number is one of these facts).
+ * one-line reason, and the raw clock_gettime syscall refuses (its number is {@code linux.LibC}'s, per architecture).
  *
  * <h2>What a new architecture provides</h2>
  * <ol>
- *   <li>A constant here: its machine name (uname -m), the kernel's clocksource
- *       for its counter, the counter's width, its clock_gettime syscall number; and the bodies of the abstract
- *       methods: the CPU feature check ({@link #unfit}), the flavour order ({@link #flavours}), the stated
+ *   <li>A constant here: its {@code arch.Arch} (the machine name, uname -m, and the order of its reads, which
+ *       {@link #flavours} returns), the kernel's clocksource for its counter, the counter's width (its clock_gettime
+ *       syscall number is {@code linux.LibC.sysClockGettime}'s); and the bodies of the abstract
+ *       methods: the CPU feature check ({@link #unfit}), the stated
  *       frequency, the vDSO facts ({@link #vdsoCountsWith}, {@link #vdsoMask}, {@link #vdsoRefusal}); the
  *       kernel-data read's machine code and the counter reads exact mode uses are in the machine package
  *       ({@code VdsoStub}, not exported: they hand out method handles over machine code).</li>
- *   <li>Its stub bytes: each {@link CounterFlavour} (an ordered and an unordered read), its machine code in
+ *   <li>Its stub bytes: each {@link CounterFlavour} (an ordered and an unordered read; its {@code arch.CounterRead}
+ *       of the same name), its machine code in
  *       {@code machine.MachineCode}, a holder in {@code machine.Stubs} and a {@link HardwareCounter} subclass (the static final
  *       handle in each is what lets the JIT inline the downcall; a table lookup would not).</li>
  *   <li>Its vDSO data layouts (vdso.VdsoLayout) where exact mode should serve; without them exact mode
@@ -43,7 +46,7 @@ import org.timekeeping4j.machine.VdsoStub;
 public enum CounterArch {
 
     /** x86_64: the TSC, read with rdtsc, lfence;rdtsc or rdtscp. */
-    X86_64("x86_64", "tsc", 64, 228) { // 228: arch/x86/entry/syscalls/syscall_64.tbl
+    X86_64(Arch.X86_64, "tsc", 64) {
 
         @Override
         String unfit(CounterSelector.Environment env) {
@@ -51,27 +54,6 @@ public enum CounterArch {
             List<String> missing = Stream.of("constant_tsc", "nonstop_tsc").filter(f -> !flags.contains(f)).toList();
             return missing.isEmpty() ? null : "the CPU lacks " + String.join(" and ", missing)
                     + ": the TSC rate may change with P-states or stop in C-states";
-        }
-
-        @Override
-        public List<CounterFlavour> flavours(boolean ordered, Set<String> flags, long hwcap2) {
-            if (!ordered) {
-                return List.of(CounterFlavour.X86_RDTSC);
-            }
-            // The kernel's rdtsc_ordered() uses lfence;rdtsc only where LFENCE is known to serialise RDTSC
-            // (X86_FEATURE_LFENCE_RDTSC: Intel, and AMD with the MSR bit set), else rdtscp. That feature is
-            // not always visible from user space, and where it is missing lfence;rdtsc is not ordered: on an
-            // AMD guest without the lfence_rdtsc flag, fast reads through lfence;rdtsc fell below a kernel
-            // read made just before them, through rdtscp never (docs/PERFORMANCE.md). So rdtscp first wherever the CPU has it, lfence;rdtsc only where the kernel says
-            // it is safe or nothing else exists.
-            if (flags.contains("lfence_rdtsc")) {
-                return flags.contains("rdtscp")
-                        ? List.of(CounterFlavour.X86_LFENCE_RDTSC, CounterFlavour.X86_RDTSCP)
-                        : List.of(CounterFlavour.X86_LFENCE_RDTSC);
-            }
-            return flags.contains("rdtscp")
-                    ? List.of(CounterFlavour.X86_RDTSCP, CounterFlavour.X86_LFENCE_RDTSC)
-                    : List.of(CounterFlavour.X86_LFENCE_RDTSC);
         }
 
         @Override
@@ -108,24 +90,13 @@ public enum CounterArch {
     },
 
     /** aarch64: the generic timer's virtual counter, read with mrs cntvct_el0 (after an isb) or cntvctss_el0. */
-    AARCH64("aarch64", "arch_sys_counter", 56, 113) { // 113: include/uapi/asm-generic/unistd.h
+    AARCH64(Arch.AARCH64, "arch_sys_counter", 56) {
 
         @Override
         String unfit(CounterSelector.Environment env) {
             List<String> errata = env.counterErrata();
             return errata.isEmpty() ? null : String.join("; ", errata)
                     + ": the kernel reads the counter through a workaround and keeps its vDSO off it";
-        }
-
-        @Override
-        public List<CounterFlavour> flavours(boolean ordered, Set<String> flags, long hwcap2) {
-            if (!ordered) {
-                return List.of(CounterFlavour.A64_CNTVCT);
-            }
-            // cntvctss_el0 (FEAT_ECV) is ordered without the isb; it is undefined where HWCAP2_ECV is clear.
-            return (hwcap2 & Arm64Facts.HWCAP2_ECV) != 0
-                    ? List.of(CounterFlavour.A64_CNTVCTSS, CounterFlavour.A64_ISB_CNTVCT)
-                    : List.of(CounterFlavour.A64_ISB_CNTVCT);
         }
 
         @Override
@@ -168,16 +139,15 @@ public enum CounterArch {
      */
     public static final CounterArch HERE = of(Platform.ARCH);
 
-    private final String machine;
+    /** The machine code's view of this architecture (its name, its reads' order): the same name. */
+    private final Arch arch;
     private final String kernelClocksource;
     private final int counterBits;
-    private final long sysClockGettime;
 
-    CounterArch(String machine, String kernelClocksource, int counterBits, long sysClockGettime) {
-        this.machine = machine;
+    CounterArch(Arch arch, String kernelClocksource, int counterBits) {
+        this.arch = arch;
         this.kernelClocksource = kernelClocksource;
         this.counterBits = counterBits;
-        this.sysClockGettime = sysClockGettime;
     }
 
     /**
@@ -189,7 +159,7 @@ public enum CounterArch {
      */
     public static CounterArch of(String machine) {
         for (CounterArch a : values()) {
-            if (a.machine.equals(machine)) {
+            if (a.arch.machine().equals(machine)) {
                 return a;
             }
         }
@@ -213,17 +183,12 @@ public enum CounterArch {
      * @return the reason
      */
     public static String noDescriptor(String machine) {
-        if (machine == null) {
-            return "unsupported platform";
-        }
-        return "no counter descriptor for " + machine + " (timekeeping4j reads the counter on "
-                + Arrays.stream(values()).map(CounterArch::machine).collect(Collectors.joining(" and "))
-                + "): the kernel's clocks serve";
+        return Arch.noDescriptor(machine);
     }
 
     /** {@return the kernel's machine name (uname -m): "x86_64", "aarch64"} */
     public String machine() {
-        return machine;
+        return arch.machine();
     }
 
     /** {@return the kernel clocksource that reads this counter ("tsc", "arch_sys_counter")} */
@@ -238,7 +203,7 @@ public enum CounterArch {
 
     /** {@return the clock_gettime system call's number, for syscall(2)} */
     public long sysClockGettime() {
-        return sysClockGettime;
+        return LibC.sysClockGettime(arch.machine());
     }
 
     /**
@@ -255,7 +220,9 @@ public enum CounterArch {
      * @param hwcap2  the kernel's AT_HWCAP2 (arm64)
      * @return the flavours, best first
      */
-    public abstract List<CounterFlavour> flavours(boolean ordered, Set<String> flags, long hwcap2);
+    public List<CounterFlavour> flavours(boolean ordered, Set<String> flags, long hwcap2) {
+        return arch.reads(ordered, flags, hwcap2).stream().map(CounterFlavour::of).toList();
+    }
 
     /** The frequency the platform states without privilege, if any. */
     abstract Optional<Frequency> statedFrequency();

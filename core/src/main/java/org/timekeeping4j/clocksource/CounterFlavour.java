@@ -1,35 +1,38 @@
 package org.timekeeping4j.clocksource;
 
+import org.timekeeping4j.arch.CounterRead;
 import org.timekeeping4j.machine.Stubs;
 
-/** The ways a hardware counter can be read, with their ordering guarantee. */
+/** The ways a hardware counter can be read, with their ordering guarantee (the machine code's view: arch.CounterRead). */
 public enum CounterFlavour {
     /** x86 rdtsc: cheapest, may execute before earlier instructions. */
-    X86_RDTSC(CounterArch.X86_64, false, "rdtsc"),
+    X86_RDTSC(CounterRead.X86_RDTSC),
     /** x86 lfence;rdtsc: ordered after earlier loads; what the vDSO uses. */
-    X86_LFENCE_RDTSC(CounterArch.X86_64, true, "lfence;rdtsc"),
+    X86_LFENCE_RDTSC(CounterRead.X86_LFENCE_RDTSC),
     /** x86 rdtscp: ordered, and returns TSC_AUX (the CPU number on Linux). */
-    X86_RDTSCP(CounterArch.X86_64, true, "rdtscp"),
+    X86_RDTSCP(CounterRead.X86_RDTSCP),
     /** arm64 mrs cntvct_el0 without a barrier. */
-    A64_CNTVCT(CounterArch.AARCH64, false, "mrs cntvct_el0"),
+    A64_CNTVCT(CounterRead.A64_CNTVCT),
     /** arm64 isb;mrs cntvct_el0: ordered, as the kernel's vDSO reads it. */
-    A64_ISB_CNTVCT(CounterArch.AARCH64, true, "isb;mrs cntvct_el0"),
+    A64_ISB_CNTVCT(CounterRead.A64_ISB_CNTVCT),
     /** arm64 mrs cntvctss_el0 (FEAT_ECV, HWCAP2_ECV): self-synchronised, so ordered without an isb. */
-    A64_CNTVCTSS(CounterArch.AARCH64, true, "mrs cntvctss_el0");
+    A64_CNTVCTSS(CounterRead.A64_CNTVCTSS);
 
-    private final CounterArch arch;
-    private final boolean ordered;
-    private final String instructions;
+    /** The machine code's view of this read (arch.CounterRead): the same name. */
+    private final CounterRead read;
 
-    CounterFlavour(CounterArch arch, boolean ordered, String instructions) {
-        this.arch = arch;
-        this.ordered = ordered;
-        this.instructions = instructions;
+    CounterFlavour(CounterRead read) {
+        this.read = read;
+    }
+
+    /** The flavour of a read: the constant of the same name. */
+    static CounterFlavour of(CounterRead read) {
+        return valueOf(read.name());
     }
 
     /** {@return the architecture this flavour runs on} */
     public CounterArch arch() {
-        return arch;
+        return CounterArch.of(read.arch().machine());
     }
 
     /**
@@ -38,12 +41,12 @@ public enum CounterFlavour {
      * @return true for the ordered flavours
      */
     public boolean isOrdered() {
-        return ordered;
+        return read.isOrdered();
     }
 
     /** {@return the instruction sequence, e.g. "lfence;rdtsc"} */
     public String instructions() {
-        return instructions;
+        return read.instructions();
     }
 
     /** The stub for this flavour, mapped on first use, or why it cannot be. */

@@ -2,18 +2,16 @@ package org.timekeeping4j.clocksource;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.LongSupplier;
-import java.util.stream.Collectors;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.config.Configuration;
+import org.timekeeping4j.config.CounterMode;
 import org.timekeeping4j.linux.KernelInfo;
-import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.Platform;
+import org.timekeeping4j.machine.ClockGettimeStub;
 import org.timekeeping4j.machine.Stubs;
 
 /**
@@ -55,7 +53,7 @@ public final class CounterSelector {
     /** Reads in the monotonicity burst of the self-test. */
     static final int SELF_TEST_READS = 20_000;
 
-    /** Counter modes. */
+    /** Counter modes (parsed with the other properties as {@code config.CounterMode}: the same names). */
     public enum Mode {
         /** The ordered hardware counter where it can be trusted, else the kernel. */
         AUTO,
@@ -74,15 +72,12 @@ public final class CounterSelector {
          * @throws IllegalArgumentException naming the valid values, for anything else
          */
         public static Mode parse(String value) {
-            String v = value == null ? "auto" : value.trim().toLowerCase(Locale.ROOT);
-            for (Mode m : values()) {
-                if (m.name().toLowerCase(Locale.ROOT).equals(v)) {
-                    return m;
-                }
-            }
-            throw new IllegalArgumentException(PROPERTY + "=" + value + " is not a counter mode; use one of "
-                    + Arrays.stream(values()).map(m -> m.name().toLowerCase(Locale.ROOT))
-                            .collect(Collectors.joining(", ")));
+            return of(CounterMode.parse(value));
+        }
+
+        /** The mode of the configuration's counter mode: the constant of the same name. */
+        static Mode of(CounterMode mode) {
+            return valueOf(mode.name());
         }
     }
 
@@ -148,7 +143,7 @@ public final class CounterSelector {
                     if (bad != null) {
                         throw bad;
                     }
-                    s = select(Configuration.PROCESS.counter(), RealEnvironment.INSTANCE);
+                    s = select(Mode.of(Configuration.PROCESS.counter()), RealEnvironment.INSTANCE);
                     selected = s;
                 }
             }
@@ -168,7 +163,7 @@ public final class CounterSelector {
         if (Configuration.PROCESS.counterError() != null) {
             return null;
         }
-        Mode mode = Configuration.PROCESS.counter();
+        Mode mode = Mode.of(Configuration.PROCESS.counter());
         Environment env = RealEnvironment.INSTANCE;
         CounterArch arch = CounterArch.of(env.machine());
         if (mode == Mode.KERNEL || mode == Mode.UNORDERED || arch == null
@@ -348,7 +343,7 @@ public final class CounterSelector {
 
         @Override
         public long kernelRawNanos() {
-            return LinuxTime.clockGettimeNanos(ClockId.MONOTONIC_RAW.id());
+            return ClockGettimeStub.clockGettimeNanos(ClockId.MONOTONIC_RAW.id());
         }
 
         @Override

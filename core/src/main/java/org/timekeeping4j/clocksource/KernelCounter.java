@@ -1,7 +1,7 @@
 package org.timekeeping4j.clocksource;
 
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.machine.ClockGettimeStub;
 
 /**
  * The fallback clocksource: CLOCK_MONOTONIC_RAW through clock_gettime, seen as a 64-bit counter at 1 GHz.
@@ -20,6 +20,6 @@ public final class KernelCounter extends Clocksource {
 
     @Override
     public long read() {
-        return LinuxTime.clockGettimeNanos(ClockId.MONOTONIC_RAW.id());
+        return ClockGettimeStub.clockGettimeNanos(ClockId.MONOTONIC_RAW.id());
     }
 }

@@ -2,13 +2,12 @@ package org.timekeeping4j.config;
 
 import java.util.Locale;
 import java.util.function.UnaryOperator;
-import org.timekeeping4j.clocksource.CounterSelector;
 
 /**
  * The library's system properties, read once per process and parsed in this one place, so that every
  * part of the library sees the same values (a value is trimmed and its case ignored, everywhere alike):
  * <ul>
- *   <li>{@value #COUNTER}: the counter mode ({@link CounterSelector.Mode}: auto, ordered, unordered, kernel);
+ *   <li>{@value #COUNTER}: the counter mode ({@link CounterMode}: auto, ordered, unordered, kernel);
  *       kernel also keeps exact mode from serving (the counter is not read by choice);</li>
  *   <li>{@value #VDSO}: auto (exact mode wherever the kernel's vDSO data validates) or off;</li>
  *   <li>{@value #EXECMEM}: allow (map the machine-code stubs) or deny (behave as if the system refused
@@ -30,7 +29,7 @@ import org.timekeeping4j.clocksource.CounterSelector;
  * @param execmemError null, or why {@value #EXECMEM}'s value is neither allow nor deny
  * @param vclockError  null, or why {@value #VCLOCK}'s value is neither auto nor off
  */
-public record Configuration(CounterSelector.Mode counter, boolean exactMode, boolean execmem, boolean vclock,
+public record Configuration(CounterMode counter, boolean exactMode, boolean execmem, boolean vclock,
         String counterError, String vdsoError, String execmemError, String vclockError) {
 
     /** The counter mode's property. */
@@ -53,10 +52,10 @@ public record Configuration(CounterSelector.Mode counter, boolean exactMode, boo
      */
     public static Configuration read(UnaryOperator<String> properties) {
         String counterValue = properties.apply(COUNTER);
-        CounterSelector.Mode counter = CounterSelector.Mode.AUTO;
+        CounterMode counter = CounterMode.AUTO;
         String counterError = null;
         try {
-            counter = CounterSelector.Mode.parse(counterValue);
+            counter = CounterMode.parse(counterValue);
         } catch (IllegalArgumentException e) {
             counterError = e.getMessage();
         }
@@ -82,7 +81,7 @@ public record Configuration(CounterSelector.Mode counter, boolean exactMode, boo
 
     /** {@return whether {@value #COUNTER}=kernel chose the kernel's clocks: no counter is read, exact mode neither} */
     public boolean kernelChosen() {
-        return counter == CounterSelector.Mode.KERNEL;
+        return counter == CounterMode.KERNEL;
     }
 
     /**

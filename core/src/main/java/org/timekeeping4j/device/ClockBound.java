@@ -17,6 +17,7 @@ import java.nio.file.StandardOpenOption;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.linux.Errno;
 import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.machine.ClockGettimeStub;
 
 /**
  * Reader of a ClockBound daemon's shared-memory segment, protocol v2 (aws/clock-bound; default
@@ -201,8 +202,8 @@ public final class ClockBound implements BoundedClock {
         readSegment(into);
         // REALTIME first, as close as possible to the caller's event; then mono. A delay between the two
         // only makes the bound more pessimistic, never wrong.
-        long real = LinuxTime.clockGettimeNanos(ClockId.REALTIME.id());
-        long mono = LinuxTime.clockGettimeNanos(ClockId.MONOTONIC_COARSE.id());
+        long real = ClockGettimeStub.clockGettimeNanos(ClockId.REALTIME.id());
+        long mono = ClockGettimeStub.clockGettimeNanos(ClockId.MONOTONIC_COARSE.id());
         compute(into, real, mono, path);
         if (into.disruptionSupport != 0 && vmclock().disruptionMarker() != into.disruptionMarker) {
             disrupted(into);

@@ -12,7 +12,6 @@ import java.lang.foreign.StructLayout;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
-import org.timekeeping4j.clocksource.CounterArch;
 
 /**
  * Raw layer: downcall handles and struct layouts for the libc functions timekeeping4j calls.
@@ -33,10 +32,10 @@ import org.timekeeping4j.clocksource.CounterArch;
 public final class LibC {
 
     /**
-     * The clock_gettime syscall number on this architecture (clocksource.CounterArch holds each one's), or -1
-     * where timekeeping4j does not know it: {@link #SYSCALL_CLOCK_GETTIME} must not be called then.
+     * The clock_gettime syscall number on this architecture ({@link #sysClockGettime}), or -1 where
+     * timekeeping4j does not know it: {@link #SYSCALL_CLOCK_GETTIME} must not be called then.
      */
-    public static final long SYS_CLOCK_GETTIME = CounterArch.here().map(CounterArch::sysClockGettime).orElse(-1L);
+    public static final long SYS_CLOCK_GETTIME = sysClockGettime(Platform.ARCH);
 
     private static final Linker LINKER = Linker.nativeLinker();
     private static final SymbolLookup LIBC = LINKER.defaultLookup();
@@ -105,6 +104,24 @@ public final class LibC {
     public static final long MAP_FAILED = -1L;
 
     private LibC() {}
+
+    /**
+     * The clock_gettime system call's number on an architecture, for syscall(2): the bindings own the syscall
+     * numbers of each architecture timekeeping4j reads the counter on ({@code clocksource.CounterArch}).
+     *
+     * @param machine the kernel's machine name (uname -m, as {@link Platform#ARCH}), or null
+     * @return the number, or -1 for an architecture without one here
+     */
+    public static long sysClockGettime(String machine) {
+        if (machine == null) {
+            return -1;
+        }
+        return switch (machine) {
+            case "x86_64" -> 228; // arch/x86/entry/syscalls/syscall_64.tbl
+            case "aarch64" -> 113; // include/uapi/asm-generic/unistd.h
+            default -> -1;
+        };
+    }
 
     /** errno as the linker captured it into a {@link #CAPTURE_STATE} segment. */
     public static int errno(MemorySegment captureState) {

@@ -2,14 +2,13 @@ package org.timekeeping4j.linux;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import org.timekeeping4j.machine.ClockGettimeStub;
 
 /**
  * Idiomatic layer over {@link LibC}: the clock and time-status calls as plain Java methods that take
  * and return primitives, check every return code, and throw {@link ErrnoException} with the errno.
  *
- * <p><b>Allocation:</b> the read methods allocate nothing. {@link #clockGettimeNanos} keeps its timespec on
- * the native stack ({@link ClockGettimeStub}) where the stub is mapped. Each thread owns one scratch segment
+ * <p><b>Allocation:</b> the read methods allocate nothing. The kernel path's nanosecond read keeps its timespec on
+ * the native stack where the stub is mapped ({@code machine.ClockGettimeStub.clockGettimeNanos}). Each thread owns one scratch segment
  * (a timespec and the errno capture buffer), created on the thread's first call and freed by the
  * garbage collector with the thread ({@link Arena#ofAuto()}).
  */
@@ -39,26 +38,13 @@ public final class LinuxTime {
     }
 
     /**
-     * clock_gettime(clockId) in nanoseconds, through the vDSO's clock_gettime (libc's where the vDSO has none;
-     * either serves the clock in user space where the kernel publishes its data, a syscall otherwise).
+     * clock_gettime(clockId) in nanoseconds through this thread's buffer, through the vDSO's clock_gettime
+     * (libc's where the vDSO has none). The kernel path reads through the stack-buffer stub first
+     * ({@code machine.ClockGettimeStub.clockGettimeNanos}) and comes here where the stub is not mapped or fails.
      *
      * @throws ErrnoException when the kernel refuses the clock id (EINVAL)
      */
-    public static long clockGettimeNanos(int clockId) {
-        // NANOS is static final: the JIT folds the test and inlines the stub's downcall, the clock's own stub for
-        // the clocks read most (ClockGettimeStub says why it is faster than a per-thread buffer). Its FAILED goes
-        // on to the buffer path, which reads again and throws exactly as it did before the stub existed.
-        if (ClockGettimeStub.NANOS != null) {
-            long nanos;
-            try {
-                nanos = ClockGettimeStub.nanos(clockId);
-            } catch (Throwable t) {
-                throw rethrow(t);
-            }
-            if (nanos != ClockGettimeStub.FAILED) {
-                return nanos;
-            }
-        }
+    public static long clockGettimeNanosBuffered(int clockId) {
         MemorySegment ts = scratch();
         clockGettime(clockId, ts);
         return toNanos(ts);

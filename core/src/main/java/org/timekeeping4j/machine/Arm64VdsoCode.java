@@ -1,9 +1,9 @@
 package org.timekeeping4j.machine;
 
-import org.timekeeping4j.vdso.VdsoLayout;
+import org.timekeeping4j.arch.VdsoAlgorithm;
 
 /**
- * The arm64 machine code of the kernel-data read ({@link VdsoLayout.Algorithm#ARM64_GENERIC}, every arm64
+ * The arm64 machine code of the kernel-data read ({@link VdsoAlgorithm#ARM64_GENERIC}, every arm64
  * layout), byte for byte, with its disassembly, in the shape of {@link X86VdsoCode}: {@link #code} returns the
  * function with a {@link Flavour}'s counter read in its slot. One function under
  * AAPCS64 (arguments in x0, x1, x2; result in x0; x0-x17 free to clobber; x18, the platform register, and

@@ -8,8 +8,9 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import org.timekeeping4j.clocksource.CounterArch;
+import org.timekeeping4j.arch.Arch;
 import org.timekeeping4j.linux.ClockGettime;
+import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.Platform;
 
 /**
@@ -27,7 +28,7 @@ import org.timekeeping4j.linux.Platform;
  * few tenths of a nanosecond between the kernel path and nanoTime. Mapped as the counter stubs are ({@link Stubs#map}: W^X, the
  * {@code timekeeping4j.execmem} configuration); where it is not mapped (another architecture, executable memory
  * refused) {@link #NANOS} is null and readers use {@link ClockGettime#TIMESPEC} with a buffer of their own
- * (linux.LinuxTime.clockGettimeNanos does both).
+ * ({@link #clockGettimeNanos} does both).
  *
  * <p>Sources: x86-clock-gettime.s and arm64-clock-gettime.s next to this file, which AssemblySourcesTest
  * reassembles and compares with {@link #code}.
@@ -93,7 +94,7 @@ public final class ClockGettimeStub {
 
     private static final Stubs.Mapped MAPPED = ClockGettime.TARGET == null
             ? new Stubs.Mapped(null, Platform.UNSUPPORTED_REASON)
-            : map(ClockGettime.TARGET.function().address(), CounterArch.HERE);
+            : map(ClockGettime.TARGET.function().address(), Arch.HERE);
 
     /**
      * long (clockid_t): the clock in nanoseconds, or {@link #FAILED}; null where the stub is not mapped (see
@@ -112,6 +113,32 @@ public final class ClockGettimeStub {
     private static final MethodHandle TAI_NANOS = own(CLOCK_TAI);
 
     private ClockGettimeStub() {}
+
+    /**
+     * clock_gettime(clockId) in nanoseconds, through the vDSO's clock_gettime (libc's where the vDSO has none;
+     * either serves the clock in user space where the kernel publishes its data, a syscall otherwise).
+     *
+     * @param clockId the clock
+     * @return the clock in ns
+     * @throws org.timekeeping4j.linux.ErrnoException when the kernel refuses the clock id (EINVAL)
+     */
+    public static long clockGettimeNanos(int clockId) {
+        // NANOS is static final: the JIT folds the test and inlines the stub's downcall, the clock's own stub for
+        // the clocks read most (the class comment says why it is faster than a per-thread buffer). Its FAILED goes
+        // on to the buffer path, which reads again and throws exactly as it did before the stub existed.
+        if (NANOS != null) {
+            long nanos;
+            try {
+                nanos = nanos(clockId);
+            } catch (Throwable t) {
+                throw LinuxTime.rethrow(t);
+            }
+            if (nanos != FAILED) {
+                return nanos;
+            }
+        }
+        return LinuxTime.clockGettimeNanosBuffered(clockId);
+    }
 
     /**
      * The clock in nanoseconds, or {@link #FAILED}, through the clock's own stub where it has one, else
@@ -138,7 +165,7 @@ public final class ClockGettimeStub {
         if (NANOS == null) {
             return null;
         }
-        Stubs.Mapped own = map(ClockGettime.TARGET.function().address(), CounterArch.HERE, clockId);
+        Stubs.Mapped own = map(ClockGettime.TARGET.function().address(), Arch.HERE, clockId);
         return own.ok() ? own.handle() : MethodHandles.insertArguments(NANOS, 0, clockId);
     }
 
@@ -159,7 +186,7 @@ public final class ClockGettimeStub {
      * @param arch     the architecture to map the code of (null: none known here)
      * @return the handle, or why there is none
      */
-    public static Stubs.Mapped map(long function, CounterArch arch) {
+    public static Stubs.Mapped map(long function, Arch arch) {
         if (arch == null) {
             return new Stubs.Mapped(null, "the clock_gettime stub is x86_64 and aarch64 code and this is "
                     + Platform.ARCH);
@@ -168,14 +195,14 @@ public final class ClockGettimeStub {
     }
 
     /**
-     * As {@link #map(long, CounterArch)}, for one clock's own stub: {@code long (void)}.
+     * As {@link #map(long, Arch)}, for one clock's own stub: {@code long (void)}.
      *
      * @param function the address of a clock_gettime
      * @param arch     the architecture (not null)
      * @param clockId  the clock the stub reads (0 to 65535)
      * @return the handle, or why there is none
      */
-    public static Stubs.Mapped map(long function, CounterArch arch, int clockId) {
+    public static Stubs.Mapped map(long function, Arch arch, int clockId) {
         return Stubs.map("clock_gettime stub", code(arch, function, clockId), NANOS_OF_ITS_CLOCK, arch);
     }
 
@@ -186,7 +213,7 @@ public final class ClockGettimeStub {
      * @param function the address of the clock_gettime it calls
      * @return the function's machine code, a fresh array
      */
-    public static byte[] code(CounterArch arch, long function) {
+    public static byte[] code(Arch arch, long function) {
         return switch (arch) {
             case X86_64 -> {
                 byte[] code = MachineCode.x86(X86_CODE);
@@ -205,7 +232,7 @@ public final class ClockGettimeStub {
      * @param clockId  the clock it reads (0 to 65535: the arm64 immediate)
      * @return the function's machine code, a fresh array
      */
-    public static byte[] code(CounterArch arch, long function, int clockId) {
+    public static byte[] code(Arch arch, long function, int clockId) {
         if (clockId < 0 || clockId > 0xffff) {
             throw new IllegalArgumentException("a clock's own stub takes ids 0 to 65535, not " + clockId);
         }

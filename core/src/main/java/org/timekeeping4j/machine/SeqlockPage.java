@@ -3,6 +3,7 @@ package org.timekeeping4j.machine;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.timekeeping4j.machine.SeqlockStub.HEADER_BYTES;
 import static org.timekeeping4j.machine.SeqlockStub.LEAP_THRESHOLD;
+import static org.timekeeping4j.machine.SeqlockStub.RECORDS;
 import static org.timekeeping4j.machine.SeqlockStub.RECORD_BYTES;
 import static org.timekeeping4j.machine.SeqlockStub.SEQ;
 import static org.timekeeping4j.machine.SeqlockStub.VALID_CYCLES;
@@ -10,7 +11,6 @@ import static org.timekeeping4j.machine.SeqlockStub.VALID_CYCLES;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
-import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.timekeeper.TimekeeperPage;
 
 /**
@@ -29,7 +29,6 @@ import org.timekeeping4j.timekeeper.TimekeeperPage;
  */
 public final class SeqlockPage implements TimekeeperPage {
 
-    private static final int RECORDS = CounterClock.values().length;
     private static final long BYTES = HEADER_BYTES + RECORDS * RECORD_BYTES;
     /** Accessed with setVolatile/setRelease for seq; plain MemorySegment stores for the records. */
     private static final VarHandle LONG = JAVA_LONG.varHandle();
@@ -64,11 +63,11 @@ public final class SeqlockPage implements TimekeeperPage {
     /**
      * The address of a record: the stub's second argument.
      *
-     * @param clock a clock with a record
+     * @param record a clock's record ({@code timekeeper.CounterClock.record()}), 0 to {@link SeqlockStub#RECORDS} - 1
      * @return the record's native address, {@link #address()} plus a constant offset per clock
      */
-    public long recordAddress(CounterClock clock) {
-        return address + HEADER_BYTES + clock.record() * RECORD_BYTES;
+    public long recordAddress(int record) {
+        return address + HEADER_BYTES + record * RECORD_BYTES;
     }
 
     /**

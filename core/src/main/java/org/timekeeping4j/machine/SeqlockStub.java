@@ -1,7 +1,7 @@
 package org.timekeeping4j.machine;
 
-import org.timekeeping4j.clocksource.CounterArch;
-import org.timekeeping4j.clocksource.CounterFlavour;
+import org.timekeeping4j.arch.Arch;
+import org.timekeeping4j.arch.CounterRead;
 import org.timekeeping4j.linux.KernelInfo;
 
 /**
@@ -59,6 +59,11 @@ public final class SeqlockStub {
     public static final long HEADER_BYTES = 64;
     /** Bytes per record, two cache lines: the fast path's fields, then the slow path's. */
     public static final long RECORD_BYTES = 128;
+    /**
+     * Records per page: one per clock a counter read serves ({@code timekeeper.CounterClock}: REALTIME, MONOTONIC,
+     * MONOTONIC_RAW, BOOTTIME, TAI), at index {@code CounterClock.record()}; CounterClockTest holds the two equal.
+     */
+    public static final int RECORDS = 5;
     /** Record offset of cycle_last: the counter value of the last update (E, its high half, at +4). */
     public static final long CYCLE_LAST = 0;
     /** Record offset of mult' = mult * 2^(64 - shift); 0 when it does not fit 64 bits (no fast path). */
@@ -103,7 +108,7 @@ public final class SeqlockStub {
 
     /**
      * Whether the process's machine-code reads use lfence;rdtsc (else rdtscp): the first ordered x86 flavour in
-     * the selection's order (CounterArch.flavours: lfence;rdtsc where the kernel says lfence orders rdtsc, else
+     * the selection's order (arch.Arch.reads: lfence;rdtsc where the kernel says lfence orders rdtsc, else
      * rdtscp where the CPU has it, else lfence;rdtsc) whose stub maps. Every timekeeper's page is read through
      * the same code: any ordered TSC read serves any page. A constant, so that the choice costs a read nothing
      * (a per-timekeeper choice was a load and a branch before the counter).
@@ -116,13 +121,13 @@ public final class SeqlockStub {
     private SeqlockStub() {}
 
     private static boolean preferredLfence() {
-        if (CounterArch.HERE != CounterArch.X86_64) { // the machine code is x86_64's (MachineCode.x86SeqlockRead)
+        if (Arch.HERE != Arch.X86_64) { // the machine code is x86_64's (MachineCode.x86SeqlockRead)
             return false;
         }
-        for (CounterFlavour f : CounterArch.X86_64.flavours(true, KernelInfo.cpuFlags(), 0)) {
-            if (f == CounterFlavour.X86_RDTSCP ? Stubs.RdtscpSeqlock.MAPPED.ok()
+        for (CounterRead f : Arch.X86_64.reads(true, KernelInfo.cpuFlags(), 0)) {
+            if (f == CounterRead.X86_RDTSCP ? Stubs.RdtscpSeqlock.MAPPED.ok()
                     : Stubs.LfenceRdtscSeqlock.MAPPED.ok()) {
-                return f != CounterFlavour.X86_RDTSCP;
+                return f != CounterRead.X86_RDTSCP;
             }
         }
         return false;

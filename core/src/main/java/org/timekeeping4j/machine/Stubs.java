@@ -8,7 +8,7 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
-import org.timekeeping4j.clocksource.CounterArch;
+import org.timekeeping4j.arch.Arch;
 import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.linux.ErrnoException;
 import org.timekeeping4j.linux.ExecutableMemory;
@@ -54,11 +54,11 @@ public final class Stubs {
         }
     }
 
-    public static Mapped map(String name, byte[] code, FunctionDescriptor descriptor, CounterArch arch) {
+    public static Mapped map(String name, byte[] code, FunctionDescriptor descriptor, Arch arch) {
         if (Platform.UNSUPPORTED_REASON != null) {
             return new Mapped(null, Platform.UNSUPPORTED_REASON);
         }
-        if (CounterArch.HERE != arch) {
+        if (Arch.HERE != arch) {
             return new Mapped(null, name + " is " + arch.machine() + " code and this is " + Platform.ARCH);
         }
         String badProperty = execmemError();
@@ -79,67 +79,67 @@ public final class Stubs {
     }
 
     public static final class Rdtsc {
-        public static final Mapped MAPPED = map("rdtsc", MachineCode.X86_RDTSC, LONG_VOID, CounterArch.X86_64);
+        public static final Mapped MAPPED = map("rdtsc", MachineCode.X86_RDTSC, LONG_VOID, Arch.X86_64);
         public static final MethodHandle HANDLE = MAPPED.handle();
     }
 
     public static final class LfenceRdtsc {
         public static final Mapped MAPPED =
-                map("lfence;rdtsc", MachineCode.X86_LFENCE_RDTSC, LONG_VOID, CounterArch.X86_64);
+                map("lfence;rdtsc", MachineCode.X86_LFENCE_RDTSC, LONG_VOID, Arch.X86_64);
         public static final MethodHandle HANDLE = MAPPED.handle();
     }
 
     public static final class Rdtscp {
         public static final Mapped MAPPED = map("rdtscp", MachineCode.X86_RDTSCP,
-                FunctionDescriptor.of(JAVA_LONG, ADDRESS), CounterArch.X86_64);
+                FunctionDescriptor.of(JAVA_LONG, ADDRESS), Arch.X86_64);
         public static final MethodHandle HANDLE = MAPPED.handle();
     }
 
     public static final class RdtscpNoAux {
-        public static final Mapped MAPPED = map("rdtscp", MachineCode.X86_RDTSCP_NOAUX, LONG_VOID, CounterArch.X86_64);
+        public static final Mapped MAPPED = map("rdtscp", MachineCode.X86_RDTSCP_NOAUX, LONG_VOID, Arch.X86_64);
         public static final MethodHandle HANDLE = MAPPED.handle();
     }
 
     /** The whole timekeeper read around rdtscp (see {@link MachineCode#x86SeqlockRead}). */
     public static final class RdtscpSeqlock {
         public static final Mapped MAPPED = map("rdtscp seqlock read", MachineCode.x86SeqlockRead(MachineCode.X86_RDTSCP_INSN),
-                SEQLOCK_READ, CounterArch.X86_64);
+                SEQLOCK_READ, Arch.X86_64);
         public static final MethodHandle HANDLE = MAPPED.handle();
     }
 
     /** The whole timekeeper read around lfence;rdtsc. */
     public static final class LfenceRdtscSeqlock {
         public static final Mapped MAPPED = map("lfence;rdtsc seqlock read",
-                MachineCode.x86SeqlockRead(MachineCode.X86_LFENCE_RDTSC_INSN), SEQLOCK_READ, CounterArch.X86_64);
+                MachineCode.x86SeqlockRead(MachineCode.X86_LFENCE_RDTSC_INSN), SEQLOCK_READ, Arch.X86_64);
         public static final MethodHandle HANDLE = MAPPED.handle();
     }
 
     public static final class Cpuid {
         public static final Mapped MAPPED = map("cpuid", MachineCode.X86_CPUID,
-                FunctionDescriptor.ofVoid(JAVA_INT, JAVA_INT, ADDRESS), CounterArch.X86_64);
+                FunctionDescriptor.ofVoid(JAVA_INT, JAVA_INT, ADDRESS), Arch.X86_64);
         public static final MethodHandle HANDLE = MAPPED.handle();
     }
 
     public static final class Cntvct {
-        public static final Mapped MAPPED = map("mrs cntvct_el0", MachineCode.A64_CNTVCT, LONG_VOID, CounterArch.AARCH64);
+        public static final Mapped MAPPED = map("mrs cntvct_el0", MachineCode.A64_CNTVCT, LONG_VOID, Arch.AARCH64);
         public static final MethodHandle HANDLE = MAPPED.handle();
     }
 
     public static final class IsbCntvct {
         public static final Mapped MAPPED =
-                map("isb;mrs cntvct_el0", MachineCode.A64_ISB_CNTVCT, LONG_VOID, CounterArch.AARCH64);
+                map("isb;mrs cntvct_el0", MachineCode.A64_ISB_CNTVCT, LONG_VOID, Arch.AARCH64);
         public static final MethodHandle HANDLE = MAPPED.handle();
     }
 
     /** Maps on any aarch64; only HWCAP2_ECV says it may be called (it is undefined, SIGILL, elsewhere). */
     public static final class Cntvctss {
         public static final Mapped MAPPED =
-                map("mrs cntvctss_el0", MachineCode.A64_CNTVCTSS, LONG_VOID, CounterArch.AARCH64);
+                map("mrs cntvctss_el0", MachineCode.A64_CNTVCTSS, LONG_VOID, Arch.AARCH64);
         public static final MethodHandle HANDLE = MAPPED.handle();
     }
 
     public static final class Cntfrq {
-        public static final Mapped MAPPED = map("mrs cntfrq_el0", MachineCode.A64_CNTFRQ, LONG_VOID, CounterArch.AARCH64);
+        public static final Mapped MAPPED = map("mrs cntfrq_el0", MachineCode.A64_CNTFRQ, LONG_VOID, Arch.AARCH64);
         public static final MethodHandle HANDLE = MAPPED.handle();
     }
 

@@ -4,15 +4,15 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.invoke.MethodHandle;
-import org.timekeeping4j.clocksource.CounterArch;
-import org.timekeeping4j.clocksource.CounterFlavour;
+import org.timekeeping4j.arch.Arch;
+import org.timekeeping4j.arch.CounterRead;
+import org.timekeeping4j.arch.VdsoAlgorithm;
 import org.timekeeping4j.linux.ClockGettime;
 import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.Platform;
-import org.timekeeping4j.vdso.VdsoLayout;
 
 /**
- * Maps the kernel-data read of a layout's {@link VdsoLayout.Algorithm} ({@link X86VdsoCode} and {@link VclockCode} on
+ * Maps the kernel-data read of a layout's {@link VdsoAlgorithm} ({@link X86VdsoCode} and {@link VclockCode} on
  * x86_64, {@link Arm64VdsoCode} on arm64) as a
  * critical downcall: {@code (long vc, long ts, long testCounter, long vclock) -> long}, addresses as longs (the
  * vclock argument: see {@link VclockCode}; the codes without vclock paths ignore it) so that a caller holding them in
@@ -35,26 +35,26 @@ public final class VdsoStub {
     /**
      * Maps the machine code of {@code algorithm}, which reads the vDSO data with its architecture's counter.
      *
-     * @param algorithm the layout's algorithm ({@link VdsoLayout#algorithm()})
+     * @param algorithm the layout's algorithm ({@code vdso.VdsoLayout.algorithm()})
      * @param ordered   true for the ordered counter read, false for the unordered one
      * @return the mapped code, or why it could not be mapped
      */
-    public static Stubs.Mapped map(VdsoLayout.Algorithm algorithm, boolean ordered) {
+    public static Stubs.Mapped map(VdsoAlgorithm algorithm, boolean ordered) {
         return map(algorithm, ordered, false);
     }
 
     /**
-     * As {@link #map(VdsoLayout.Algorithm, boolean)}; with {@code completeFallback} the code calls
+     * As {@link #map(VdsoAlgorithm, boolean)}; with {@code completeFallback} the code calls
      * clock_gettime itself where the vDSO would fall back, where the algorithm's code can (X86_OVERFLOW,
      * {@link VclockCode}; elsewhere the flag is ignored and a fallback returns {@link #FALLBACK}).
      * Callers then pass the clock id as the third argument.
      *
-     * @param algorithm        the layout's algorithm ({@link VdsoLayout#algorithm()})
+     * @param algorithm        the layout's algorithm ({@code vdso.VdsoLayout.algorithm()})
      * @param ordered          true for the ordered counter read, false for the unordered one
      * @param completeFallback whether a fallback calls clock_gettime from the code
      * @return the mapped code, or why it could not be mapped
      */
-    public static Stubs.Mapped map(VdsoLayout.Algorithm algorithm, boolean ordered, boolean completeFallback) {
+    public static Stubs.Mapped map(VdsoAlgorithm algorithm, boolean ordered, boolean completeFallback) {
         return switch (algorithm) {
             case X86_LEGACY, X86_OVERFLOW -> map(algorithm, x86Flavour(ordered), completeFallback);
             case ARM64_GENERIC -> map(ordered ? Arm64VdsoCode.Flavour.ISB_CNTVCT : Arm64VdsoCode.Flavour.CNTVCT);
@@ -68,12 +68,12 @@ public final class VdsoStub {
      * @param flavour   the counter read
      * @return the mapped code, or why it could not be mapped
      */
-    public static Stubs.Mapped map(VdsoLayout.Algorithm algorithm, X86VdsoCode.Flavour flavour) {
+    public static Stubs.Mapped map(VdsoAlgorithm algorithm, X86VdsoCode.Flavour flavour) {
         return map(algorithm, flavour, false);
     }
 
     /**
-     * As {@link #map(VdsoLayout.Algorithm, X86VdsoCode.Flavour)}; with {@code completeFallback}, the X86_OVERFLOW code
+     * As {@link #map(VdsoAlgorithm, X86VdsoCode.Flavour)}; with {@code completeFallback}, the X86_OVERFLOW code
      * calls libc's clock_gettime itself where the vDSO would fall back ({@link VclockCode}), the clock id taken
      * from the third argument: callers then pass the clock id there, and the fallback value means only that
      * clock_gettime failed.
@@ -83,23 +83,23 @@ public final class VdsoStub {
      * @param completeFallback whether a fallback calls clock_gettime from the code
      * @return the mapped code, or why it could not be mapped
      */
-    public static Stubs.Mapped map(VdsoLayout.Algorithm algorithm, X86VdsoCode.Flavour flavour, boolean completeFallback) {
-        byte[] code = completeFallback && algorithm == VdsoLayout.Algorithm.X86_OVERFLOW
+    public static Stubs.Mapped map(VdsoAlgorithm algorithm, X86VdsoCode.Flavour flavour, boolean completeFallback) {
+        byte[] code = completeFallback && algorithm == VdsoAlgorithm.X86_OVERFLOW
                 ? VclockCode.x86(flavour, CLOCK_GETTIME_ADDRESS) : X86VdsoCode.code(algorithm, flavour);
         return Stubs.map("vdso read (" + algorithm + ", " + flavour.instructions()
-                + (completeFallback ? ", completing its fallback" : "") + ")", code, READ, CounterArch.X86_64);
+                + (completeFallback ? ", completing its fallback" : "") + ")", code, READ, Arch.X86_64);
     }
 
     /**
      * Whether {@code algorithm}'s machine code can call clock_gettime itself where the vDSO would fall back
-     * ({@link #map(VdsoLayout.Algorithm, boolean, boolean)} with {@code completeFallback}) and has a mode-first
-     * entry ({@link #mapModeFirst(VdsoLayout.Algorithm, boolean)}): the x86_64 6.10+ read ({@link VclockCode}).
+     * ({@link #map(VdsoAlgorithm, boolean, boolean)} with {@code completeFallback}) and has a mode-first
+     * entry ({@link #mapModeFirst(VdsoAlgorithm, boolean)}): the x86_64 6.10+ read ({@link VclockCode}).
      *
      * @param algorithm the layout's algorithm
-     * @return true for {@link VdsoLayout.Algorithm#X86_OVERFLOW}
+     * @return true for {@link VdsoAlgorithm#X86_OVERFLOW}
      */
-    public static boolean completesFallback(VdsoLayout.Algorithm algorithm) {
-        return algorithm == VdsoLayout.Algorithm.X86_OVERFLOW;
+    public static boolean completesFallback(VdsoAlgorithm algorithm) {
+        return algorithm == VdsoAlgorithm.X86_OVERFLOW;
     }
 
     /**
@@ -111,7 +111,7 @@ public final class VdsoStub {
      * @param ordered   true for the ordered counter read, false for the unordered one
      * @return the mapped code, or why there is none (arm64, the 5.3-6.9 layouts)
      */
-    public static Stubs.Mapped mapModeFirst(VdsoLayout.Algorithm algorithm, boolean ordered) {
+    public static Stubs.Mapped mapModeFirst(VdsoAlgorithm algorithm, boolean ordered) {
         if (!completesFallback(algorithm)) {
             return new Stubs.Mapped(null, "no mode-first entry for " + algorithm + ": a fallback reads the counter first");
         }
@@ -121,7 +121,7 @@ public final class VdsoStub {
     /**
      * Maps one clock's read of the completing code ({@link VclockCode#x86Bound}): either entry with the clock's
      * arguments as immediates, {@code long ()}, calling the kernel path's clock_gettime where the vDSO would fall
-     * back, as {@link #map(VdsoLayout.Algorithm, boolean, boolean)} and {@link #mapModeFirst(VdsoLayout.Algorithm,
+     * back, as {@link #map(VdsoAlgorithm, boolean, boolean)} and {@link #mapModeFirst(VdsoAlgorithm,
      * boolean)} do with the arguments passed. Where {@link #completesFallback} only.
      *
      * @param algorithm the layout's algorithm
@@ -133,7 +133,7 @@ public final class VdsoStub {
      * @param vclock    the vclock word
      * @return the mapped code, or why there is none
      */
-    public static Stubs.Mapped mapBound(VdsoLayout.Algorithm algorithm, boolean ordered, boolean modeFirst, long vc,
+    public static Stubs.Mapped mapBound(VdsoAlgorithm algorithm, boolean ordered, boolean modeFirst, long vc,
             long ts, int clockId, long vclock) {
         if (!completesFallback(algorithm)) {
             return new Stubs.Mapped(null, "no bound read for " + algorithm);
@@ -143,7 +143,7 @@ public final class VdsoStub {
                 : VclockCode.x86(flavour, CLOCK_GETTIME_ADDRESS);
         return Stubs.map("vdso read of clock " + clockId + (modeFirst ? ", mode first" : "") + " ("
                 + flavour.instructions() + ")", VclockCode.x86Bound(entry, vc, ts, clockId, vclock), BOUND_READ,
-                CounterArch.X86_64);
+                Arch.X86_64);
     }
 
     /** long (): a bound read. */
@@ -168,7 +168,7 @@ public final class VdsoStub {
     private static Stubs.Mapped mapModeFirst(X86VdsoCode.Flavour flavour, long clockGettime) {
         return Stubs.map("vdso read, mode first (" + flavour.instructions()
                 + (clockGettime == 0 ? ", no clock_gettime" : "") + ")", VclockCode.x86ModeFirst(flavour, clockGettime),
-                READ, CounterArch.X86_64);
+                READ, Arch.X86_64);
     }
 
     /**
@@ -183,13 +183,13 @@ public final class VdsoStub {
     /**
      * Maps the arm64 code ({@link Arm64VdsoCode}, ARM64_GENERIC: the generic vdso_calc_ns with the 56-bit mask;
      * vdso_data 5.7-6.14 and vdso_clock 6.15+ share its field offsets; before 5.7 clock_mode meant the opposite
-     * and exact mode refuses those kernels, CounterArch.vdsoRefusal) around {@code flavour}'s counter read.
+     * and exact mode refuses those kernels, clocksource.CounterArch.vdsoRefusal) around {@code flavour}'s counter read.
      * @param flavour the counter read
      * @return the mapped code, or why it could not be mapped
      */
     public static Stubs.Mapped map(Arm64VdsoCode.Flavour flavour) {
         return Stubs.map("vdso read (arm64, " + flavour.instructions() + ")", Arm64VdsoCode.code(flavour),
-                READ, CounterArch.AARCH64);
+                READ, Arch.AARCH64);
     }
 
     /**
@@ -207,17 +207,17 @@ public final class VdsoStub {
     private static final X86VdsoCode.Flavour ORDERED_FLAVOUR = decideOrderedFlavour();
 
     private static X86VdsoCode.Flavour decideOrderedFlavour() {
-        // The counter selection's order (CounterArch.X86_64.flavours): its first ordered read.
-        CounterFlavour first = CounterArch.X86_64.flavours(true, KernelInfo.cpuFlags(), 0).getFirst();
-        return first == CounterFlavour.X86_RDTSCP ? X86VdsoCode.Flavour.RDTSCP : X86VdsoCode.Flavour.LFENCE_RDTSC;
+        // The counter selection's order (Arch.X86_64.reads): its first ordered read.
+        CounterRead first = Arch.X86_64.reads(true, KernelInfo.cpuFlags(), 0).getFirst();
+        return first == CounterRead.X86_RDTSCP ? X86VdsoCode.Flavour.RDTSCP : X86VdsoCode.Flavour.LFENCE_RDTSC;
     }
 
     /** x86_64: the ordered read is lfence;rdtsc (else rdtscp). A static final, so the JIT keeps one branch. */
     static final boolean ORDERED_LFENCE = ORDERED_FLAVOUR == X86VdsoCode.Flavour.LFENCE_RDTSC;
 
     /** This machine's architecture, as static finals: the JIT folds the tests below away. */
-    private static final boolean X86_64 = CounterArch.HERE == CounterArch.X86_64;
-    private static final boolean AARCH64 = CounterArch.HERE == CounterArch.AARCH64;
+    private static final boolean X86_64 = Arch.HERE == Arch.X86_64;
+    private static final boolean AARCH64 = Arch.HERE == Arch.AARCH64;
 
     /**
      * The counter, read as the exact-mode code reads it (x86: {@link #orderedFlavour()}; arm64: isb; mrs
@@ -260,7 +260,7 @@ public final class VdsoStub {
     }
 
     private static IllegalStateException noCounter() {
-        return new IllegalStateException(CounterArch.noDescriptor(Platform.ARCH)
+        return new IllegalStateException(Arch.noDescriptor(Platform.ARCH)
                 + "; read the counter only where exact mode serves");
     }
 

@@ -1,10 +1,10 @@
 package org.timekeeping4j.machine;
 
-import org.timekeeping4j.vdso.VdsoLayout;
+import org.timekeeping4j.arch.VdsoAlgorithm;
 
 /**
  * Machine code of the x86_64 kernel-data read: the vDSO's do_hres over the kernel's own vDSO time data, one
- * function per {@link VdsoLayout.Algorithm} of x86_64 ({@link #code}; the X86_OVERFLOW code is
+ * function per {@link VdsoAlgorithm} of x86_64 ({@link #code}; the X86_OVERFLOW code is
  * {@link VclockCode}'s: the listing below, shifted by one move on entry, plus the PVCLOCK and HVCLOCK modes), as
  * {@code int64_t vdso_read(const struct vdso_clock *vc, const struct vdso_timestamp *ts, uint64_t test_counter)}.
  * It returns {@code sec * 10^9 + ns} (u64 arithmetic) for the clock whose basetime
@@ -23,7 +23,7 @@ import org.timekeeping4j.vdso.VdsoLayout;
  * in r11 on entry) so tests can compare the rest of the code with an independent reference for any
  * counter value. The padding sits before the counter read, off the value's dependency chain.
  *
- * <p><b>Layout 6.10+ ({@link VdsoLayout.Algorithm#X86_OVERFLOW}: vdso_data 6.10-6.14 and vdso_clock 6.15+,
+ * <p><b>Layout 6.10+ ({@link VdsoAlgorithm#X86_OVERFLOW}: vdso_data 6.10-6.14 and vdso_clock 6.15+,
  * max_cycles at +16):</b>
  * <pre>
  *    0: 49 89 d3             mov    r11, rdx              ; the test build's counter
@@ -89,7 +89,7 @@ import org.timekeeping4j.vdso.VdsoLayout;
  * tracker's stub measured this, docs/PERFORMANCE.md). The vDSO reads seq first; the order here changes only
  * which state a counter value can meet, and both outcomes are the vDSO's own: see the ordering note below.
  *
- * <p><b>Layout 5.3-6.9 ({@link VdsoLayout.Algorithm#X86_LEGACY}: vdso_data without max_cycles; mask +16, mult +24,
+ * <p><b>Layout 5.3-6.9 ({@link VdsoAlgorithm#X86_LEGACY}: vdso_data without max_cycles; mask +16, mult +24,
  * shift +28).</b>
  * The same frame (counter slot at 9, seq at 13, clock_mode at 1f); between clock_mode and the seq re-check,
  * vdso_calc_delta's x86 form (the mask is ignored, a counter at or behind cycle_last counts as delta 0):
@@ -173,7 +173,7 @@ public final class X86VdsoCode {
      * @return the function's machine code, a fresh array
      * @throws IllegalArgumentException for another architecture's algorithm
      */
-    public static byte[] code(VdsoLayout.Algorithm algorithm, Flavour flavour) {
+    public static byte[] code(VdsoAlgorithm algorithm, Flavour flavour) {
         return switch (algorithm) {
             case X86_LEGACY -> {
                 byte[] code = MachineCode.x86(LEGACY_CODE);
@@ -192,7 +192,7 @@ public final class X86VdsoCode {
      * @return the byte offset of the 10-byte counter slot
      * @throws IllegalArgumentException for another architecture's algorithm
      */
-    public static int slotOffset(VdsoLayout.Algorithm algorithm) {
+    public static int slotOffset(VdsoAlgorithm algorithm) {
         return switch (algorithm) {
             case X86_LEGACY -> LEGACY_SLOT;
             case X86_OVERFLOW -> VclockCode.slotOffset();
@@ -200,7 +200,7 @@ public final class X86VdsoCode {
         };
     }
 
-    private static IllegalArgumentException notX86(VdsoLayout.Algorithm algorithm) {
+    private static IllegalArgumentException notX86(VdsoAlgorithm algorithm) {
         return new IllegalArgumentException(algorithm + " is " + algorithm.arch().machine()
                 + " code (Arm64VdsoCode), not x86_64");
     }

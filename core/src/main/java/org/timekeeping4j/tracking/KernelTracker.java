@@ -7,8 +7,8 @@ import java.util.concurrent.locks.LockSupport;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.linux.ErrnoException;
-import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.TimerFd;
+import org.timekeeping4j.machine.ClockGettimeStub;
 import org.timekeeping4j.timekeeper.ConvertedNanos;
 import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.timekeeper.Timekeeper;
@@ -246,7 +246,7 @@ public final class KernelTracker implements AutoCloseable {
                     break;
                 }
                 step(set, intervalNanos);
-                updaterCpuNanos = LinuxTime.clockGettimeNanos(ClockId.THREAD_CPUTIME_ID.id());
+                updaterCpuNanos = ClockGettimeStub.clockGettimeNanos(ClockId.THREAD_CPUTIME_ID.id());
             }
         } catch (RuntimeException | Error e) {
             publication.retire("the updater failed: " + e);

@@ -6,6 +6,7 @@ import org.timekeeping4j.linux.ErrnoException;
 import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.TimexReading;
+import org.timekeeping4j.machine.ClockGettimeStub;
 
 /** This machine's kernel, as the {@link TrackingPolicy} reads it: clock_gettime, adjtimex, sysfs. */
 final class LinuxKernel implements TrackingPolicy.Environment {
@@ -24,7 +25,7 @@ final class LinuxKernel implements TrackingPolicy.Environment {
 
     @Override
     public long nanos(ClockId clock) {
-        return LinuxTime.clockGettimeNanos(clock.id());
+        return ClockGettimeStub.clockGettimeNanos(clock.id());
     }
 
     @Override

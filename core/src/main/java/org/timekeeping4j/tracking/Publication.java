@@ -2,7 +2,7 @@ package org.timekeeping4j.tracking;
 
 import java.util.Arrays;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.machine.ClockGettimeStub;
 import org.timekeeping4j.timekeeper.ConvertedNanos;
 import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.timekeeper.Timekeeper;
@@ -84,10 +84,10 @@ public final class Publication {
             if (v != Timekeeper.STALE) {
                 return v;
             }
-            return Math.max(LinuxTime.clockGettimeNanos(clock.clock().id()), tk.freshCeiling(line));
+            return Math.max(ClockGettimeStub.clockGettimeNanos(clock.clock().id()), tk.freshCeiling(line));
         }
         // The volatile load in timekeeper() saw null: the floors written before the null store are visible.
-        return Math.max(LinuxTime.clockGettimeNanos(clock.clock().id()), floors[clock.clock().ordinal()]);
+        return Math.max(ClockGettimeStub.clockGettimeNanos(clock.clock().id()), floors[clock.clock().ordinal()]);
     }
 
     /**

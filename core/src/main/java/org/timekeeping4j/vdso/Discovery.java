@@ -4,8 +4,10 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.util.List;
+import org.timekeeping4j.arch.VdsoAlgorithm;
 import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.config.Configuration;
+import org.timekeeping4j.machine.ClockGettimeStub;
 import org.timekeeping4j.machine.Stubs;
 import org.timekeeping4j.machine.VclockCode;
 import org.timekeeping4j.machine.VdsoStub;
@@ -214,9 +216,9 @@ public final class Discovery {
         for (int attempt = 0; attempt < 8 && layout == null; attempt++) { // a kernel update may race the checks
             // The page holds the host's clocks: clock_gettime's minus the namespace's offsets.
             VdsoLayout.Expected expected = new VdsoLayout.Expected(
-                    LinuxTime.clockGettimeNanos(0) / 1_000_000_000L,
-                    Math.floorDiv(LinuxTime.clockGettimeNanos(1) - timens.monotonic(), 1_000_000_000L),
-                    Math.floorDiv(LinuxTime.clockGettimeNanos(4) - timens.monotonic(), 1_000_000_000L));
+                    ClockGettimeStub.clockGettimeNanos(0) / 1_000_000_000L,
+                    Math.floorDiv(ClockGettimeStub.clockGettimeNanos(1) - timens.monotonic(), 1_000_000_000L),
+                    Math.floorDiv(ClockGettimeStub.clockGettimeNanos(4) - timens.monotonic(), 1_000_000_000L));
             rec = VdsoLayout.recognise(page, arch, expected);
             layout = rec.layout();
         }
@@ -285,7 +287,7 @@ public final class Discovery {
      * the hvclock page (the next one) is never read on a real kernel: no Hyper-V guest has confirmed the reader.
      */
     private static Vclock vclock(VdsoLayout layout, VvarMapping mapping, long pageSize) {
-        if (layout.algorithm() != VdsoLayout.Algorithm.X86_OVERFLOW) {
+        if (layout.algorithm() != VdsoAlgorithm.X86_OVERFLOW) {
             return Vclock.NONE;
         }
         String hv = "clock_gettime (the hvclock reader is proven on synthetic pages only: refused until a real"
@@ -346,9 +348,9 @@ public final class Discovery {
             // kernel reads. This also initialises the conversion's classes and the counter stub now, so that
             // a first snapshot does not spend milliseconds between its counter read and its conversion.
             KernelVdso.VdsoNanos conv = new KernelVdso.VdsoNanos();
-            long k0 = LinuxTime.clockGettimeNanos(c.clock().id());
+            long k0 = ClockGettimeStub.clockGettimeNanos(c.clock().id());
             long counter = VdsoStub.readCounterOrdered();
-            long k1 = LinuxTime.clockGettimeNanos(c.clock().id());
+            long k1 = ClockGettimeStub.clockGettimeNanos(c.clock().id());
             if (VdsoFormula.convert(r.layout(), r.page(), r.layout().baseOffset(VdsoLayout.base(c)), c.clock().id(),
                     counter, r.vclock().pvti(), r.timens().offset(c.clock().id()), conv)
                     && conv.exact() && (conv.nanos() - k0 < 0 || k1 - conv.nanos() < 0)) {
@@ -367,9 +369,9 @@ public final class Discovery {
         String name = org.timekeeping4j.ClockId.of(clockId).kernelName();
         int served = 0;
         for (int i = 0; i < BRACKETS; i++) {
-            long k0 = LinuxTime.clockGettimeNanos(clockId);
+            long k0 = ClockGettimeStub.clockGettimeNanos(clockId);
             long v = VdsoStub.invoke(r.read(), vc, ts, 0, r.vclock().word());
-            long k1 = LinuxTime.clockGettimeNanos(clockId);
+            long k1 = ClockGettimeStub.clockGettimeNanos(clockId);
             if (v == VdsoStub.FALLBACK) {
                 continue;
             }

@@ -5,6 +5,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 import org.timekeeping4j.ClockId;
+import org.timekeeping4j.arch.VdsoAlgorithm;
 import org.timekeeping4j.clocksource.MultShift;
 import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.machine.Stubs;
@@ -295,7 +296,7 @@ public final class KernelVdso {
     private static ReadEntry entry(boolean ordered, MethodHandle plain) {
         MethodHandle[] counterFirst = new MethodHandle[ordered ? 1 + BOUND.length : 1];
         MethodHandle[] modeFirst = new MethodHandle[counterFirst.length];
-        VdsoLayout.Algorithm algorithm = ENABLED ? STATE.layout().algorithm() : null;
+        VdsoAlgorithm algorithm = ENABLED ? STATE.layout().algorithm() : null;
         counterFirst[0] = plain;
         boolean completing = false;
         if (ENABLED && plain != null && !STATE.timens().inNamespace()) {

@@ -6,8 +6,9 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.invoke.MutableCallSite;
+import org.timekeeping4j.arch.VdsoAlgorithm;
 import org.timekeeping4j.linux.ErrnoException;
-import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.machine.ClockGettimeStub;
 import org.timekeeping4j.machine.VdsoStub;
 
 /**
@@ -137,7 +138,7 @@ final class ReadEntry {
      *
      * @param plain     the read, {@code (vc, ts, clockId, vclock) -> ns or FALLBACK}
      * @param page      the vDSO data page the read's {@code vc} arguments point into
-     * @param modesRead the clock_modes the read serves (bit m: mode m; {@link VdsoLayout.Algorithm#modesRead})
+     * @param modesRead the clock_modes the read serves (bit m: mode m; {@link VdsoAlgorithm#modesRead})
      * @return the composed entry, of {@code plain}'s type
      */
     static MethodHandle modeFirstOver(MethodHandle plain, MemorySegment page, int modesRead) {
@@ -172,7 +173,7 @@ final class ReadEntry {
     /** clock_gettime through the kernel path's stub; an error is {@link VdsoStub#FALLBACK} (the caller reports it). */
     private static long kernel(long clockId) {
         try {
-            return LinuxTime.clockGettimeNanos((int) clockId);
+            return ClockGettimeStub.clockGettimeNanos((int) clockId);
         } catch (ErrnoException e) {
             return VdsoStub.FALLBACK;
         }

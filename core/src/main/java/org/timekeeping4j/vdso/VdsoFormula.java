@@ -3,13 +3,14 @@ package org.timekeeping4j.vdso;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import org.timekeeping4j.arch.VdsoAlgorithm;
 import org.timekeeping4j.clocksource.MultShift;
 import org.timekeeping4j.machine.VclockCode;
 
 /**
  * The vDSO's arithmetic in Java (lib/vdso/gettimeofday.c vdso_calc_ns and the x86 forms), for conversions
  * of counter values read earlier: snapshots, {@code Clocks.ticksToNanos}, event export. Clock reads go
- * through the machine code of the layout's {@link VdsoLayout.Algorithm} (machine.VdsoStub.map), which computes the
+ * through the machine code of the layout's {@link VdsoAlgorithm} (machine.VdsoStub.map), which computes the
  * same thing around its own counter read.
  */
 final class VdsoFormula {
@@ -126,7 +127,7 @@ final class VdsoFormula {
             boolean pvExact = true;
             long cycles = counter;
             if (mode == VclockCode.MODE_PVCLOCK && pvti != null
-                    && l.algorithm() == VdsoLayout.Algorithm.X86_OVERFLOW) {
+                    && l.algorithm() == VdsoAlgorithm.X86_OVERFLOW) {
                 // Under the vdso seq (its re-load below covers these loads too).
                 long pv = pvclock(pvti, counter);
                 if (pv == Long.MIN_VALUE) {
@@ -141,7 +142,7 @@ final class VdsoFormula {
             } else if (!l.arch().vdsoCountsWith(mode)) {
                 return false;
             }
-            long c = l.algorithm() == VdsoLayout.Algorithm.X86_OVERFLOW ? cycles & S64_MAX : cycles & mask;
+            long c = l.algorithm() == VdsoAlgorithm.X86_OVERFLOW ? cycles & S64_MAX : cycles & mask;
             // At or after cycle_last (the forward distance in the lower half of the counter's range): the
             // window the current state was made for.
             boolean exact = Long.compareUnsigned((c - last) & mask, mask >>> 1) <= 0;

@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
+import org.timekeeping4j.arch.VdsoAlgorithm;
 import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.timekeeper.CounterClock;
 
@@ -18,68 +19,19 @@ import org.timekeeping4j.timekeeper.CounterClock;
  */
 public enum VdsoLayout {
     /** x86_64 5.3-6.9: struct vdso_data at +128, 240 bytes, no max_cycles. */
-    X86_VDSO_DATA_5_3("x86_64 vdso_data (5.3-6.9)", Algorithm.X86_LEGACY, 128, 240, -1, 16, 24, 28, 32),
+    X86_VDSO_DATA_5_3("x86_64 vdso_data (5.3-6.9)", VdsoAlgorithm.X86_LEGACY, 128, 240, -1, 16, 24, 28, 32),
     /** x86_64 6.10-6.12: max_cycles inserted (CONFIG_GENERIC_VDSO_OVERFLOW_PROTECT), still at +128. */
-    X86_VDSO_DATA_6_10("x86_64 vdso_data with max_cycles (6.10-6.12)", Algorithm.X86_OVERFLOW, 128, 248, 16, 24, 32,
+    X86_VDSO_DATA_6_10("x86_64 vdso_data with max_cycles (6.10-6.12)", VdsoAlgorithm.X86_OVERFLOW, 128, 248, 16, 24, 32,
             36, 40),
     /** x86_64 6.13-6.14: the same struct, now at +0 (vdso_time_data in 6.14). */
-    X86_VDSO_DATA_6_13("x86_64 vdso_data with max_cycles at +0 (6.13-6.14)", Algorithm.X86_OVERFLOW, 0, 248, 16, 24,
+    X86_VDSO_DATA_6_13("x86_64 vdso_data with max_cycles at +0 (6.13-6.14)", VdsoAlgorithm.X86_OVERFLOW, 0, 248, 16, 24,
             32, 36, 40),
     /** x86_64 6.15+: struct vdso_clock (232 bytes) in struct vdso_time_data at +0. */
-    X86_VDSO_CLOCK_6_15("x86_64 vdso_clock (6.15+)", Algorithm.X86_OVERFLOW, 0, 232, 16, 24, 32, 36, 40),
+    X86_VDSO_CLOCK_6_15("x86_64 vdso_clock (6.15+)", VdsoAlgorithm.X86_OVERFLOW, 0, 232, 16, 24, 32, 36, 40),
     /** arm64 5.3-6.14: struct vdso_data at +0, 240 bytes, 56-bit mask. */
-    ARM64_VDSO_DATA_5_3("arm64 vdso_data (5.3-6.14)", Algorithm.ARM64_GENERIC, 0, 240, -1, 16, 24, 28, 32),
+    ARM64_VDSO_DATA_5_3("arm64 vdso_data (5.3-6.14)", VdsoAlgorithm.ARM64_GENERIC, 0, 240, -1, 16, 24, 28, 32),
     /** arm64 6.15+: struct vdso_clock (224 bytes) at +0. */
-    ARM64_VDSO_CLOCK_6_15("arm64 vdso_clock (6.15+)", Algorithm.ARM64_GENERIC, 0, 224, -1, 16, 24, 28, 32);
-
-    /**
-     * How a layout's kernels turn a counter value into a clock's nanoseconds (lib/vdso/gettimeofday.c, and the
-     * architecture's forms of it): every layout has one. {@link VdsoFormula#ns} computes each in Java; the
-     * machine code of each is mapped by {@code machine.VdsoStub.map} ({@code machine.X86VdsoCode},
-     * {@code machine.VclockCode}, {@code machine.Arm64VdsoCode}, with their assembly sources beside them).
-     */
-    public enum Algorithm {
-        /**
-         * x86_64 5.3-6.9: vdso_calc_delta's x86 form, no max_cycles: a counter at or behind cycle_last counts
-         * as delta 0, the mask is ignored ({@code machine.X86VdsoCode}).
-         */
-        X86_LEGACY(CounterArch.X86_64, 1 << 1),
-        /**
-         * x86_64 6.10+: the counter &amp; S64_MAX, max_cycles and the 128-bit path past it, the value at
-         * cycle_last for a counter behind it ({@code CONFIG_GENERIC_VDSO_OVERFLOW_PROTECT}); its machine code
-         * also reads the pvclock and hvclock pages ({@code machine.VclockCode}).
-         */
-        X86_OVERFLOW(CounterArch.X86_64, 1 << 1 | 1 << 2 | 1 << 3),
-        /**
-         * arm64 5.3+: the generic vdso_calc_ns, {@code ((cycles - cycle_last) & mask) * mult + nsec >> shift}
-         * with the 56-bit mask and no max_cycles ({@code machine.Arm64VdsoCode}).
-         */
-        ARM64_GENERIC(CounterArch.AARCH64, 1 << 1 | 1 << 2);
-
-        private final CounterArch arch;
-        private final int modesRead;
-
-        Algorithm(CounterArch arch, int modesRead) {
-            this.arch = arch;
-            this.modesRead = modesRead;
-        }
-
-        /**
-         * The clock_modes the machine code reads itself, as a bit set (bit m: clock_mode m): x86 TSC (1; 6.10+ also
-         * PVCLOCK 2 and HVCLOCK 3, where their pages may be read), arm64 ARCHTIMER (1) and ARCHTIMER_NOCOMPAT (2,
-         * which the 64-bit vDSO reads). Any other mode is clock_gettime's.
-         *
-         * @return the bit set
-         */
-        public int modesRead() {
-            return modesRead;
-        }
-
-        /** {@return the architecture whose kernels compute this} */
-        public CounterArch arch() {
-            return arch;
-        }
-    }
+    ARM64_VDSO_CLOCK_6_15("arm64 vdso_clock (6.15+)", VdsoAlgorithm.ARM64_GENERIC, 0, 224, -1, 16, 24, 28, 32);
 
     /** VDSO_CLOCKMODE_TIMENS: page 0 of a task in a time namespace carries it with seq 1. */
     public static final int CLOCKMODE_TIMENS = Integer.MAX_VALUE;
@@ -101,7 +53,7 @@ public enum VdsoLayout {
     public static final int CYCLE_LAST = 8;
 
     private final String description;
-    private final Algorithm algorithm;
+    private final VdsoAlgorithm algorithm;
     private final int dataOffset;
     private final int stride;
     private final int maxCycles;
@@ -110,7 +62,7 @@ public enum VdsoLayout {
     private final int shift;
     private final int basetime;
 
-    VdsoLayout(String description, Algorithm algorithm, int dataOffset, int stride, int maxCycles, int mask,
+    VdsoLayout(String description, VdsoAlgorithm algorithm, int dataOffset, int stride, int maxCycles, int mask,
             int mult, int shift, int basetime) {
         this.description = description;
         this.algorithm = algorithm;
@@ -130,11 +82,11 @@ public enum VdsoLayout {
 
     /** {@return the architecture whose kernels have this layout: its algorithm's} */
     public CounterArch arch() {
-        return algorithm.arch();
+        return CounterArch.of(algorithm.arch().machine());
     }
 
     /** {@return how this layout's kernels compute a clock from the counter} */
-    public Algorithm algorithm() {
+    public VdsoAlgorithm algorithm() {
         return algorithm;
     }
 

@@ -15,8 +15,8 @@ import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.Platform;
+import org.timekeeping4j.machine.ClockGettimeStub;
 
 /**
  * The counter selection as a real arm64 kernel would drive it, through CounterSelector's environment seam:
@@ -30,7 +30,7 @@ class Arm64SelectionTest {
 
     /** 62.5 MHz, following CLOCK_MONOTONIC_RAW: 16 ns a tick. */
     private static long standIn() {
-        return LinuxTime.clockGettimeNanos(ClockId.MONOTONIC_RAW.id()) / 16;
+        return ClockGettimeStub.clockGettimeNanos(ClockId.MONOTONIC_RAW.id()) / 16;
     }
 
     private static CounterSelectorTest.Fake arm64Kernel() {

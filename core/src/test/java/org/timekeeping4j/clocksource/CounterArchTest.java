@@ -9,6 +9,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.timekeeping4j.arch.Arch;
 import org.timekeeping4j.linux.Platform;
 import org.timekeeping4j.machine.Stubs;
 
@@ -133,7 +134,7 @@ class CounterArchTest {
         List<CounterArch> others = Arrays.stream(CounterArch.values()).filter(a -> a != CounterArch.HERE).toList();
         assertThat(others).isNotEmpty();
         for (CounterArch other : others) {
-            Stubs.Mapped m = Stubs.map("a stub", new byte[] {(byte) 0xc3}, FunctionDescriptor.of(JAVA_LONG), other);
+            Stubs.Mapped m = Stubs.map("a stub", new byte[] {(byte) 0xc3}, FunctionDescriptor.of(JAVA_LONG), Arch.of(other.machine()));
             assertThat(m.ok()).isFalse();
             if (Platform.UNSUPPORTED_REASON == null) {
                 assertThat(m.failure()).isEqualTo("a stub is " + other.machine() + " code and this is " + Platform.ARCH);

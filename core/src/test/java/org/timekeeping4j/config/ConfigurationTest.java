@@ -33,7 +33,7 @@ class ConfigurationTest {
     @Test
     void unsetPropertiesAreTheDefaults() {
         Configuration c = read(Map.of());
-        assertThat(c.counter()).isEqualTo(CounterSelector.Mode.AUTO);
+        assertThat(c.counter()).isEqualTo(CounterMode.AUTO);
         assertThat(c.exactMode()).isTrue();
         assertThat(c.execmem()).isTrue();
         assertThat(c.vclock()).isTrue();
@@ -45,7 +45,7 @@ class ConfigurationTest {
     void everyValueIsTrimmedAndItsCaseIgnored() {
         Configuration c = read(Map.of(Configuration.COUNTER, " KERNEL ", Configuration.VDSO, "Off\t",
                 Configuration.EXECMEM, " Deny ", Configuration.VCLOCK, " OFF"));
-        assertThat(c.counter()).isEqualTo(CounterSelector.Mode.KERNEL);
+        assertThat(c.counter()).isEqualTo(CounterMode.KERNEL);
         assertThat(c.kernelChosen()).isTrue();
         assertThat(c.exactMode()).isFalse();
         assertThat(c.execmem()).isFalse();

@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.machine.ClockGettimeStub;
 
 /**
  * The reader against another process that publishes this machine's counter and CLOCK_TAI into a file-backed page
@@ -48,9 +48,9 @@ class VmClockWriterProcessTest {
             try (VmClock clock = VmClock.open(page)) {
                 while (writer.isAlive()) {
                     for (int i = 0; i < 1000; i++) {
-                        long t0 = LinuxTime.clockGettimeNanos(ClockId.TAI.id());
+                        long t0 = ClockGettimeStub.clockGettimeNanos(ClockId.TAI.id());
                         clock.now(b, ClockId.TAI);
-                        long t1 = LinuxTime.clockGettimeNanos(ClockId.TAI.id());
+                        long t1 = ClockGettimeStub.clockGettimeNanos(ClockId.TAI.id());
                         reads++;
                         // True time was somewhere in [t0, t1]; the page says it is in [earliest, latest].
                         if (b.earliestNanos() > t1 || b.latestNanos() < t0) {

@@ -19,7 +19,7 @@ import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
-import org.timekeeping4j.clocksource.CounterArch;
+import org.timekeeping4j.arch.Arch;
 import org.timekeeping4j.linux.Platform;
 
 /**
@@ -179,7 +179,7 @@ class Arm64VdsoCodeTest {
     // ---- behaviour (aarch64) ---------------------------------------------------------------------------
 
     private static MethodHandle map(String name, byte[] code) {
-        Stubs.Mapped m = Stubs.map(name, code, READ, CounterArch.AARCH64);
+        Stubs.Mapped m = Stubs.map(name, code, READ, Arch.AARCH64);
         assumeTrue(m.ok(), "arm64 machine code runs on aarch64 only (scripts/arm64.sh runs it emulated): " + m.failure());
         return m.handle();
     }
@@ -366,7 +366,7 @@ class Arm64VdsoCodeTest {
 
     @Test
     void ecvVariantShouldReadTheSelfSynchronisedCounterWhereTheCpuHasIt() throws Throwable {
-        assumeTrue(CounterArch.HERE == CounterArch.AARCH64, "arm64 machine code runs on aarch64 only");
+        assumeTrue(Arch.HERE == Arch.AARCH64, "arm64 machine code runs on aarch64 only");
         long hwcap2 = auxv(26); // AT_HWCAP2
         assumeTrue((hwcap2 & (1L << 19)) != 0, "the CPU reports no FEAT_ECV (HWCAP2_ECV clear): cntvctss_el0 undefined");
         MethodHandle h = map("arm64 vdso read (ecv)", Arm64VdsoCode.code(Arm64VdsoCode.Flavour.CNTVCTSS));

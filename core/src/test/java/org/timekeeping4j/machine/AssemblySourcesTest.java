@@ -12,8 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.timekeeping4j.clocksource.CounterArch;
-import org.timekeeping4j.vdso.VdsoLayout;
+import org.timekeeping4j.arch.Arch;
+import org.timekeeping4j.arch.VdsoAlgorithm;
 
 /**
  * The assembly sources next to the machine code (x86-seqlock-read.s, x86-vdso-read.S, x86-vclock-read.S,
@@ -143,10 +143,10 @@ class AssemblySourcesTest {
         requireTools(X86_AS, X86_OBJCOPY, "binutils");
         String[][] slots = X86_SLOTS;
         int compared = 0;
-        for (VdsoLayout.Algorithm a : new VdsoLayout.Algorithm[] {VdsoLayout.Algorithm.X86_LEGACY,
-                VdsoLayout.Algorithm.X86_OVERFLOW}) {
+        for (VdsoAlgorithm a : new VdsoAlgorithm[] {VdsoAlgorithm.X86_LEGACY,
+                VdsoAlgorithm.X86_OVERFLOW}) {
             // The X86_OVERFLOW read is VclockCode's (the same TSC path plus the PVCLOCK and HVCLOCK modes).
-            boolean vclock = a == VdsoLayout.Algorithm.X86_OVERFLOW;
+            boolean vclock = a == VdsoAlgorithm.X86_OVERFLOW;
             for (String[] slot : slots) {
                 byte[] assembled = vclock
                         ? assemble(X86_AS, X86_OBJCOPY, "x86-vclock-read.S", slot[1], "--64")
@@ -180,19 +180,19 @@ class AssemblySourcesTest {
         String defsym = "FUNCTION=0x" + Long.toHexString(function);
         requireTools(X86_AS, X86_OBJCOPY, "binutils");
         assertThat(assemble(X86_AS, X86_OBJCOPY, "x86-clock-gettime.s", null, "--64", "--defsym", defsym))
-                .as("x86_64").containsExactly(ClockGettimeStub.code(CounterArch.X86_64, function));
+                .as("x86_64").containsExactly(ClockGettimeStub.code(Arch.X86_64, function));
         for (int clock : OWN_CLOCKS) {
             assertThat(assemble(X86_AS, X86_OBJCOPY, "x86-clock-gettime.s", null, "--64", "--defsym", defsym,
                     "--defsym", "CLOCK=" + clock))
-                    .as("x86_64, clock %d's own", clock).containsExactly(ClockGettimeStub.code(CounterArch.X86_64, function, clock));
+                    .as("x86_64, clock %d's own", clock).containsExactly(ClockGettimeStub.code(Arch.X86_64, function, clock));
         }
         requireTools(ARM64_AS, ARM64_OBJCOPY, "binutils-aarch64-linux-gnu");
         assertThat(assemble(ARM64_AS, ARM64_OBJCOPY, "arm64-clock-gettime.s", null, "--defsym", defsym))
-                .as("arm64").containsExactly(ClockGettimeStub.code(CounterArch.AARCH64, function));
+                .as("arm64").containsExactly(ClockGettimeStub.code(Arch.AARCH64, function));
         for (int clock : OWN_CLOCKS) {
             assertThat(assemble(ARM64_AS, ARM64_OBJCOPY, "arm64-clock-gettime.s", null, "--defsym", defsym,
                     "--defsym", "CLOCK=" + clock))
-                    .as("arm64, clock %d's own", clock).containsExactly(ClockGettimeStub.code(CounterArch.AARCH64, function, clock));
+                    .as("arm64, clock %d's own", clock).containsExactly(ClockGettimeStub.code(Arch.AARCH64, function, clock));
         }
     }
 

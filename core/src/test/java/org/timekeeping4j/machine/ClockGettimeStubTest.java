@@ -16,7 +16,7 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.clocksource.CounterArch;
+import org.timekeeping4j.arch.Arch;
 import org.timekeeping4j.linux.ClockGettime;
 import org.timekeeping4j.linux.LibC;
 import org.timekeeping4j.linux.LinuxTime;
@@ -32,7 +32,7 @@ class ClockGettimeStubTest {
     private static final int[] INVALID_IDS = {12, 16, 99, Integer.MAX_VALUE, ~(1000 << 3) | 3};
 
     private static void assumeStubArch() {
-        assumeTrue(CounterArch.HERE != null && Platform.UNSUPPORTED_REASON == null,
+        assumeTrue(Arch.HERE != null && Platform.UNSUPPORTED_REASON == null,
                 "the stub is x86_64 and aarch64 code; this is " + System.getProperty("os.arch"));
     }
 
@@ -44,7 +44,7 @@ class ClockGettimeStubTest {
     void theStubShouldBeRefusedWhereItCannotRun() {
         assumeStubArch();
         long libc = libcClockGettime().address();
-        CounterArch other = CounterArch.HERE == CounterArch.X86_64 ? CounterArch.AARCH64 : CounterArch.X86_64;
+        Arch other = Arch.HERE == Arch.X86_64 ? Arch.AARCH64 : Arch.X86_64;
         Stubs.Mapped m = ClockGettimeStub.map(libc, other);
         assertThat(m.ok()).isFalse();
         assertThat(m.failure())
@@ -55,10 +55,10 @@ class ClockGettimeStubTest {
 
     @Test
     void theCodeShouldCarryTheFunctionsAddressAndNothingElseShouldDiffer() {
-        for (CounterArch arch : CounterArch.values()) {
+        for (Arch arch : Arch.values()) {
             byte[] zero = ClockGettimeStub.code(arch, 0);
             byte[] some = ClockGettimeStub.code(arch, 0x1122334455667788L);
-            int at = arch == CounterArch.X86_64 ? 9 : zero.length - 8; // the immediate, or the literal
+            int at = arch == Arch.X86_64 ? 9 : zero.length - 8; // the immediate, or the literal
             assertThat(zero.length).isEqualTo(some.length);
             for (int i = 0; i < zero.length; i++) {
                 boolean address = i >= at && i < at + 8;
@@ -76,14 +76,14 @@ class ClockGettimeStubTest {
     @Test
     void aClocksOwnCodeShouldCarryItsIdAndTheFunctionsAddressAndNothingElseShouldDiffer() {
         long f = 0x1122334455667788L;
-        for (CounterArch arch : CounterArch.values()) {
+        for (Arch arch : Arch.values()) {
             byte[] monotonic = ClockGettimeStub.code(arch, f, 1);
             byte[] tai = ClockGettimeStub.code(arch, f, 11);
             byte[] zero = ClockGettimeStub.code(arch, 0, 1);
-            int at = arch == CounterArch.X86_64 ? 14 : monotonic.length - 8;
+            int at = arch == Arch.X86_64 ? 14 : monotonic.length - 8;
             assertThat(tai.length).isEqualTo(monotonic.length).isEqualTo(zero.length);
             for (int i = 0; i < monotonic.length; i++) {
-                boolean id = arch == CounterArch.X86_64 ? i == 1 : i == 0 || i == 1; // imm32's low byte; imm16 << 5
+                boolean id = arch == Arch.X86_64 ? i == 1 : i == 0 || i == 1; // imm32's low byte; imm16 << 5
                 assertThat(tai[i]).as("%s byte %d, id", arch, i).isEqualTo(id ? tai[i] : monotonic[i]);
                 boolean address = i >= at && i < at + 8;
                 assertThat(monotonic[i]).as("%s byte %d, address", arch, i)
@@ -104,14 +104,14 @@ class ClockGettimeStubTest {
         List<ClockGettime.Target> targets = List.of(ClockGettime.TARGET,
                 new ClockGettime.Target(libcClockGettime(), "libc's clock_gettime (test)"));
         for (ClockGettime.Target target : targets) {
-            Stubs.Mapped mapped = ClockGettimeStub.map(target.function().address(), CounterArch.HERE);
+            Stubs.Mapped mapped = ClockGettimeStub.map(target.function().address(), Arch.HERE);
             assertThat(mapped.failure()).isNull();
             MethodHandle stub = mapped.handle();
             MethodHandle timespec = Linker.nativeLinker().downcallHandle(target.function(),
                     FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
             int served = 0;
             for (ClockId clock : ClockId.values()) {
-                Stubs.Mapped ownMapped = ClockGettimeStub.map(target.function().address(), CounterArch.HERE, clock.id());
+                Stubs.Mapped ownMapped = ClockGettimeStub.map(target.function().address(), Arch.HERE, clock.id());
                 assertThat(ownMapped.failure()).isNull();
                 MethodHandle own = ownMapped.handle();
                 int errno = LinuxTime.clockGettimeErrno(clock.id());
@@ -181,7 +181,7 @@ class ClockGettimeStubTest {
     /** Run in the child JVM: how the kernel reads are made, and one read. */
     public static void main(String[] args) {
         System.out.println("describe " + ClockGettimeStub.describe());
-        System.out.println("read " + LinuxTime.clockGettimeNanos(ClockId.MONOTONIC.id()));
+        System.out.println("read " + ClockGettimeStub.clockGettimeNanos(ClockId.MONOTONIC.id()));
     }
 
     /**

@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
-import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.machine.ClockGettimeStub;
 
 /**
  * A platform thread checking every Clocks.nanos read of some clocks against the clock_gettime reads around it,
@@ -43,9 +43,9 @@ public final class BracketReader implements AutoCloseable {
                 for (int c = 0; c < clocks.length; c++) {
                     ClockId clock = clocks[c];
                     for (int i = 0; i < BATCH; i++) {
-                        long k0 = LinuxTime.clockGettimeNanos(clock.id());
+                        long k0 = ClockGettimeStub.clockGettimeNanos(clock.id());
                         long v = Clocks.nanos(clock);
-                        long k1 = LinuxTime.clockGettimeNanos(clock.id());
+                        long k1 = ClockGettimeStub.clockGettimeNanos(clock.id());
                         if (k1 - k0 < 0) {
                             steppedBrackets.incrementAndGet();
                             last[c] = Long.MIN_VALUE;

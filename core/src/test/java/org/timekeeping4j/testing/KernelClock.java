@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import org.timekeeping4j.linux.Errno;
 import org.timekeeping4j.linux.LibC;
 import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.machine.ClockGettimeStub;
 
 /**
  * The kernel clock calls of the tests that change clock state, in one place: clock_adjtime (adjtimex is
@@ -255,7 +256,7 @@ public final class KernelClock {
 
     /** clock_gettime(clockId) in ns, through libc (the system call in UML: it has no [vvar]). */
     public static long gettime(int clockId) {
-        return LinuxTime.clockGettimeNanos(clockId);
+        return ClockGettimeStub.clockGettimeNanos(clockId);
     }
 
     /**

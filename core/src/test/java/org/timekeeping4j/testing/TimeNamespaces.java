@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.machine.ClockGettimeStub;
 
 /**
  * New time namespaces for the tests that read clocks in one ({@code unshare -T --monotonic M --boottime B --fork}),
@@ -53,8 +53,8 @@ public final class TimeNamespaces {
 
     /** {@link #offsetPairs} for this machine's clocks now. */
     public static long[][] offsetPairs() {
-        return offsetPairs(LinuxTime.clockGettimeNanos(ClockId.MONOTONIC.id()) / 1_000_000_000L,
-                LinuxTime.clockGettimeNanos(ClockId.BOOTTIME.id()) / 1_000_000_000L);
+        return offsetPairs(ClockGettimeStub.clockGettimeNanos(ClockId.MONOTONIC.id()) / 1_000_000_000L,
+                ClockGettimeStub.clockGettimeNanos(ClockId.BOOTTIME.id()) / 1_000_000_000L);
     }
 
     /** True when {@code procStatus}'s CapEff has CAP_SYS_ADMIN and CAP_SYS_TIME. */

@@ -407,7 +407,7 @@ class MachineCodeReadTest {
     @Test
     void aMirroredPageShouldReadAsTheTimekeeperBehindIt() {
         SeqlockPage page = SeqlockPage.allocate();
-        long rec = page.recordAddress(CounterClock.REALTIME);
+        long rec = page.recordAddress(CounterClock.REALTIME.record());
         assertThat(SeqlockStub.readPreferred(page.address(), rec, FRESH)).as("a new page is stale").isEqualTo(STALE);
         Timekeeper a = Timekeeper.builder(counter).realtimeNanos(1_764_000_000_000_000_000L).build();
         Timekeeper b = Timekeeper.builder(counter).realtimeNanos(1_000_000_000_000_000_000L).build();
@@ -433,7 +433,7 @@ class MachineCodeReadTest {
         b.setValidityCycles(0);
         b.update();
         for (CounterClock clock : CounterClock.values()) {
-            assertThat(SeqlockStub.readPreferred(page.address(), page.recordAddress(clock), FRESH)).as("%s", clock).isEqualTo(STALE);
+            assertThat(SeqlockStub.readPreferred(page.address(), page.recordAddress(clock.record()), FRESH)).as("%s", clock).isEqualTo(STALE);
             assertThat(b.readFresh(clock.clock())).isEqualTo(Timekeeper.STALE);
         }
     }

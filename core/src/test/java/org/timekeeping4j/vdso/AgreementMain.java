@@ -2,7 +2,7 @@ package org.timekeeping4j.vdso;
 
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
-import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.machine.ClockGettimeStub;
 
 /**
  * A child JVM for {@link VclockHostTest}: bracketed reads of {@code Clocks.nanos} between clock_gettime reads,
@@ -61,9 +61,9 @@ public final class AgreementMain {
 
     private static void read(int c, long[] reads, long[] outside, long[] worst) {
         int id = CLOCKS[c].id();
-        long k0 = LinuxTime.clockGettimeNanos(id);
+        long k0 = ClockGettimeStub.clockGettimeNanos(id);
         long v = Clocks.nanos(CLOCKS[c]);
-        long k1 = LinuxTime.clockGettimeNanos(id);
+        long k1 = ClockGettimeStub.clockGettimeNanos(id);
         reads[c]++;
         if (v - k0 < 0 || k1 - v < 0) {
             outside[c]++;

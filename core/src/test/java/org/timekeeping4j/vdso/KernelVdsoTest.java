@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import org.junit.jupiter.api.Test;
+import org.timekeeping4j.machine.ClockGettimeStub;
 import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.linux.KernelInfo;
-import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.Platform;
 import org.timekeeping4j.timekeeper.CounterClock;
 
@@ -46,9 +46,9 @@ public class KernelVdsoTest {
             long violations = 0;
             long fallbacks = 0;
             for (int i = 0; i < READS; i++) {
-                long k0 = LinuxTime.clockGettimeNanos(id);
+                long k0 = ClockGettimeStub.clockGettimeNanos(id);
                 long v = KernelVdso.read(c);
-                long k1 = LinuxTime.clockGettimeNanos(id);
+                long k1 = ClockGettimeStub.clockGettimeNanos(id);
                 if (v == VdsoStub.FALLBACK) {
                     fallbacks++;
                 } else if (v - k0 < 0 || k1 - v < 0) {

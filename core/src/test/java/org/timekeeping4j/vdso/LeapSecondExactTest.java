@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
-import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.machine.ClockGettimeStub;
 import org.timekeeping4j.testing.BracketReader;
 import org.timekeeping4j.testing.KernelClock;
 
@@ -37,8 +37,8 @@ class LeapSecondExactTest {
     void exactReadsShouldAgreeWithTheKernelAcrossAnInsertedLeapSecond() throws Exception {
         KernelClock.assumeLabGuest();
         KernelVdsoTest.assumeExactModePossible();
-        long found = LinuxTime.clockGettimeNanos(ClockId.REALTIME.id());
-        long foundMono = LinuxTime.clockGettimeNanos(ClockId.MONOTONIC.id());
+        long found = ClockGettimeStub.clockGettimeNanos(ClockId.REALTIME.id());
+        long foundMono = ClockGettimeStub.clockGettimeNanos(ClockId.MONOTONIC.id());
         long midnight = (Math.floorDiv(found, DAY) + 1) * DAY;
         // A clean state, TAI-UTC 37 s.
         KernelClock.clockAdjtime(REALTIME, KernelClock.ADJ_STATUS | KernelClock.ADJ_TAI, 0, 0, 0, 37);
@@ -60,9 +60,9 @@ class LeapSecondExactTest {
         long lastSecondStart = midnight - SEC;
         BracketReader reader = new BracketReader(Set.of(ClockId.REALTIME), ClockId.REALTIME, ClockId.TAI,
                 ClockId.MONOTONIC);
-        long endMono = LinuxTime.clockGettimeNanos(ClockId.MONOTONIC.id()) + (LEAD_S + 3) * SEC;
+        long endMono = ClockGettimeStub.clockGettimeNanos(ClockId.MONOTONIC.id()) + (LEAD_S + 3) * SEC;
         try (reader) {
-            while (LinuxTime.clockGettimeNanos(ClockId.MONOTONIC.id()) - endMono < 0) {
+            while (ClockGettimeStub.clockGettimeNanos(ClockId.MONOTONIC.id()) - endMono < 0) {
                 states.add(KernelClock.state());
                 for (int i = 0; i < 200; i++) {
                     long r = Clocks.nanos(ClockId.REALTIME);
@@ -87,7 +87,7 @@ class LeapSecondExactTest {
             long realMinusMonoAfter = offset(ClockId.REALTIME);
             long taiMinusMonoAfter = offset(ClockId.TAI);
             // Back to about the time found (the run's own duration added through MONOTONIC).
-            KernelClock.settime(REALTIME, found + LinuxTime.clockGettimeNanos(ClockId.MONOTONIC.id()) - foundMono);
+            KernelClock.settime(REALTIME, found + ClockGettimeStub.clockGettimeNanos(ClockId.MONOTONIC.id()) - foundMono);
             String what = "states " + states + ", REALTIME-MONOTONIC moved " + (realMinusMonoAfter
                     - realMinusMonoBefore) + " ns, TAI-MONOTONIC moved " + (taiMinusMonoAfter - taiMinusMonoBefore)
                     + " ns, TAI-UTC " + taiBefore + " -> " + taiAfter + ", REALTIME stepped back " + backs
@@ -119,9 +119,9 @@ class LeapSecondExactTest {
         long best = Long.MAX_VALUE;
         long offset = 0;
         for (int i = 0; i < 50; i++) {
-            long m0 = LinuxTime.clockGettimeNanos(ClockId.MONOTONIC.id());
-            long c = LinuxTime.clockGettimeNanos(clock.id());
-            long m1 = LinuxTime.clockGettimeNanos(ClockId.MONOTONIC.id());
+            long m0 = ClockGettimeStub.clockGettimeNanos(ClockId.MONOTONIC.id());
+            long c = ClockGettimeStub.clockGettimeNanos(clock.id());
+            long m1 = ClockGettimeStub.clockGettimeNanos(ClockId.MONOTONIC.id());
             if (m1 - m0 < best) {
                 best = m1 - m0;
                 offset = c - (m0 + (m1 - m0) / 2);

@@ -8,9 +8,10 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
-import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.arch.VdsoAlgorithm;
 import org.timekeeping4j.linux.Platform;
 import org.timekeeping4j.machine.Arm64VdsoCode;
+import org.timekeeping4j.machine.ClockGettimeStub;
 import org.timekeeping4j.machine.Stubs;
 import org.timekeeping4j.machine.VdsoStub;
 
@@ -29,8 +30,8 @@ class ReadEntryTest {
     @Test
     void theEntryShouldFollowTheModeAndStopSwitchingAtItsBound() throws Throwable {
         X86VdsoCodeExactnessTest.assumeX86();
-        Stubs.Mapped counterFirst = VdsoStub.map(VdsoLayout.Algorithm.X86_OVERFLOW, VdsoStub.orderedFlavour(), true);
-        Stubs.Mapped modeFirst = VdsoStub.mapModeFirst(VdsoLayout.Algorithm.X86_OVERFLOW, true);
+        Stubs.Mapped counterFirst = VdsoStub.map(VdsoAlgorithm.X86_OVERFLOW, VdsoStub.orderedFlavour(), true);
+        Stubs.Mapped modeFirst = VdsoStub.mapModeFirst(VdsoAlgorithm.X86_OVERFLOW, true);
         assertThat(counterFirst.failure()).isNull();
         assertThat(modeFirst.failure()).isNull();
         ReadEntry entry = new ReadEntry(counterFirst.handle(), modeFirst.handle());
@@ -44,16 +45,16 @@ class ReadEntryTest {
             long ts = page.timestampAddress(0, 1);
             assertThat(entry.modeFirstServes()).isFalse();
             for (int i = 0; i < ReadEntry.FLAGS_TO_SWITCH; i++) { // clock_mode NONE: every read falls back
-                long k0 = LinuxTime.clockGettimeNanos(1);
+                long k0 = ClockGettimeStub.clockGettimeNanos(1);
                 long v = read(entry, invoker, vc, ts, 1);
-                long k1 = LinuxTime.clockGettimeNanos(1);
+                long k1 = ClockGettimeStub.clockGettimeNanos(1);
                 assertThat(v).as("read %d: clock_gettime's value", i).isBetween(k0, k1);
             }
             assertThat(entry.modeFirstServes()).as("after %d fallbacks", ReadEntry.FLAGS_TO_SWITCH).isTrue();
             for (int i = 0; i < 10 * ReadEntry.FLAGS_TO_SWITCH; i++) {
-                long k0 = LinuxTime.clockGettimeNanos(1);
+                long k0 = ClockGettimeStub.clockGettimeNanos(1);
                 long v = read(entry, invoker, vc, ts, 1);
-                long k1 = LinuxTime.clockGettimeNanos(1);
+                long k1 = ClockGettimeStub.clockGettimeNanos(1);
                 assertThat(v).as("mode first, read %d", i).isBetween(k0, k1);
             }
             assertThat(entry.switches()).as("fallbacks through the mode-first entry are not counted").isEqualTo(1);
@@ -84,7 +85,7 @@ class ReadEntryTest {
     @Test
     void boundSitesShouldSwitchTogetherAndReadAsTheArgumentsRead() throws Throwable {
         X86VdsoCodeExactnessTest.assumeX86();
-        VdsoLayout.Algorithm a = VdsoLayout.Algorithm.X86_OVERFLOW;
+        VdsoAlgorithm a = VdsoAlgorithm.X86_OVERFLOW;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment all = arena.allocate(4096, 4096);
             SyntheticPage page = new SyntheticPage(VdsoLayout.X86_VDSO_CLOCK_6_15, all);
@@ -104,9 +105,9 @@ class ReadEntryTest {
             MethodHandle generic = entry.invoker(0);
             MethodHandle bound = entry.invoker(1);
             for (int i = 0; i < ReadEntry.FLAGS_TO_SWITCH; i++) { // clock_mode NONE: every read falls back
-                long k0 = LinuxTime.clockGettimeNanos(1);
+                long k0 = ClockGettimeStub.clockGettimeNanos(1);
                 long v = bound(entry, bound);
-                long k1 = LinuxTime.clockGettimeNanos(1);
+                long k1 = ClockGettimeStub.clockGettimeNanos(1);
                 assertThat(v).as("bound, read %d: clock_gettime's value", i).isBetween(k0, k1);
             }
             assertThat(entry.modeFirstServes()).as("after the bound site's fallbacks").isTrue();
@@ -145,7 +146,7 @@ class ReadEntryTest {
         boolean x86 = "x86_64".equals(Platform.ARCH);
         assumeTrue(x86 || "aarch64".equals(Platform.ARCH), "exact mode's machine code is x86_64 and arm64 only");
         VdsoLayout layout = x86 ? VdsoLayout.X86_VDSO_DATA_5_3 : VdsoLayout.ARM64_VDSO_DATA_5_3;
-        Stubs.Mapped plain = x86 ? VdsoStub.map(VdsoLayout.Algorithm.X86_LEGACY, VdsoStub.orderedFlavour())
+        Stubs.Mapped plain = x86 ? VdsoStub.map(VdsoAlgorithm.X86_LEGACY, VdsoStub.orderedFlavour())
                 : VdsoStub.map(Arm64VdsoCode.Flavour.ISB_CNTVCT);
         assertThat(plain.failure()).isNull();
         try (Arena arena = Arena.ofConfined()) {
@@ -184,7 +185,7 @@ class ReadEntryTest {
     @Test
     void aSingleEntryShouldNeverSwitch() throws Throwable {
         X86VdsoCodeExactnessTest.assumeX86();
-        Stubs.Mapped plain = VdsoStub.map(VdsoLayout.Algorithm.X86_OVERFLOW, VdsoStub.orderedFlavour());
+        Stubs.Mapped plain = VdsoStub.map(VdsoAlgorithm.X86_OVERFLOW, VdsoStub.orderedFlavour());
         ReadEntry entry = new ReadEntry(plain.handle(), null);
         for (int i = 0; i < 4 * ReadEntry.FLAGS_TO_SWITCH; i++) {
             assertThat(entry.flagged(VdsoStub.FALLBACK)).isEqualTo(VdsoStub.FALLBACK);

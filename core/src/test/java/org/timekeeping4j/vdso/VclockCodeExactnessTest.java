@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
+import org.timekeeping4j.arch.VdsoAlgorithm;
 import org.timekeeping4j.machine.Stubs;
 import org.timekeeping4j.machine.VclockCode;
 import org.timekeeping4j.machine.X86VdsoCode;
@@ -90,7 +91,7 @@ class VclockCodeExactnessTest {
     }
 
     private static MethodHandle testCode() {
-        Stubs.Mapped m = VdsoStub.map(VdsoLayout.Algorithm.X86_OVERFLOW, X86VdsoCode.Flavour.TEST);
+        Stubs.Mapped m = VdsoStub.map(VdsoAlgorithm.X86_OVERFLOW, X86VdsoCode.Flavour.TEST);
         assertThat(m.failure()).isNull();
         return m.handle();
     }
@@ -110,9 +111,9 @@ class VclockCodeExactnessTest {
         int checked = 0;
         for (int clock : new int[] {0, 1, 4, 7, 11}) {
             for (int i = 0; i < perClock; i++) {
-                long k0 = org.timekeeping4j.linux.LinuxTime.clockGettimeNanos(clock);
+                long k0 = org.timekeeping4j.machine.ClockGettimeStub.clockGettimeNanos(clock);
                 long v = read.read(clock);
-                long k1 = org.timekeeping4j.linux.LinuxTime.clockGettimeNanos(clock);
+                long k1 = org.timekeeping4j.machine.ClockGettimeStub.clockGettimeNanos(clock);
                 assertThat(v).as("%s: clock %d, read %d", what, clock, i).isBetween(k0, k1);
                 checked++;
             }
@@ -262,7 +263,7 @@ class VclockCodeExactnessTest {
     @Test
     void aCompletedFallbackShouldBeClockGettimesValue() throws Throwable {
         X86VdsoCodeExactnessTest.assumeX86();
-        Stubs.Mapped m = VdsoStub.map(VdsoLayout.Algorithm.X86_OVERFLOW, X86VdsoCode.Flavour.RDTSCP, true);
+        Stubs.Mapped m = VdsoStub.map(VdsoAlgorithm.X86_OVERFLOW, X86VdsoCode.Flavour.RDTSCP, true);
         assertThat(m.failure()).isNull();
         MethodHandle code = m.handle();
         try (Arena arena = Arena.ofConfined()) {
@@ -337,7 +338,7 @@ class VclockCodeExactnessTest {
             }
             assertThat(java.util.Arrays.stream(served).min().getAsInt()).as("every route taken: %s", java.util.Arrays.toString(served)).isGreaterThan(1000);
         }
-        Stubs.Mapped m = VdsoStub.mapModeFirst(VdsoLayout.Algorithm.X86_OVERFLOW, true);
+        Stubs.Mapped m = VdsoStub.mapModeFirst(VdsoAlgorithm.X86_OVERFLOW, true);
         assertThat(m.failure()).isNull();
         MethodHandle production = m.handle();
         try (Arena arena = Arena.ofConfined()) {
@@ -358,7 +359,7 @@ class VclockCodeExactnessTest {
             assertThat(v).as("TSC: the counter read, flagged").isNegative();
             assertThat((v & Long.MAX_VALUE) / 1_000_000_000L).isBetween(b.sec(), b.sec() + (1L << 24));
         }
-        assertThat(VdsoStub.mapModeFirst(VdsoLayout.Algorithm.X86_LEGACY, true).failure()).contains("no mode-first entry");
+        assertThat(VdsoStub.mapModeFirst(VdsoAlgorithm.X86_LEGACY, true).failure()).contains("no mode-first entry");
     }
 
     /**

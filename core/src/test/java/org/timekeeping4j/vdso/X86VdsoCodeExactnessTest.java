@@ -7,6 +7,7 @@ import java.lang.foreign.Arena;
 import java.lang.invoke.MethodHandle;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.timekeeping4j.arch.VdsoAlgorithm;
 import org.timekeeping4j.machine.Stubs;
 import org.timekeeping4j.machine.X86VdsoCode;
 import org.timekeeping4j.machine.VdsoStub;
@@ -22,15 +23,15 @@ class X86VdsoCodeExactnessTest {
     private static final int CASES = 200_000;
 
     /** The algorithms of the x86_64 layouts. */
-    static final VdsoLayout.Algorithm[] X86_ALGORITHMS = {VdsoLayout.Algorithm.X86_LEGACY,
-        VdsoLayout.Algorithm.X86_OVERFLOW};
+    static final VdsoAlgorithm[] X86_ALGORITHMS = {VdsoAlgorithm.X86_LEGACY,
+        VdsoAlgorithm.X86_OVERFLOW};
 
     static void assumeX86() {
         assumeTrue("x86_64".equals(Platform.ARCH), "the x86_64 machine code runs on x86_64 only; this is "
                 + Platform.ARCH + " (the arm64 code has its own test)");
     }
 
-    private static MethodHandle testCode(VdsoLayout.Algorithm a) {
+    private static MethodHandle testCode(VdsoAlgorithm a) {
         Stubs.Mapped m = VdsoStub.map(a, X86VdsoCode.Flavour.TEST);
         assertThat(m.failure()).isNull();
         return m.handle();
@@ -66,18 +67,18 @@ class X86VdsoCodeExactnessTest {
     @Test
     void theOverflowLayoutsCodeShouldEqualTheReferenceOnEveryPath() throws Throwable {
         assumeX86();
-        check(VdsoLayout.X86_VDSO_CLOCK_6_15, VdsoLayout.Algorithm.X86_OVERFLOW, 1);
-        check(VdsoLayout.X86_VDSO_DATA_6_10, VdsoLayout.Algorithm.X86_OVERFLOW, 2);
-        check(VdsoLayout.X86_VDSO_DATA_6_13, VdsoLayout.Algorithm.X86_OVERFLOW, 3);
+        check(VdsoLayout.X86_VDSO_CLOCK_6_15, VdsoAlgorithm.X86_OVERFLOW, 1);
+        check(VdsoLayout.X86_VDSO_DATA_6_10, VdsoAlgorithm.X86_OVERFLOW, 2);
+        check(VdsoLayout.X86_VDSO_DATA_6_13, VdsoAlgorithm.X86_OVERFLOW, 3);
     }
 
     @Test
     void theLegacyLayoutsCodeShouldEqualTheReference() throws Throwable {
         assumeX86();
-        check(VdsoLayout.X86_VDSO_DATA_5_3, VdsoLayout.Algorithm.X86_LEGACY, 4);
+        check(VdsoLayout.X86_VDSO_DATA_5_3, VdsoAlgorithm.X86_LEGACY, 4);
     }
 
-    private static void check(VdsoLayout layout, VdsoLayout.Algorithm algorithm, long seed) throws Throwable {
+    private static void check(VdsoLayout layout, VdsoAlgorithm algorithm, long seed) throws Throwable {
         MethodHandle code = testCode(algorithm);
         SplittableRandom r = new SplittableRandom(seed);
         try (Arena arena = Arena.ofConfined()) {
@@ -93,7 +94,7 @@ class X86VdsoCodeExactnessTest {
                 int slot = base == 1 ? 4 : new int[] {0, 1, 7, 11}[r.nextInt(4)];
                 p.base(base, 2 * r.nextInt(1 << 20), VdsoLayout.CLOCKMODE_COUNTER, b, slot);
                 long counter = counterFor(r, b);
-                long expected = algorithm == VdsoLayout.Algorithm.X86_OVERFLOW ? VdsoReference.x86Overflow(b, counter)
+                long expected = algorithm == VdsoAlgorithm.X86_OVERFLOW ? VdsoReference.x86Overflow(b, counter)
                         : VdsoReference.x86Legacy(b, counter);
                 long actual = (long) code.invokeExact(p.baseAddress(base), p.timestampAddress(base, slot), counter, 0L);
                 assertThat(actual).as("%s case %d: %s at counter %s", layout, i, b, Long.toUnsignedString(counter))
@@ -110,9 +111,9 @@ class X86VdsoCodeExactnessTest {
     @Test
     void theCodeShouldFallBackWhereTheVdsoWould() throws Throwable {
         assumeX86();
-        for (VdsoLayout.Algorithm a : X86_ALGORITHMS) {
+        for (VdsoAlgorithm a : X86_ALGORITHMS) {
             MethodHandle code = testCode(a);
-            VdsoLayout layout = a == VdsoLayout.Algorithm.X86_OVERFLOW ? VdsoLayout.X86_VDSO_CLOCK_6_15
+            VdsoLayout layout = a == VdsoAlgorithm.X86_OVERFLOW ? VdsoLayout.X86_VDSO_CLOCK_6_15
                     : VdsoLayout.X86_VDSO_DATA_5_3;
             try (Arena arena = Arena.ofConfined()) {
                 SyntheticPage p = new SyntheticPage(layout, arena);
@@ -138,7 +139,7 @@ class X86VdsoCodeExactnessTest {
 
     @Test
     void everyCounterFlavourShouldFillTheSameSlot() {
-        for (VdsoLayout.Algorithm a : X86_ALGORITHMS) {
+        for (VdsoAlgorithm a : X86_ALGORITHMS) {
             int len = X86VdsoCode.code(a, X86VdsoCode.Flavour.RDTSCP).length;
             for (X86VdsoCode.Flavour f : X86VdsoCode.Flavour.values()) {
                 byte[] code = X86VdsoCode.code(a, f);
