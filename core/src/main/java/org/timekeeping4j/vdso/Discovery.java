@@ -223,7 +223,7 @@ public final class Discovery {
             layout = rec.layout();
         }
         if (layout == null) {
-            return new Result(rec.fitting().isEmpty() ? "no known vDSO data layout fits [vvar]"
+            return new Result(rec.fitting().isEmpty() ? withoutVdsoClocksource() + "no known vDSO data layout fits [vvar]"
                     + (timens.inNamespace() ? " (the page after the namespace's)" : "") + ": "
                     + String.join("; ", rec.rejected()) : "several layouts fit [vvar]: " + rec.fitting(),
                     null, mapping, null, null, rec.rejected());
@@ -402,5 +402,24 @@ public final class Discovery {
         // x86_64: 4 KiB. arm64: 4, 16 or 64 KiB; the data sits at +0 of the first page either way, and
         // recognition reads less than 4 KiB of it, so 4 KiB is a safe lower bound for the segment.
         return 4096;
+    }
+
+    /** The clocksources whose reads the vDSO serves (a clock_mode other than NONE) on x86_64 and arm64. */
+    private static final java.util.Set<String> VDSO_CLOCKSOURCES = java.util.Set.of("tsc", "kvm-clock",
+            "hyperv_clocksource_tsc_page", "arch_sys_counter");
+
+    /**
+     * Why no layout can fit, where the kernel's clocksource is one the vDSO does not read (hpet, acpi_pm, ...):
+     * with clock_mode NONE the kernel stops updating [vvar]'s high-resolution clocks (update_vsyscall), so their
+     * slots hold stale values and recognition by content fails. Empty otherwise.
+     */
+    private static String withoutVdsoClocksource() {
+        String cs = org.timekeeping4j.linux.KernelInfo.currentClocksource();
+        if (cs == null || cs.isEmpty() || VDSO_CLOCKSOURCES.contains(cs)) {
+            return "";
+        }
+        return "the kernel's clocksource is " + cs + ", which the vDSO does not read (clock_mode NONE): the kernel"
+                + " leaves [vvar]'s high-resolution clocks stale, and every read is a system call (exact mode needs"
+                + " tsc or kvm-clock when the process starts); ";
     }
 }
