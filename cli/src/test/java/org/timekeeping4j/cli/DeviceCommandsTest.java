@@ -3,8 +3,6 @@ package org.timekeeping4j.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -23,28 +21,20 @@ class DeviceCommandsTest {
     @TempDir
     Path dir;
 
-    private record Result(int code, String out, String err) {}
-
-    private static Result run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Tk4j.run(Terminal.Source.NONE, new PrintWriter(out), new PrintWriter(err), args);
-        return new Result(code, out.toString(), err.toString());
-    }
 
     /**
      * qemu-user (the emulated aarch64 JVM of scripts/arm64.sh) answers the ioctls it does not translate with
      * ENOSYS, which a kernel never returns for /dev/null: those runs say so instead of checking ENOTTY.
      */
-    private static void assumeAKernelAnswered(Result r) {
+    private static void assumeAKernelAnswered(Tk4jHarness r) {
         org.junit.jupiter.api.Assumptions.assumeFalse(r.err().contains("ENOSYS"),
                 "the ioctl did not reach a kernel (ENOSYS from qemu-user): needs a real kernel");
     }
 
     @Test
     void phcOnAFileThatIsNoPtpClockSaysEnottyOnOneLine() {
-        Result r = run("phc", "/dev/null");
-        assertThat(r.code()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
+        Tk4jHarness r = Tk4jHarness.run("phc", "/dev/null");
+        assertThat(r.exit()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
         assumeAKernelAnswered(r);
         assertThat(r.err()).isEqualTo("tk4j: /dev/null: not a PTP hardware clock (PTP_CLOCK_GETCAPS refused): "
                 + "ENOTTY (Inappropriate ioctl for device)" + System.lineSeparator());
@@ -52,23 +42,23 @@ class DeviceCommandsTest {
 
     @Test
     void phcOnAMissingDeviceSaysEnoent() {
-        Result r = run("phc", dir.resolve("ptp0").toString(), "--samples", "3");
-        assertThat(r.code()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
+        Tk4jHarness r = Tk4jHarness.run("phc", dir.resolve("ptp0").toString(), "--samples", "3");
+        assertThat(r.exit()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
         assertThat(r.err()).contains("open failed: ENOENT");
     }
 
     @Test
     void phcRejectsBadOptionsAsUsage() {
-        assertThat(run("phc", "/dev/null", "--samples", "0").code()).isEqualTo(Tk4j.EXIT_USAGE);
-        Result r = run("phc", "/dev/null", "--clock", "SUNDIAL");
-        assertThat(r.code()).isEqualTo(Tk4j.EXIT_USAGE);
+        assertThat(Tk4jHarness.run("phc", "/dev/null", "--samples", "0").exit()).isEqualTo(Tk4j.EXIT_USAGE);
+        Tk4jHarness r = Tk4jHarness.run("phc", "/dev/null", "--clock", "SUNDIAL");
+        assertThat(r.exit()).isEqualTo(Tk4j.EXIT_USAGE);
         assertThat(r.err()).contains("--clock").contains("'SUNDIAL' is no clock");
     }
 
     @Test
     void ppsOnAFileThatIsNoPpsSourceSaysEnotty() {
-        Result r = run("pps", "/dev/null");
-        assertThat(r.code()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
+        Tk4jHarness r = Tk4jHarness.run("pps", "/dev/null");
+        assertThat(r.exit()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
         assumeAKernelAnswered(r);
         assertThat(r.err()).startsWith("tk4j: /dev/null: not a PPS source").contains("ENOTTY");
     }
@@ -77,9 +67,9 @@ class DeviceCommandsTest {
     void boundsFromAClockBoundSegment() throws IOException {
         Path shm = dir.resolve("shm0");
         writeSegment(shm, 0x414D5A4E, 2);
-        Result r = run("bounds", "--shm", shm.toString());
+        Tk4jHarness r = Tk4jHarness.run("bounds", "--shm", shm.toString());
         assertThat(r.err()).isEmpty();
-        assertThat(r.code()).isZero();
+        assertThat(r.exit()).isZero();
         assertThat(r.out()).contains("earliest  ", "latest    ", "width     ", "status    ",
                 "source    clockbound " + shm);
         assertThat(r.out()).containsPattern("status    (SYNCHRONIZED|FREE_RUNNING)");
@@ -91,8 +81,8 @@ class DeviceCommandsTest {
     void boundsJsonCarriesTheSameBoundsAsTheLines() throws Exception {
         Path shm = dir.resolve("shm0");
         writeSegment(shm, 0x414D5A4E, 2);
-        Result r = run("bounds", "--shm", shm.toString(), "--json");
-        assertThat(r.code()).as(r.err()).isZero();
+        Tk4jHarness r = Tk4jHarness.run("bounds", "--shm", shm.toString(), "--json");
+        assertThat(r.exit()).as(r.err()).isZero();
         com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out());
         long earliest = j.get("earliestNanos").asLong();
         long latest = j.get("latestNanos").asLong();
@@ -106,11 +96,11 @@ class DeviceCommandsTest {
     void phcAndPpsJsonOverASimulatedDevice() throws Exception {
         Devices.syscalls = new SimulatedDevices();
         try {
-            Result lines = run("phc", SimulatedDevices.PTP, "--samples", "2");
-            assertThat(lines.code()).as(lines.err()).isZero();
+            Tk4jHarness lines = Tk4jHarness.run("phc", SimulatedDevices.PTP, "--samples", "2");
+            assertThat(lines.exit()).as(lines.err()).isZero();
             assertThat(lines.out()).contains("CLOCK_REALTIME offset    -37000 ns delay      0 ns method PRECISE");
-            Result phc = run("phc", SimulatedDevices.PTP, "--samples", "2", "--json");
-            assertThat(phc.code()).as(phc.err()).isZero();
+            Tk4jHarness phc = Tk4jHarness.run("phc", SimulatedDevices.PTP, "--samples", "2", "--json");
+            assertThat(phc.exit()).as(phc.err()).isZero();
             com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper()
                     .readTree(phc.out());
             assertThat(j.get("device").asText()).isEqualTo(SimulatedDevices.PTP);
@@ -123,8 +113,8 @@ class DeviceCommandsTest {
                 assertThat(m.get("method").asText()).isEqualTo("PRECISE");
             }
 
-            Result pps = run("pps", SimulatedDevices.PPS, "--count", "3", "--json");
-            assertThat(pps.code()).as(pps.err()).isZero();
+            Tk4jHarness pps = Tk4jHarness.run("pps", SimulatedDevices.PPS, "--count", "3", "--json");
+            assertThat(pps.exit()).as(pps.err()).isZero();
             com.fasterxml.jackson.databind.JsonNode p = new com.fasterxml.jackson.databind.ObjectMapper()
                     .readTree(pps.out());
             assertThat(p.get("capabilities").asInt()).isEqualTo(0x1133);
@@ -140,35 +130,35 @@ class DeviceCommandsTest {
 
     @Test
     void phcAndPpsOfferJsonAndListEveryClockTheyAccept() {
-        String phc = run("phc", "--help").out().replaceAll("\\s+", " ");
+        String phc = Tk4jHarness.run("phc", "--help").out().replaceAll("\\s+", " ");
         assertThat(phc).contains("--json").contains("REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME, TAI")
                 .contains("CLOCK_AUX+0").contains("CLOCK_AUX+7");
         for (String clock : new String[] {"BOOTTIME", "TAI", "CLOCK_AUX+0", "MONOTONIC_RAW"}) {
             // Accepted: the run gets as far as the device (no PTP clock here), not a usage error.
-            assertThat(run("phc", "/dev/null", "--clock", clock).code()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
+            assertThat(Tk4jHarness.run("phc", "/dev/null", "--clock", clock).exit()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
         }
-        assertThat(run("pps", "--help").out()).contains("--json");
+        assertThat(Tk4jHarness.run("pps", "--help").out()).contains("--json");
     }
 
     @Test
     void boundsWithABadSegmentFailsOnOneLine() throws IOException {
         Path shm = dir.resolve("shm0");
         writeSegment(shm, 0x0BADF00D, 2);
-        Result r = run("bounds", "--shm", shm.toString());
-        assertThat(r.code()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
+        Tk4jHarness r = Tk4jHarness.run("bounds", "--shm", shm.toString());
+        assertThat(r.exit()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
         assertThat(r.err()).startsWith("tk4j: " + shm + ": not a ClockBound v2 segment: magic 0x0BADF00D")
                 .hasLineCount(1);
         writeSegment(shm, 0x414D5A4E, 7);
-        assertThat(run("bounds", "--shm", shm.toString()).err()).contains("unsupported ClockBound segment version 7");
-        assertThat(run("bounds", "--shm", dir.resolve("none").toString()).err()).contains("ENOENT");
+        assertThat(Tk4jHarness.run("bounds", "--shm", shm.toString()).err()).contains("unsupported ClockBound segment version 7");
+        assertThat(Tk4jHarness.run("bounds", "--shm", dir.resolve("none").toString()).err()).contains("ENOENT");
     }
 
     @Test
     void boundsWithoutASegmentFallsBackToAdjtimex() {
         // No ClockBound daemon on this machine: the default segment does not exist.
         org.junit.jupiter.api.Assumptions.assumeFalse(Files.exists(Path.of("/var/run/clockbound/shm0")));
-        Result r = run("bounds");
-        assertThat(r.code()).isZero();
+        Tk4jHarness r = Tk4jHarness.run("bounds");
+        assertThat(r.exit()).isZero();
         assertThat(r.out()).contains("source    adjtimex", "status    ");
     }
 

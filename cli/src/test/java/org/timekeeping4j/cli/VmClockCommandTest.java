@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -25,14 +23,6 @@ class VmClockCommandTest {
     @TempDir
     Path dir;
 
-    private record Result(int code, String out, String err) {}
-
-    private static Result run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Tk4j.run(new PrintWriter(out), new PrintWriter(err), args);
-        return new Result(code, out.toString(), err.toString());
-    }
 
     /** A page as the header lays it out (literal offsets), seq_count 2; the mapping stays for updates. */
     private static final class Page implements AutoCloseable {
@@ -77,9 +67,9 @@ class VmClockCommandTest {
     void decodesAQemuPage() throws Exception {
         Path file = dir.resolve("vmclock0");
         try (Page p = new Page(file, 0xff, 0, 0, 1)) {
-            Result r = run("vmclock", file.toString());
+            Tk4jHarness r = Tk4jHarness.run("vmclock", file.toString());
             assertThat(r.err()).isEmpty();
-            assertThat(r.code()).isZero();
+            assertThat(r.exit()).isZero();
             assertThat(r.out()).contains(
                     "page            " + file + ": 4096 bytes, version 1, seq_count 2",
                     "clock status    UNKNOWN", "counter         INVALID", "time type       UTC",
@@ -98,13 +88,13 @@ class VmClockCommandTest {
         long flags = VmClock.FLAG_TIME_MAXERROR_VALID | VmClock.FLAG_PERIOD_MAXERROR_VALID
                 | VmClock.FLAG_VM_GEN_COUNTER_PRESENT | 0x3FF;
         try (Page p = new Page(file, here, 2, flags, 7)) {
-            Result r = run("vmclock", file.toString());
-            assertThat(r.code()).as(r.err()).isZero();
+            Tk4jHarness r = Tk4jHarness.run("vmclock", file.toString());
+            assertThat(r.exit()).as(r.err()).isZero();
             assertThat(r.out()).contains("clock status    SYNCHRONIZED", "vm generation   0",
                     "now             2023-11-14T22:13:20Z UTC +/- 2000 ns, SYNCHRONIZED");
             assertThat(r.out()).contains("flags           0x3ff TAI_OFFSET_VALID DISRUPTION_SOON");
             assertThat(r.out().lines()).allMatch(l -> l.length() <= VmClockCommand.WIDTH);
-            Result j = run("vmclock", file.toString(), "--json");
+            Tk4jHarness j = Tk4jHarness.run("vmclock", file.toString(), "--json");
             var json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(j.out());
             assertThat(json.get("nanos").asLong()).isEqualTo(1_700_000_000_000_000_000L);
             assertThat(json.get("latestNanos").asLong()).isEqualTo(1_700_000_000_000_002_000L);
@@ -117,14 +107,14 @@ class VmClockCommandTest {
     void watchPrintsEachDisruptionWithTheTimeSeen() throws Exception {
         Path file = dir.resolve("vmclock0");
         try (Page p = new Page(file, 0xff, 0, 0, 1)) {
-            CompletableFuture<Result> watching = CompletableFuture.supplyAsync(
-                    () -> run("vmclock", file.toString(), "--watch", "--seconds", "3", "--interval", "10"));
+            CompletableFuture<Tk4jHarness> watching = CompletableFuture.supplyAsync(
+                    () -> Tk4jHarness.run("vmclock", file.toString(), "--watch", "--seconds", "3", "--interval", "10"));
             Thread.sleep(500);
             p.marker(2);
             Thread.sleep(500);
             p.marker(3);
-            Result r = watching.get();
-            assertThat(r.code()).as(r.err()).isZero();
+            Tk4jHarness r = watching.get();
+            assertThat(r.exit()).as(r.err()).isZero();
             assertThat(r.out()).containsPattern("watching " + file + ": marker 1, generation absent, status "
                     + "UNKNOWN \\(looking every 10 ms\\)");
             assertThat(r.out()).containsPattern("\\d{4}-\\d\\d-\\d\\dT[0-9:.]+Z  disruption marker 1 -> 2\\R");
@@ -135,18 +125,18 @@ class VmClockCommandTest {
     @Test
     void badPagesAndOptionsSayWhatIsWrongInOneLine() throws Exception {
         Path missing = dir.resolve("vmclock9");
-        Result r = run("vmclock", missing.toString());
-        assertThat(r.code()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
+        Tk4jHarness r = Tk4jHarness.run("vmclock", missing.toString());
+        assertThat(r.exit()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
         assertThat(r.err()).isEqualTo("tk4j: " + missing + ": open failed: ENOENT (No such file or directory)"
                 + System.lineSeparator());
         Path bad = dir.resolve("bad");
         Files.write(bad, new byte[4096]);
-        r = run("vmclock", bad.toString());
-        assertThat(r.code()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
+        r = Tk4jHarness.run("vmclock", bad.toString());
+        assertThat(r.exit()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
         assertThat(r.err()).isEqualTo("tk4j: " + bad + ": not a VMClock page: magic 0x00000000, expected "
                 + "0x4B4C4356 (\"VCLK\")" + System.lineSeparator());
-        assertThat(run("vmclock", bad.toString(), "--interval", "0").code()).isEqualTo(Tk4j.EXIT_USAGE);
-        assertThat(run("vmclock", bad.toString(), "--seconds", "-1").code()).isEqualTo(Tk4j.EXIT_USAGE);
+        assertThat(Tk4jHarness.run("vmclock", bad.toString(), "--interval", "0").exit()).isEqualTo(Tk4j.EXIT_USAGE);
+        assertThat(Tk4jHarness.run("vmclock", bad.toString(), "--seconds", "-1").exit()).isEqualTo(Tk4j.EXIT_USAGE);
     }
 
     @Test
@@ -172,8 +162,8 @@ class VmClockCommandTest {
         if (Files.exists(Path.of("/sys/bus/acpi/devices/AMZNC10C:00")) && !Files.exists(Path.of("/dev/vmclock0"))
                 && !Files.exists(Path.of("/sys/bus/acpi/devices/AMZNC10C:00/physical_node/driver"))) {
             assertThat(line).contains(VmClockCommand.NO_DRIVER);
-            Result r = run("vmclock");
-            assertThat(r.code()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
+            Tk4jHarness r = Tk4jHarness.run("vmclock");
+            assertThat(r.exit()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
             assertThat(r.err()).isEqualTo("tk4j: /dev/vmclock0: open failed: ENOENT (No such file or directory); "
                     + VmClockCommand.NO_DRIVER + System.lineSeparator());
         }

@@ -79,7 +79,7 @@ public final class HostSteering {
             return Optional.of("this process lacks CAP_SYS_TIME (CapEff bit 25 clear, user "
                     + System.getProperty("user.name") + "); a container needs --cap-add SYS_TIME");
         }
-        List<String> daemons = comms.get().stream().filter(DAEMONS::contains).distinct().toList();
+        List<String> daemons = daemons(comms.get());
         if (!daemons.isEmpty()) {
             return Optional.of("a time daemon is running (" + String.join(", ", daemons)
                     + "): it steers this clock too; stop it or run the test in a guest kernel");
@@ -90,7 +90,7 @@ public final class HostSteering {
         }
         TimexReading a = pair[0];
         TimexReading b = pair[1];
-        if (a.freq() != b.freq() || a.offset() != b.offset() || a.tick() != b.tick()) {
+        if (moved(pair)) {
             return Optional.of(String.format(Locale.ROOT, "something else is steering this clock: between two adjtimex"
                     + " reads %d ms apart the frequency went %d -> %d (2^-16 ppm), the offset %d -> %d, the tick %d"
                     + " -> %d us", SETTLE_NANOS / 1_000_000, a.freq(), b.freq(), a.offset(), b.offset(), a.tick(),
@@ -107,13 +107,12 @@ public final class HostSteering {
      * SteeredAgreementTest and scripts/chrony-agreement.sh measure.
      */
     public static Optional<String> steeredNow() {
-        List<String> daemons = processNames().stream().filter(DAEMONS::contains).distinct().toList();
+        List<String> daemons = daemons(processNames());
         if (!daemons.isEmpty()) {
             return Optional.of("a time daemon steers this clock (" + String.join(", ", daemons) + ")");
         }
         TimexReading[] pair = timexPair();
-        if (pair != null && (pair[0].freq() != pair[1].freq() || pair[0].offset() != pair[1].offset()
-                || pair[0].tick() != pair[1].tick())) {
+        if (pair != null && moved(pair)) {
             return Optional.of("the kernel's rate moved between two adjtimex reads (frequency " + pair[0].freq()
                     + " -> " + pair[1].freq() + ", PLL offset " + pair[0].offset() + " -> " + pair[1].offset() + ")");
         }
@@ -127,21 +126,36 @@ public final class HostSteering {
                 + "; under steering the tracker is measured by scripts/chrony-agreement.sh (docs/CHRONY.md)");
     }
 
+    /** The time daemons among these process names. */
+    private static List<String> daemons(List<String> comms) {
+        return comms.stream().filter(DAEMONS::contains).distinct().toList();
+    }
+
+    /** Whether the kernel's frequency, PLL offset or tick differ between the two adjtimex reads. */
+    private static boolean moved(TimexReading[] pair) {
+        return pair[0].freq() != pair[1].freq() || pair[0].offset() != pair[1].offset()
+                || pair[0].tick() != pair[1].tick();
+    }
+
     /** Bit 25 of the CapEff line of a /proc/PID/status text; empty when there is no such line. */
     static Optional<Boolean> hasCapSysTime(String procStatus) {
+        return effectiveCapabilities(procStatus).map(eff -> (eff >>> CAP_SYS_TIME & 1) != 0);
+    }
+
+    /** The CapEff line of a /proc/PID/status text, as a bit set; empty when there is no such line. */
+    static Optional<Long> effectiveCapabilities(String procStatus) {
         if (procStatus == null) {
             return Optional.empty();
         }
         for (String line : procStatus.split("\n")) {
             if (line.startsWith("CapEff:")) {
-                long eff = Long.parseUnsignedLong(line.substring("CapEff:".length()).trim(), 16);
-                return Optional.of((eff >>> CAP_SYS_TIME & 1) != 0);
+                return Optional.of(Long.parseUnsignedLong(line.substring("CapEff:".length()).trim(), 16));
             }
         }
         return Optional.empty();
     }
 
-    private static String procSelfStatus() {
+    static String procSelfStatus() {
         try {
             return Files.readString(Path.of("/proc/self/status"));
         } catch (IOException e) {

@@ -31,7 +31,6 @@ import org.timekeeping4j.machine.ClockGettimeStub;
 public final class TimeNamespaces {
 
     private static final Path UNSHARE = Path.of("/usr/bin/unshare");
-    private static final int CAP_SYS_TIME = 25;
     private static final int CAP_SYS_ADMIN = 21;
 
     private TimeNamespaces() {}
@@ -59,13 +58,9 @@ public final class TimeNamespaces {
 
     /** True when {@code procStatus}'s CapEff has CAP_SYS_ADMIN and CAP_SYS_TIME. */
     static boolean mayUseHostUserNamespace(String procStatus) {
-        for (String line : procStatus.split("\n")) {
-            if (line.startsWith("CapEff:")) {
-                long eff = Long.parseUnsignedLong(line.substring("CapEff:".length()).trim(), 16);
-                return (eff >>> CAP_SYS_TIME & 1) != 0 && (eff >>> CAP_SYS_ADMIN & 1) != 0;
-            }
-        }
-        return false;
+        return HostSteering.effectiveCapabilities(procStatus)
+                .map(eff -> (eff >>> HostSteering.CAP_SYS_TIME & 1) != 0 && (eff >>> CAP_SYS_ADMIN & 1) != 0)
+                .orElse(false);
     }
 
     /** The unshare command line that runs what follows it in a new time namespace with these offsets. */
@@ -118,10 +113,6 @@ public final class TimeNamespaces {
     }
 
     private static boolean hostCapable() {
-        try {
-            return mayUseHostUserNamespace(Files.readString(Path.of("/proc/self/status")));
-        } catch (IOException e) {
-            return false;
-        }
+        return mayUseHostUserNamespace(HostSteering.procSelfStatus());
     }
 }
