@@ -62,16 +62,7 @@ if ! command -v chronyd >/dev/null 2>&1; then
   fi
 fi
 
-java_home() { # the first JDK 25+ in the places ./tk4j looks at
-  local c m
-  for c in "${TK4J_JAVA_HOME:-}" "${JAVA_HOME:-}" /usr/lib/jvm/* /opt/java/* /usr/local/*jdk* "$HOME"/.jdks/*; do
-    [ -n "$c" ] && [ -x "$c/bin/java" ] && [ -f "$c/release" ] || continue
-    m="$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$c/release" | head -n 1)"
-    if [ -n "$m" ] && [ "$m" -ge 25 ]; then echo "$c"; return 0; fi
-  done
-  return 1
-}
-jdk="$(java_home)" || die "no JDK 25 or newer found (set TK4J_JAVA_HOME)"
+jdk="$("$here/scripts/java25" --home 2>/dev/null)" || die "no JDK 25 or newer found (set TK4J_JAVA_HOME)"
 lab() { "$jdk/bin/java" --enable-native-access=ALL-UNNAMED "$here/scripts/chrony/ClockLab.java" "$@"; }
 
 # Build the CLI now, so no build lands inside a measured window.

@@ -35,17 +35,9 @@ t_start=$(now)
 [ "$(id -u)" = 0 ] || cannot "the lab runs as root (the guest's root is this machine's root, read-only); run it as root"
 [ "$(uname -m)" = x86_64 ] || cannot "the UML lab is built for x86_64 hosts; this is $(uname -m)"
 
-java_major() {
-  [ -x "$1/bin/java" ] && [ -f "$1/release" ] || return 0
-  sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$1/release" | head -n 1
-}
-jdk=""
-for c in "${TK4J_JAVA_HOME:-}" "${JAVA_HOME:-}" /usr/lib/jvm/* /opt/java/* "$HOME"/.jdks/*; do
-  [ -n "$c" ] && [ -d "$c" ] || continue
-  m=$(java_major "$c")
-  if [ -n "$m" ] && [ "$m" -ge 25 ]; then jdk=$c; break; fi
-done
-[ -n "$jdk" ] || cannot "no JDK 25 or newer (looked at TK4J_JAVA_HOME, JAVA_HOME, /usr/lib/jvm, /opt/java, ~/.jdks)"
+# The JDK 25 ./tk4j would run (scripts/java25 looks where it looks).
+jdk="$("$here/scripts/java25" --home 2>/dev/null)" \
+  || cannot "no JDK 25 or newer (looked at TK4J_JAVA_HOME, JAVA_HOME, PATH, /usr/lib/jvm, /opt/java, ~/.jdks, ~/.sdkman)"
 if ! command -v mvn >/dev/null; then
   log "installing maven (apt-get, this machine's own suites)"
   { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 maven; } \

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.util.List;
+import java.util.Set;
 import org.timekeeping4j.arch.VdsoAlgorithm;
 import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.config.Configuration;
@@ -11,6 +12,7 @@ import org.timekeeping4j.machine.ClockGettimeStub;
 import org.timekeeping4j.machine.Stubs;
 import org.timekeeping4j.machine.VclockCode;
 import org.timekeeping4j.machine.VdsoStub;
+import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.PageProbe;
 import org.timekeeping4j.linux.Platform;
@@ -405,7 +407,7 @@ public final class Discovery {
     }
 
     /** The clocksources whose reads the vDSO serves (a clock_mode other than NONE) on x86_64 and arm64. */
-    private static final java.util.Set<String> VDSO_CLOCKSOURCES = java.util.Set.of("tsc", "kvm-clock",
+    private static final Set<String> VDSO_CLOCKSOURCES = Set.of("tsc", "kvm-clock",
             "hyperv_clocksource_tsc_page", "arch_sys_counter");
 
     /**
@@ -414,7 +416,7 @@ public final class Discovery {
      * slots hold stale values and recognition by content fails. Empty otherwise.
      */
     private static String withoutVdsoClocksource() {
-        String cs = org.timekeeping4j.linux.KernelInfo.currentClocksource();
+        String cs = KernelInfo.currentClocksource();
         if (cs == null || cs.isEmpty() || VDSO_CLOCKSOURCES.contains(cs)) {
             return "";
         }
