@@ -6,15 +6,15 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.Optional;
-import org.timekeeping4j.clocksource.HardwareCounter;
-import org.timekeeping4j.timekeeper.Timekeeper;
 import org.timekeeping4j.linux.Errno;
+import org.timekeeping4j.linux.ColdClockGettime;
 import org.timekeeping4j.linux.ErrnoException;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.vdso.KernelVdso;
 import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.machine.ClockGettimeStub;
 import org.timekeeping4j.machine.VdsoStub;
+import org.timekeeping4j.serving.FastPath;
 
 /**
  * Reads Linux clocks.
@@ -78,14 +78,11 @@ public final class Clocks {
         if (counterClock != null) {
             return counterNanos(counterClock); // a counter-served clock without a method of its own above
         }
-        if (EXACT && clock.isAux() && KernelVdso.servesAux(clock.id() - ClockId.AUX_BASE)) {
+        if (FastPath.exact() && clock.isAux() && KernelVdso.servesAux(clock.id() - ClockId.AUX_BASE)) {
             long v = KernelVdso.aux(clock.id() - ClockId.AUX_BASE);
             if (v != VdsoStub.FALLBACK) {
                 return v;
             }
-        }
-        if (TrackerMode.CONFIG_ERROR != null) {
-            throw TrackerMode.CONFIG_ERROR;
         }
         return kernelNanos(clock);
     }
@@ -98,49 +95,122 @@ public final class Clocks {
      * @return a reader that allocates nothing per read
      */
     public static ClockReader clock(ClockId clock) {
-        whyUnsupported(clock).ifPresent(why -> {
-            throw new UnsupportedOperationException(why);
-        });
         return switch (clock) {
-            case MONOTONIC -> Clocks::monotonicNanos;
-            case REALTIME -> Clocks::realtimeNanos;
-            case MONOTONIC_RAW -> Clocks::monotonicRawNanos;
-            case BOOTTIME -> Clocks::boottimeNanos;
-            case TAI -> Clocks::taiNanos;
-            default -> clock.isAux() || isCounterBacked(clock) ? () -> nanos(clock) : () -> kernelNanos(clock);
+            // Classes, not method references: a cold JVM's first lambda costs milliseconds.
+            case MONOTONIC -> Reader.MONOTONIC;
+            case REALTIME -> Reader.REALTIME;
+            case MONOTONIC_RAW -> Reader.MONOTONIC_RAW;
+            case BOOTTIME -> Reader.BOOTTIME;
+            case TAI -> Reader.TAI;
+            default -> {
+                nanos(clock); // refuses here, saying why, where this kernel cannot read the clock now
+                yield new Reader.Any(clock);
+            }
         };
     }
 
-    // Exact mode first: EXACT is a static final, so a compiled read keeps one branch of each method. A
-    // FALLBACK (clock_mode changed, seq stuck odd) is answered by clock_gettime, as the vDSO does. Otherwise
-    // (tracker mode, and the kernel mode it falls to) the clock's slot of the process pages (static finals
-    // too), else the publication, which answers with clock_gettime while no tracker serves.
+    /** The readers {@link #clock} returns. */
+    private enum Reader implements ClockReader {
+        MONOTONIC {
+            @Override
+            public long nanos() {
+                return monotonicNanos();
+            }
+        },
+        REALTIME {
+            @Override
+            public long nanos() {
+                return realtimeNanos();
+            }
+        },
+        MONOTONIC_RAW {
+            @Override
+            public long nanos() {
+                return monotonicRawNanos();
+            }
+        },
+        BOOTTIME {
+            @Override
+            public long nanos() {
+                return boottimeNanos();
+            }
+        },
+        TAI {
+            @Override
+            public long nanos() {
+                return taiNanos();
+            }
+        };
 
-    /** {@link ServingMode#PROCESS} is exact mode: a static final for the hot reads, which the JIT folds. */
-    private static final boolean EXACT = ServingMode.PROCESS == ServingMode.EXACT;
+        /** Any other clock, through {@link Clocks#nanos}. */
+        record Any(ClockId clock) implements ClockReader {
+            @Override
+            public long nanos() {
+                return Clocks.nanos(clock);
+            }
+        }
+    }
+
+    // Exact mode where it serves (FastPath.exact(): one volatile load, a plain load on x86, and a branch the
+    // predictor learns); its FALLBACK (clock_mode changed, seq stuck odd) is answered by clock_gettime, as the
+    // vDSO does. Until exact mode serves (discovery on its thread) and wherever it refuses, the kernel's clocks:
+    // MONOTONIC and REALTIME as the JDK reads them (System.nanoTime, Instant.now: clock_gettime of the same clock),
+    // the others through kernelNanos.
 
     private static long monotonicNanos() {
-        return EXACT ? exactOr(KernelVdso.monotonic(), ClockId.MONOTONIC)
-                : pageNanos(TrackerMode.Pages.MONOTONIC);
+        return FastPath.exact() ? exactOr(KernelVdso.monotonic(), ClockId.MONOTONIC) : jdkMonotonic();
     }
 
     private static long realtimeNanos() {
-        return EXACT ? exactOr(KernelVdso.realtime(), ClockId.REALTIME)
-                : pageNanos(TrackerMode.Pages.REALTIME);
+        return FastPath.exact() ? exactOr(KernelVdso.realtime(), ClockId.REALTIME) : jdkRealtime();
     }
 
     private static long monotonicRawNanos() {
-        return EXACT ? exactOr(KernelVdso.monotonicRaw(), ClockId.MONOTONIC_RAW)
-                : pageNanos(TrackerMode.Pages.MONOTONIC_RAW);
+        return FastPath.exact() ? exactOr(KernelVdso.monotonicRaw(), ClockId.MONOTONIC_RAW)
+                : kernelServes(ClockId.MONOTONIC_RAW);
     }
 
     private static long boottimeNanos() {
-        return EXACT ? exactOr(KernelVdso.boottime(), ClockId.BOOTTIME)
-                : pageNanos(TrackerMode.Pages.BOOTTIME);
+        return FastPath.exact() ? exactOr(KernelVdso.boottime(), ClockId.BOOTTIME) : kernelServes(ClockId.BOOTTIME);
     }
 
     private static long taiNanos() {
-        return EXACT ? exactOr(KernelVdso.tai(), ClockId.TAI) : pageNanos(TrackerMode.Pages.TAI);
+        return FastPath.exact() ? exactOr(KernelVdso.tai(), ClockId.TAI) : kernelServes(ClockId.TAI);
+    }
+
+    /** MONOTONIC where exact mode does not serve: the JDK's System.nanoTime is clock_gettime(CLOCK_MONOTONIC). */
+    private static long jdkMonotonic() {
+        refuseOnError();
+        return System.nanoTime();
+    }
+
+    /**
+     * REALTIME where exact mode does not serve: the kernel path's stub once mapped, else the JDK's Instant.now, which
+     * is clock_gettime(CLOCK_REALTIME) in ns (its Instant is scalar-replaced once compiled).
+     */
+    private static long jdkRealtime() {
+        refuseOnError();
+        if (FastPath.mapped()) {
+            return kernelNanos(ClockId.REALTIME);
+        }
+        java.time.Instant now = java.time.Instant.now();
+        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+    }
+
+    /** A counter-backed clock where exact mode does not serve: clock_gettime. */
+    private static long kernelServes(ClockId clock) {
+        refuseOnError();
+        return kernelNanos(clock);
+    }
+
+    /** Throws what keeps this process from reading clocks: another platform, or a bad configuration. */
+    private static void refuseOnError() {
+        if (FastPath.PLATFORM != null) {
+            throw new UnsupportedOperationException(FastPath.PLATFORM);
+        }
+        if (FastPath.CONFIG_ERROR != null) {
+            throw FastPath.CONFIG_ERROR;
+        }
     }
 
     /**
@@ -148,8 +218,7 @@ public final class Clocks {
      * (those keep the fast reads free of loads from the descriptor), for a clock added to {@link CounterClock}.
      */
     static long counterNanos(CounterClock clock) {
-        return EXACT ? exactOr(KernelVdso.read(clock), clock.clock())
-                : pageNanos(TrackerMode.Pages.SLOTS[clock.record()]);
+        return FastPath.exact() ? exactOr(KernelVdso.read(clock), clock.clock()) : kernelServes(clock.clock());
     }
 
     /**
@@ -159,25 +228,6 @@ public final class Clocks {
      */
     private static long exactOr(long exact, ClockId clock) {
         return exact >= 0 ? exact : kernelNanos(clock);
-    }
-
-    /**
-     * {@code slot}'s clock through its record of a process page, else through the publication: its timekeeper
-     * where the pages are disabled (a timekeeper reading in Java) or stale (a pair not mirrored yet, or retired:
-     * then the timekeeper is stale or gone too), else the kernel, never below the floors. Pages.ENABLED and the
-     * slot are static finals: inlined, the JIT folds the test and passes the addresses as constants.
-     */
-    private static long pageNanos(TrackerMode.Pages.Slot slot) {
-        if (TrackerMode.Pages.ENABLED) {
-            long v = TrackerMode.Pages.read(slot);
-            if (v != Timekeeper.STALE) {
-                return v;
-            }
-        }
-        if (TrackerMode.CONFIG_ERROR != null) {
-            throw TrackerMode.CONFIG_ERROR;
-        }
-        return TrackerMode.PUBLICATION.nanos(slot.clock());
     }
 
     /**
@@ -198,10 +248,15 @@ public final class Clocks {
      * @return the counter value (cycles), or MONOTONIC_RAW ns where no counter is trusted
      */
     public static long ticks() {
-        if (EXACT) {
+        if (FastPath.exact()) {
             return VdsoStub.readCounterUnordered(); // the TSC itself: no calibration, nothing to wait for
         }
-        return TrackerMode.Ticks.SOURCE.read();
+        return ticksUntilExact();
+    }
+
+    /** {@link #ticks()} until exact mode serves: waits for discovery, then the counter or MONOTONIC_RAW ns. */
+    private static long ticksUntilExact() {
+        return FastPath.countsCycles() ? VdsoStub.readCounterUnordered() : kernelNanos(ClockId.MONOTONIC_RAW);
     }
 
     /**
@@ -217,7 +272,7 @@ public final class Clocks {
      * @return the clock's value in ns
      */
     public static long nanosUnordered(ClockId clock) {
-        CounterClock c = EXACT ? CounterClock.of(clock) : null;
+        CounterClock c = FastPath.exact() ? CounterClock.of(clock) : null;
         if (c != null) {
             long v = KernelVdso.readUnordered(c);
             if (v != VdsoStub.FALLBACK) {
@@ -242,13 +297,21 @@ public final class Clocks {
      * @return the clock's nanoseconds at that counter value
      */
     public static long ticksToNanos(long ticks, ClockId clock) {
-        TicksConverter c = TICKS_CONVERSION.get();
+        TicksConverter c = TicksConversion.PER_THREAD.get();
         c.convert(ticks, clock);
         return c.nanos();
     }
 
     /** Per-thread conversion state for {@link #ticksToNanos} (allocated once per thread). */
-    private static final ThreadLocal<TicksConverter> TICKS_CONVERSION = ThreadLocal.withInitial(TicksConverter::new);
+    private static final class TicksConversion {
+        /** The first read of a clock loads none of this. */
+        static final ThreadLocal<TicksConverter> PER_THREAD = new ThreadLocal<>() {
+            @Override
+            protected TicksConverter initialValue() {
+                return new TicksConverter();
+            }
+        };
+    }
 
     /**
      * Whether {@link #ticks()} returns counter cycles, so that {@link #ticksToNanos} converts them with the same
@@ -260,7 +323,7 @@ public final class Clocks {
      * @return true where ticks are counter cycles
      */
     public static boolean ticksAreCounterCycles() {
-        return EXACT || TrackerMode.Ticks.SOURCE instanceof HardwareCounter;
+        return FastPath.countsCycles();
     }
 
     /**
@@ -323,18 +386,7 @@ public final class Clocks {
      * @param timeout how long to wait at most
      */
     public static boolean awaitFastPath(java.time.Duration timeout) {
-        if (EXACT) {
-            return true; // exact mode serves from the first call
-        }
-        nanos(ClockId.MONOTONIC); // starts the process-wide tracker
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!TrackerMode.PUBLICATION.isServing()) {
-            if (System.nanoTime() - deadline > 0 || TrackerMode.hasGivenUp()) {
-                return false;
-            }
-            java.util.concurrent.locks.LockSupport.parkNanos(5_000_000L);
-        }
-        return true;
+        return FastPath.await(timeout.toNanos()) && FastPath.exact();
     }
 
     /**
@@ -374,6 +426,9 @@ public final class Clocks {
      * @return the clock's value in ns from clock_gettime
      */
     public static long kernelNanos(ClockId clock) {
+        if (!FastPath.mapped()) {
+            return kernelNanosUntilMapped(clock);
+        }
         try {
             // Identity tests, as nanos has them: a clock held in a variable reaches its own clock_gettime stub
             // with its id as a constant (ClockGettimeStub's). Its id loaded and switched on measured 1.5 ns more a read
@@ -394,6 +449,29 @@ public final class Clocks {
                 return ClockGettimeStub.clockGettimeNanos(ClockGettimeStub.CLOCK_TAI);
             }
             return ClockGettimeStub.clockGettimeNanos(clock.id());
+        } catch (ErrnoException e) {
+            throw unsupported(clock, e);
+        }
+    }
+
+    /**
+     * {@link #kernelNanos} until the kernel path's stubs are mapped (on the discovery thread), and where they never
+     * are: MONOTONIC and REALTIME by the JDK, the others by libc's clock_gettime, each bound at the cost of a bare
+     * program's first call.
+     */
+    private static long kernelNanosUntilMapped(ClockId clock) {
+        if (FastPath.PLATFORM != null) {
+            throw new UnsupportedOperationException(FastPath.PLATFORM);
+        }
+        if (clock == ClockId.MONOTONIC) {
+            return System.nanoTime();
+        }
+        if (clock == ClockId.REALTIME) {
+            java.time.Instant now = java.time.Instant.now();
+            return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+        }
+        try {
+            return ColdClockGettime.nanos(clock.id());
         } catch (ErrnoException e) {
             throw unsupported(clock, e);
         }
@@ -524,7 +602,7 @@ public final class Clocks {
             throw new IllegalArgumentException(
                     "java.time views exist for REALTIME and TAI only; " + clock + " does not count from the epoch");
         }
-        return new TimeJavaClock(clock, zone);
+        return TimeJavaClock.of(clock, zone);
     }
 
     static String reason(ClockId clock, int errno) {

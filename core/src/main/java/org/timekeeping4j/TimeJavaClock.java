@@ -16,7 +16,12 @@ final class TimeJavaClock extends Clock {
     private final ClockId clock;
     private final ZoneId zone;
 
-    TimeJavaClock(ClockId clock, ZoneId zone) {
+    /** A clock typed as {@link Clock}: Clocks' verification then loads neither this class nor java.time's. */
+    static Clock of(ClockId clock, ZoneId zone) {
+        return new TimeJavaClock(clock, zone);
+    }
+
+    private TimeJavaClock(ClockId clock, ZoneId zone) {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.zone = Objects.requireNonNull(zone, "zone");
     }

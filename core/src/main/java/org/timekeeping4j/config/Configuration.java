@@ -1,7 +1,7 @@
 package org.timekeeping4j.config;
 
 import java.util.Locale;
-import java.util.function.UnaryOperator;
+import java.util.Map;
 
 /**
  * The library's system properties, read once per process and parsed in this one place, so that every
@@ -13,7 +13,9 @@ import java.util.function.UnaryOperator;
  *   <li>{@value #EXECMEM}: allow (map the machine-code stubs) or deny (behave as if the system refused
  *       executable memory);</li>
  *   <li>{@value #VCLOCK}: auto (exact mode reads kvm-clock's pvclock page where it is backed) or off
- *       (clock_gettime answers every vclock mode: for comparisons and drills).</li>
+ *       (clock_gettime answers every vclock mode: for comparisons and drills);</li>
+ *   <li>{@value #DISCOVERY}: background (the kernel's clocks serve from the first read while exact mode is
+ *       discovered on a daemon thread of its own) or caller (no thread: the first read discovers, once).</li>
  * </ul>
  * A value that names nothing is an error, one line naming the property, the value and the valid values; the
  * other properties still parse. Where a value is bad, its field holds the default. A bad value of the first
@@ -28,9 +30,12 @@ import java.util.function.UnaryOperator;
  * @param vdsoError    null, or why {@value #VDSO}'s value is neither auto nor off
  * @param execmemError null, or why {@value #EXECMEM}'s value is neither allow nor deny
  * @param vclockError  null, or why {@value #VCLOCK}'s value is neither auto nor off
+ * @param onCaller     true when {@value #DISCOVERY}=caller
+ * @param discoveryError null, or why {@value #DISCOVERY}'s value is neither background nor caller
  */
 public record Configuration(CounterMode counter, boolean exactMode, boolean execmem, boolean vclock,
-        String counterError, String vdsoError, String execmemError, String vclockError) {
+        String counterError, String vdsoError, String execmemError, String vclockError, boolean onCaller,
+        String discoveryError) {
 
     /** The counter mode's property. */
     public static final String COUNTER = "timekeeping4j.counter";
@@ -40,18 +45,24 @@ public record Configuration(CounterMode counter, boolean exactMode, boolean exec
     public static final String EXECMEM = "timekeeping4j.execmem";
     /** Exact mode's vclock readers' property. */
     public static final String VCLOCK = "timekeeping4j.vclock";
+    /** Where exact mode is discovered: on a thread of its own, or on the first reader's. */
+    public static final String DISCOVERY = "timekeeping4j.discovery";
 
-    /** This process's configuration, read from the system properties on first use of this class. */
-    public static final Configuration PROCESS = read(System::getProperty);
+    /**
+     * This process's configuration, read from the system properties on first use of this class. The first read
+     * of a clock pays for this class: no lambda (a cold JVM's first costs milliseconds), no class beyond it and
+     * {@link CounterMode}.
+     */
+    public static final Configuration PROCESS = read(System.getProperties());
 
     /**
      * Parses the properties.
      *
-     * @param properties the property values by name (null: unset)
+     * @param properties the property values (String) by name (absent: unset)
      * @return the configuration
      */
-    public static Configuration read(UnaryOperator<String> properties) {
-        String counterValue = properties.apply(COUNTER);
+    public static Configuration read(Map<?, ?> properties) {
+        String counterValue = value(properties, COUNTER);
         CounterMode counter = CounterMode.AUTO;
         String counterError = null;
         try {
@@ -59,20 +70,29 @@ public record Configuration(CounterMode counter, boolean exactMode, boolean exec
         } catch (IllegalArgumentException e) {
             counterError = e.getMessage();
         }
-        String vdsoValue = properties.apply(VDSO);
+        String vdsoValue = value(properties, VDSO);
         String vdso = normal(vdsoValue, "auto");
         String vdsoError = vdso.equals("auto") || vdso.equals("off") ? null : "unknown " + VDSO + "=" + vdsoValue
                 + ": valid values are auto (exact mode wherever the kernel's vDSO data validates) and off";
-        String execmemValue = properties.apply(EXECMEM);
+        String execmemValue = value(properties, EXECMEM);
         String execmem = normal(execmemValue, "allow");
         String execmemError = execmem.equals("allow") || execmem.equals("deny") ? null
                 : EXECMEM + "=" + execmemValue + " is not an execmem mode; use one of allow, deny";
-        String vclockValue = properties.apply(VCLOCK);
+        String vclockValue = value(properties, VCLOCK);
         String vclock = normal(vclockValue, "auto");
         String vclockError = vclock.equals("auto") || vclock.equals("off") ? null : "unknown " + VCLOCK + "="
                 + vclockValue + ": valid values are auto (read kvm-clock's pvclock page where it is backed) and off";
+        String discoveryValue = value(properties, DISCOVERY);
+        String discovery = normal(discoveryValue, "background");
+        String discoveryError = discovery.equals("background") || discovery.equals("caller") ? null
+                : "unknown " + DISCOVERY + "=" + discoveryValue + ": valid values are background (a daemon thread"
+                        + " discovers exact mode while the kernel's clocks serve) and caller (the first read does)";
         return new Configuration(counter, !vdso.equals("off"), !execmem.equals("deny"), !vclock.equals("off"),
-                counterError, vdsoError, execmemError, vclockError);
+                counterError, vdsoError, execmemError, vclockError, discovery.equals("caller"), discoveryError);
+    }
+
+    private static String value(Map<?, ?> properties, String name) {
+        return properties.get(name) instanceof String v ? v : null;
     }
 
     private static String normal(String value, String unset) {
@@ -85,11 +105,12 @@ public record Configuration(CounterMode counter, boolean exactMode, boolean exec
     }
 
     /**
-     * {@return the first bad value's error, in the order counter, execmem, vdso, or null when all three parse
+     * {@return the first bad value's error, in the order counter, execmem, vdso, discovery, or null when all four parse
      * ({@link #vclockError()} is exact mode's alone)}
      */
     public IllegalArgumentException error() {
-        String e = counterError != null ? counterError : execmemError != null ? execmemError : vdsoError;
+        String e = counterError != null ? counterError : execmemError != null ? execmemError
+                : vdsoError != null ? vdsoError : discoveryError;
         return e == null ? null : new IllegalArgumentException(e);
     }
 }

@@ -1,8 +1,5 @@
 package org.timekeeping4j.linux;
 
-import java.util.Locale;
-import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * Which operating systems and processors the bindings support, decided once from {@code os.name} and
@@ -10,22 +7,12 @@ import java.util.TreeSet;
  *
  * <p>The bindings are written for the 64-bit Linux ABI (LP64: {@code long} and pointers are 8 bytes,
  * {@code struct timespec} is 16 bytes) with the generic constants (asm-generic errno, fcntl and mman values):
- * {@link #GENERIC_ABI}. Anywhere else every binding throws {@link UnsupportedOperationException} with
+ * {@link Os#GENERIC_ABI}. Anywhere else every binding throws {@link UnsupportedOperationException} with
  * {@link #UNSUPPORTED_REASON} on first use instead of calling into a library whose ABI it does not know.
  * Which of these architectures timekeeping4j reads the counter of is not decided here: that is
  * clocksource.CounterArch, and an architecture without one gets the kernel's clocks.
  */
 public final class Platform {
-
-    /**
-     * The processors, by the kernel's machine name (uname -m), whose libc ABI the bindings' constants match:
-     * LP64, and errno, O_CLOEXEC, PROT_* and MAP_* as in asm-generic, and ioctl numbers encoded as
-     * asm-generic/ioctl.h does (device.Abi). Refused: alpha, mips, parisc and sparc redefine errno/fcntl/mman
-     * values; powerpc encodes ioctls with other direction bits and a 13-bit size (its asm/ioctl.h), so the PTP
-     * and PPS requests would be other requests there.
-     */
-    public static final Set<String> GENERIC_ABI =
-            Set.of("x86_64", "aarch64", "riscv64", "loongarch64", "s390x");
 
     /** Null where the bindings can run, else one line saying why not. */
     public static final String UNSUPPORTED_REASON = reasonHere();
@@ -34,29 +21,12 @@ public final class Platform {
      * This machine's processor by the kernel's name (uname -m: "x86_64", "aarch64", "riscv64", ...); null
      * where {@link #UNSUPPORTED_REASON} is set.
      */
-    public static final String ARCH = UNSUPPORTED_REASON == null ? machine(System.getProperty("os.arch")) : null;
+    public static final String ARCH = UNSUPPORTED_REASON == null ? Os.machine(System.getProperty("os.arch")) : null;
 
     private Platform() {}
 
-    /**
-     * Why the bindings cannot run on this operating system and processor, or null where they can.
-     *
-     * @param osName the {@code os.name} system property
-     * @param osArch the {@code os.arch} system property
-     */
-    public static String unsupportedReason(String osName, String osArch) {
-        if (!"linux".equals(osName.toLowerCase(Locale.ROOT))) {
-            return "timekeeping4j reads Linux clocks and needs Linux; this JVM runs on " + osName + " (" + osArch + ")";
-        }
-        if (!GENERIC_ABI.contains(machine(osArch))) {
-            return "timekeeping4j supports 64-bit Linux with the generic ABI ("
-                    + String.join(", ", new TreeSet<>(GENERIC_ABI)) + "); this JVM runs on Linux " + osArch;
-        }
-        return null;
-    }
-
     private static String reasonHere() {
-        String why = unsupportedReason(System.getProperty("os.name", "?"), System.getProperty("os.arch", "?"));
+        String why = Os.unsupportedReason(System.getProperty("os.name", "?"), System.getProperty("os.arch", "?"));
         return why != null ? why : nativeAccessDenied();
     }
 
@@ -75,22 +45,6 @@ public final class Platform {
                     + (m.isNamed() ? m.getName() : "ALL-UNNAMED")
                     + " (an executable jar: Enable-Native-Access: ALL-UNNAMED in its manifest)";
         }
-    }
-
-    /**
-     * The kernel's name (uname -m) for a JVM's {@code os.arch}: the JDK says amd64 where the kernel says x86_64,
-     * and some JDKs say arm64 for aarch64; the other names agree.
-     *
-     * @param osArch the {@code os.arch} system property
-     * @return the machine name, lower case
-     */
-    public static String machine(String osArch) {
-        String a = osArch.toLowerCase(Locale.ROOT);
-        return switch (a) {
-            case "amd64" -> "x86_64";
-            case "arm64" -> "aarch64";
-            default -> a;
-        };
     }
 
     /** Throws the platform's one-line reason where the bindings cannot run. */

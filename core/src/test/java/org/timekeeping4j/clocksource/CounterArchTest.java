@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.arch.Arch;
+import org.timekeeping4j.linux.Os;
 import org.timekeeping4j.linux.Platform;
 import org.timekeeping4j.machine.Stubs;
 
@@ -110,7 +111,7 @@ class CounterArchTest {
     @Test
     void anUnknownArchitectureShouldHaveNoDescriptor() {
         for (String machine : new String[] {"riscv64", "ppc64le", "s390x", "loongarch64", "amd64", "", "X86_64"}) {
-            assertThat(CounterArch.of(machine)).as(machine).isNull(); // Platform.machine names amd64 x86_64
+            assertThat(CounterArch.of(machine)).as(machine).isNull(); // Os.machine names amd64 x86_64
         }
         assertThat(CounterArch.of(null)).isNull();
         assertThat(CounterArch.of("x86_64")).isEqualTo(CounterArch.X86_64);

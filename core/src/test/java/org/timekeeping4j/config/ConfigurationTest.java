@@ -27,7 +27,7 @@ import org.timekeeping4j.vdso.KernelVdso;
 class ConfigurationTest {
 
     private static Configuration read(Map<String, String> properties) {
-        return Configuration.read(properties::get);
+        return Configuration.read(properties);
     }
 
     @Test

@@ -10,13 +10,13 @@ class PlatformAndLayoutTest {
 
     @Test
     void shouldRefuseOtherSystemsWithOneClearLine() {
-        assertThat(Platform.unsupportedReason("Linux", "amd64")).isNull();
-        assertThat(Platform.unsupportedReason("Linux", "aarch64")).isNull();
-        assertThat(Platform.unsupportedReason("Mac OS X", "aarch64")).contains("needs Linux").contains("Mac OS X");
-        assertThat(Platform.unsupportedReason("Windows 11", "amd64")).contains("needs Linux");
+        assertThat(Os.unsupportedReason("Linux", "amd64")).isNull();
+        assertThat(Os.unsupportedReason("Linux", "aarch64")).isNull();
+        assertThat(Os.unsupportedReason("Mac OS X", "aarch64")).contains("needs Linux").contains("Mac OS X");
+        assertThat(Os.unsupportedReason("Windows 11", "amd64")).contains("needs Linux");
         // 32-bit, and 64-bit ABIs whose errno/fcntl/mman values are not the generic ones: refused, naming them.
         for (String osArch : new String[] {"arm", "x86", "sparcv9", "mips64el", "ppc64le", "ppc64"}) {
-            assertThat(Platform.unsupportedReason("Linux", osArch)).contains("generic ABI").contains(osArch)
+            assertThat(Os.unsupportedReason("Linux", osArch)).contains("generic ABI").contains(osArch)
                     .contains("x86_64").doesNotContain("\n");
         }
     }
@@ -25,13 +25,13 @@ class PlatformAndLayoutTest {
     void otherGenericAbiArchitecturesShouldRunTheBindingsWithoutACounter() {
         // The libc bindings hold there; which counter to read is clocksource.CounterArch's (none: the kernel's).
         for (String osArch : new String[] {"riscv64", "s390x", "loongarch64"}) {
-            assertThat(Platform.unsupportedReason("Linux", osArch)).as(osArch).isNull();
-            assertThat(Platform.machine(osArch)).isEqualTo(osArch);
+            assertThat(Os.unsupportedReason("Linux", osArch)).as(osArch).isNull();
+            assertThat(Os.machine(osArch)).isEqualTo(osArch);
         }
-        assertThat(Platform.machine("amd64")).isEqualTo("x86_64");
-        assertThat(Platform.machine("AMD64")).isEqualTo("x86_64");
-        assertThat(Platform.machine("arm64")).isEqualTo("aarch64");
-        assertThat(Platform.machine("aarch64")).isEqualTo("aarch64");
+        assertThat(Os.machine("amd64")).isEqualTo("x86_64");
+        assertThat(Os.machine("AMD64")).isEqualTo("x86_64");
+        assertThat(Os.machine("arm64")).isEqualTo("aarch64");
+        assertThat(Os.machine("aarch64")).isEqualTo("aarch64");
     }
 
     @Test
