@@ -1,10 +1,12 @@
 package org.timekeeping4j;
 
+import java.time.Instant;
 import java.util.EnumMap;
 import java.util.Map;
 import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.tracking.KernelTracker;
 import org.timekeeping4j.tracking.RawLine;
+import org.timekeeping4j.serving.FastPath;
 import org.timekeeping4j.vdso.KernelVdso;
 import org.timekeeping4j.vdso.VdsoLayout;
 
@@ -77,6 +79,16 @@ final class PathReport {
     }
 
     static Map<ClockId, ServingPath> servingPaths() {
+        switch (FastPath.stage()) {
+            case DISCOVERING:
+                return sources(new ServingPath(ClockId.MONOTONIC, ServingPath.Path.KERNEL, "kernel clock_gettime while"
+                        + " exact mode is discovered (" + millis(System.nanoTime() - FastPath.since()) + " ms so far):"
+                        + " MONOTONIC and REALTIME as the JDK reads them, the others through libc", null));
+            case DENIED:
+                return denied();
+            default:
+                break;
+        }
         return switch (ServingMode.PROCESS) {
             case EXACT -> exactSource();
             case TRACKER -> trackerSource();
@@ -92,7 +104,7 @@ final class PathReport {
         return sources(new ServingPath(ClockId.MONOTONIC, ServingPath.Path.COUNTER, "tracker: user-space "
                 + "timekeeper over " + t.counter() + ", following the kernel from outside, within "
                 + t.errorBoundNanos() + " ns of it over its last 32 updates (last rate change: "
-                + t.lastSteeringChange() + ")"));
+                + t.lastSteeringChange() + ")", null));
     }
 
     /** The kernel serves the counter-backed clocks (kernel mode, or tracker mode while no tracker serves). */
@@ -100,32 +112,56 @@ final class PathReport {
         TrackerMode.checkConfiguration();
         String why = TrackerMode.notTrackingReason() + (KernelVdso.reason() == null ? ""
                 : "; exact mode: " + KernelVdso.reason());
-        return sources(new ServingPath(ClockId.MONOTONIC, ServingPath.Path.KERNEL, "kernel clock_gettime: " + why));
+        return sources(new ServingPath(ClockId.MONOTONIC, ServingPath.Path.KERNEL, "kernel clock_gettime: " + why, null));
     }
 
     private static Map<ClockId, ServingPath> exactSource() {
         return sources(new ServingPath(ClockId.MONOTONIC, ServingPath.Path.COUNTER, "exact: the kernel's vDSO data ("
                 + KernelVdso.state().layout().description() + ") with the vDSO's arithmetic around "
                 + KernelVdso.counterRead() + ", equal to clock_gettime; now " + KernelVdso.vclockNow()
-                + (KernelVdso.timens().inNamespace() ? "; with the time namespace's offsets" : "")));
+                + (KernelVdso.timens().inNamespace() ? "; with the time namespace's offsets" : ""), null));
+    }
+
+    /** Native access denied: the JDK's two clocks, and every other clock refused with what to add. */
+    private static Map<ClockId, ServingPath> denied() {
+        Instant since = since();
+        Map<ClockId, ServingPath> m = new EnumMap<>(ClockId.class);
+        for (ClockId c : ClockId.values()) {
+            m.put(c, c == ClockId.MONOTONIC || c == ClockId.REALTIME
+                    ? new ServingPath(c, ServingPath.Path.KERNEL, "the JDK's clock (clock_gettime): "
+                            + FastPath.reason(), since)
+                    : new ServingPath(c, ServingPath.Path.KERNEL, "unsupported: " + FastPath.reason(), since));
+        }
+        return m;
+    }
+
+    /** When the current stage began, as an instant (REALTIME now less the time since). */
+    private static Instant since() {
+        long ago = System.nanoTime() - FastPath.since();
+        return Instant.now().minusNanos(ago);
+    }
+
+    private static long millis(long nanos) {
+        return nanos / 1_000_000L;
     }
 
     /** Every clock's source: {@code counterBacked}'s path and reason for the counter-backed ones, the kernel else. */
     private static Map<ClockId, ServingPath> sources(ServingPath counterBacked) {
         Map<ClockId, ServingPath> m = new EnumMap<>(ClockId.class);
+        Instant since = since();
         for (ClockId c : ClockId.values()) {
             if (Clocks.isCounterBacked(c)) {
-                m.put(c, new ServingPath(c, counterBacked.path(), counterBacked.reason()));
+                m.put(c, new ServingPath(c, counterBacked.path(), counterBacked.reason(), since));
             } else if (c.isAux() && ServingMode.PROCESS == ServingMode.EXACT && KernelVdso.servesAux(c.id() - ClockId.AUX_BASE)) {
                 m.put(c, new ServingPath(c, ServingPath.Path.COUNTER, "exact: the kernel's AUX clock data with the "
-                        + "vDSO's arithmetic (do_aux), equal to clock_gettime"));
+                        + "vDSO's arithmetic (do_aux), equal to clock_gettime", since));
             } else if (c == ClockId.REALTIME_COARSE || c == ClockId.MONOTONIC_COARSE) {
                 m.put(c, new ServingPath(c, ServingPath.Path.KERNEL,
-                        "kernel clock_gettime (vDSO): COARSE means the kernel's value at its last tick"));
+                        "kernel clock_gettime (vDSO): COARSE means the kernel's value at its last tick", since));
             } else {
                 m.put(c, new ServingPath(c, ServingPath.Path.KERNEL, Clocks.isSupported(c)
                         ? "kernel clock_gettime: no counter-based equivalent"
-                        : "unsupported: " + Clocks.whyUnsupported(c).orElse("")));
+                        : "unsupported: " + Clocks.whyUnsupported(c).orElse(""), since));
             }
         }
         return m;

@@ -7,8 +7,10 @@ package org.timekeeping4j;
  * @param path   {@link Path#COUNTER}: the user-space timekeeper over the CPU counter; {@link Path#KERNEL}:
  *               clock_gettime
  * @param reason one line
+ * @param since  when this path began serving the clock: the process's first read while exact mode is
+ *               discovered, then the end of discovery
  */
-public record ServingPath(ClockId clock, Path path, String reason) {
+public record ServingPath(ClockId clock, Path path, String reason, java.time.Instant since) {
 
     /** The two paths. */
     public enum Path {

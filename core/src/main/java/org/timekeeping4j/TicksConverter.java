@@ -7,6 +7,7 @@ import org.timekeeping4j.disruption.Disruptions;
 import org.timekeeping4j.timekeeper.ConvertedNanos;
 import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.tracking.KernelTracker;
+import org.timekeeping4j.serving.FastPath;
 import org.timekeeping4j.vdso.KernelVdso;
 
 /**
@@ -60,6 +61,9 @@ final class TicksConverter {
 
     /** Exact mode: the kernel's current parameters. */
     private void convertExact(long ticks, ClockId clock) {
+        if (!FastPath.exact()) {
+            FastPath.awaitSettled(); // a discovery runs (the first, or one after a restore): convert with its outcome
+        }
         CounterClock c = CounterClock.of(clock);
         if (c != null && KernelVdso.convert(ticks, c, kernelData)) {
             nanos = kernelData.nanos();

@@ -1,9 +1,11 @@
 package org.timekeeping4j.serving;
 
 import org.timekeeping4j.config.Configuration;
+import org.timekeeping4j.disruption.Disruptions;
 import org.timekeeping4j.linux.ColdClockGettime;
 import org.timekeeping4j.linux.Os;
 import org.timekeeping4j.machine.ClockGettimeStub;
+import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.vdso.KernelVdso;
 
 /**
@@ -205,12 +207,75 @@ public final class FastPath implements Runnable {
             exact = why == null;
             countsCycles |= why == null;
             discoveryNanos = System.nanoTime() - t0;
+            if (why == null) {
+                KernelVdso.onMove(new Rediscovery("the kernel's time data moved under the process (page 0 of"
+                        + " [vvar] is a time namespace's page now: restored from a checkpoint)"));
+                CracHook.register(); // where org.crac is present; a CRIU restore is noticed by the reads anyway
+            }
             settle(why == null ? Stage.EXACT : Stage.KERNEL, why == null ? "exact mode serves" : why);
         } catch (Throwable e) {
             // A platform without the stubs (no executable memory, an unsupported architecture): libc's
             // clock_gettime serves; the classes whose initialisation failed are never touched again.
             discoveryNanos = System.nanoTime() - t0;
             settle(Stage.KERNEL, "the kernel's clock_gettime serves: discovery failed: " + e);
+        }
+    }
+
+    /**
+     * Discovers again, off the caller's path: the reads go to the kernel's clocks at once (never a stale exact
+     * value), exact mode takes over again when the new discovery validates. Ticks taken so far are marked as
+     * before a disruption (their conversions are flagged inexact: the counter of another host or boot, or one
+     * that jumped, means nothing now). Does nothing while a discovery runs, or where exact mode never served.
+     *
+     * @param why what moved (one line, for the diagnostics)
+     */
+    public static void rediscover(String why) {
+        synchronized (LOCK) {
+            if (!settled || !countsCycles) {
+                return;
+            }
+            settled = false;
+            exact = false; // volatile: every read after this store goes to the kernel's clocks
+            reason = why + "; discovering again, the kernel's clocks serve meanwhile";
+            since = System.nanoTime();
+            stage = Stage.DISCOVERING;
+        }
+        Disruptions.seen(VdsoStub.readCounterUnordered());
+        Thread t = new Thread(new Rediscovery(why), "timekeeping4j-rediscovery");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** A re-discovery's work, and the callback a read makes when it finds the kernel data moved. */
+    private static final class Rediscovery implements Runnable {
+        private final String why;
+
+        Rediscovery(String why) {
+            this.why = why;
+        }
+
+        @Override
+        public void run() {
+            if (Thread.currentThread().getName().equals("timekeeping4j-rediscovery")) {
+                redo();
+            } else {
+                rediscover(why); // a reader found the move: start the thread, return at once
+            }
+        }
+
+        private void redo() {
+            long t0 = System.nanoTime();
+            String refused;
+            try {
+                refused = KernelVdso.rediscover();
+            } catch (RuntimeException | Error e) {
+                refused = "discovery failed: " + e;
+            }
+            // After the sites were retargeted (KernelVdso.rediscover): a reader that sees true reads the new data.
+            exact = refused == null;
+            discoveryNanos = System.nanoTime() - t0;
+            settle(refused == null ? Stage.EXACT : Stage.KERNEL, refused == null
+                    ? "exact mode serves again (" + why + ")" : refused + " (" + why + ")");
         }
     }
 

@@ -36,11 +36,17 @@ public final class KernelVdso {
     /** {@code timekeeping4j.vdso}: {@code auto} (exact mode wherever it validates) or {@code off}. */
     public static final String PROPERTY = Configuration.VDSO;
 
-    private static final Discovery.Result STATE = Discovery.run();
+    /** The first discovery's generation: it decides {@link #ENABLED} and the shape of the read's call sites. */
+    private static final Generation FIRST = new Generation(Discovery.run());
+    /**
+     * The generation serving now: {@link #FIRST} until a re-discovery ({@link #rediscover}) replaces it. Volatile:
+     * the cold paths (conversions, descriptions, AUX and generic reads) load it once per use; the bound reads do
+     * not load it at all (their call sites are retargeted instead).
+     */
+    private static volatile Generation now = FIRST;
 
     /**
-     * An unknown {@value #PROPERTY} value, as the error every read reports (exact mode then refuses, and the
-     * tracker's path throws it), or null.
+     * An unknown {@value #PROPERTY} value, as the error every read reports (exact mode then refuses), or null.
      *
      * @return the error, or null
      */
@@ -49,49 +55,21 @@ public final class KernelVdso {
         return e == null ? null : new IllegalArgumentException(e);
     }
 
-    /** True when exact mode serves the counter-backed clocks. */
-    public static final boolean ENABLED = STATE.reason() == null;
+    /** True when the first discovery found exact mode (a re-discovery may refuse it later: {@link #serving}). */
+    public static final boolean ENABLED = FIRST.enabled();
 
     /** Discovery's read: the fallback value where the vDSO would fall back (see {@link #monotonicWithoutOwnFallback}). */
-    private static final MethodHandle PLAIN = STATE.read();
-    /** The read's vclock argument: the pvclock page and which vclock pages it may load from. */
-    private static final long VCLOCK = STATE.vclock().word();
-    /** The pvclock page for conversions in Java (snapshots, ticksToNanos), or null: made once, read allocation-free. */
-    private static final MemorySegment PVTI = STATE.vclock().pvti();
-    // A time namespace's offsets (0 outside one), added as do_hres_timens adds them.
-    private static final long OFFS_MONOTONIC = STATE.timens().monotonic();
-    private static final long OFFS_BOOTTIME = STATE.timens().boottime();
-    /** Per {@link CounterClock#record()}: the time namespace's offset of the clock. */
-    private static final long[] OFFSET = new long[CounterClock.values().length];
+    private static final MethodHandle PLAIN = FIRST.state.read();
     /** MONOTONIC's base and basetime slot, as constants for {@link #monotonicWithoutOwnFallback}. */
-    private static final long HRES = STATE.base(VdsoLayout.CS_HRES_COARSE);
-    private static final long TS_MONOTONIC = STATE.timestamp(CounterClock.MONOTONIC);
-    /** Per {@link CounterClock#record()}: the address of the clock's base and of its basetime slot. */
-    private static final long[] BASE = new long[CounterClock.values().length];
-    private static final long[] TIMESTAMP = new long[CounterClock.values().length];
-
-    static {
-        for (CounterClock c : CounterClock.values()) {
-            BASE[c.record()] = STATE.base(VdsoLayout.base(c));
-            TIMESTAMP[c.record()] = STATE.timestamp(c);
-            OFFSET[c.record()] = STATE.timens().offset(c.clock().id());
-        }
-    }
-
-    /** The clocks of {@link #ENTRY}'s sites 1 to 5, in order. */
-    private static final CounterClock[] BOUND = {CounterClock.REALTIME, CounterClock.MONOTONIC,
-        CounterClock.MONOTONIC_RAW, CounterClock.BOOTTIME, CounterClock.TAI};
+    private static final long HRES = FIRST.state.base(VdsoLayout.CS_HRES_COARSE);
+    private static final long TS_MONOTONIC = FIRST.state.timestamp(CounterClock.MONOTONIC);
 
     /**
-     * The production read: as discovery's (which it validated), plus, outside a time namespace (where
-     * clock_gettime's value would carry the offsets that the callers add), clock_gettime called from the code
-     * where the vDSO would fall back, so that a fallback costs one downcall; and where fallbacks are the rule,
-     * the mode-first entry, which calls clock_gettime without reading the counter first ({@link ReadEntry}).
-     * Site 0 takes the arguments (any counter clock); sites 1 to 5 are REALTIME, MONOTONIC, MONOTONIC_RAW,
-     * BOOTTIME and TAI with theirs bound ({@link #BOUND}, {@link #site}). Initialised after {@link #BASE} and
-     * {@link #TIMESTAMP}, whose addresses it binds.
+     * The production read's call sites, built from {@link #FIRST}'s entries (see {@link Generation}): site 0 takes
+     * the arguments (any counter clock); sites 1 to 5 are REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME and TAI with
+     * theirs bound ({@link Generation#BOUND}, {@link #site}). A re-discovery retargets them.
      */
-    private static final ReadEntry ENTRY = entry(true, STATE.read());
+    private static final ReadEntry ENTRY = new ReadEntry(FIRST.counterFirst, FIRST.modeFirst);
     /** {@link #ENTRY}'s invokers: static finals, so the JIT inlines the serving entry's downcall. */
     private static final MethodHandle READ = ENTRY.invoker();
     private static final MethodHandle REALTIME_READ = ENTRY.invoker(site(CounterClock.REALTIME));
@@ -99,15 +77,16 @@ public final class KernelVdso {
     private static final MethodHandle MONOTONIC_RAW_READ = ENTRY.invoker(site(CounterClock.MONOTONIC_RAW));
     private static final MethodHandle BOOTTIME_READ = ENTRY.invoker(site(CounterClock.BOOTTIME));
     private static final MethodHandle TAI_READ = ENTRY.invoker(site(CounterClock.TAI));
-    /** AUX clocks' read: the counter-first entry, never switched (see {@link #aux}). */
+    /**
+     * AUX clocks' read: the first generation's counter-first entry, never switched (see {@link #aux}); it takes
+     * the addresses as arguments, so it serves a later generation of the same kernel too.
+     */
     private static final MethodHandle AUX_READ = ENTRY.counterFirst();
 
-    // AUX clocks (6.17+): bit i of AUX_MASK for CLOCK_AUX+i, each base AUX_STRIDE bytes after AUX_BASE, the
-    // clock in its basetime[0]. Static finals: a read of a constant index folds to two constant addresses.
-    private static final int AUX_MASK = Discovery.auxMask(STATE);
-    private static final long AUX_BASE = AUX_MASK == 0 ? 0 : STATE.page().address() + STATE.layout().auxOffset();
-    private static final long AUX_STRIDE = AUX_MASK == 0 ? 0 : STATE.layout().stride();
-    private static final long AUX_TIMESTAMP = AUX_MASK == 0 ? 0 : STATE.layout().basetimeOffset();
+    /** Called (once per move) when a read found the kernel data moved under the process; see {@link #onMove}. */
+    private static volatile Runnable moveListener;
+    /** Set when a move was reported for {@link #now}; cleared by a re-discovery. */
+    private static volatile boolean moveReported;
 
     private KernelVdso() {}
 
@@ -119,7 +98,7 @@ public final class KernelVdso {
      * @return true when {@link #aux} serves it
      */
     public static boolean servesAux(int index) {
-        return ((AUX_MASK >>> index) & 1) != 0;
+        return ((now.auxMask >>> index) & 1) != 0;
     }
 
     /**
@@ -130,21 +109,79 @@ public final class KernelVdso {
      * @return ns, or {@link VdsoStub#FALLBACK}
      */
     public static long aux(int index) {
-        long vc = AUX_BASE + index * AUX_STRIDE;
+        Generation g = now;
+        if (((g.auxMask >>> index) & 1) == 0) {
+            return VdsoStub.FALLBACK;
+        }
+        long vc = g.auxBase + index * g.auxStride;
         // do_aux: no namespace offset. Not counted toward the entry's switch (a disabled AUX clock falls back
         // by design): a flagged value only loses its flag.
-        long v = invoke(AUX_READ, vc, vc + AUX_TIMESTAMP, ClockId.AUX_BASE + index);
-        return v >= 0 ? v : ReadEntry.unflagged(v);
+        long v = invoke(AUX_READ, vc, vc + g.auxTimestamp, ClockId.AUX_BASE + index, g.vclock);
+        if (v >= 0) {
+            return v;
+        }
+        checkMoved();
+        return ReadEntry.unflagged(v);
     }
 
     /** Null when {@link #ENABLED}, else why exact mode does not serve (one line). */
     public static String reason() {
-        return STATE.reason();
+        return now.state.reason();
     }
 
     /** The discovery's outcome: layout, mapping, counter read, and the rejected candidates. */
     public static Discovery.Result state() {
-        return STATE;
+        return now.state;
+    }
+
+    /** {@return true when the generation serving now is exact mode's (false after a re-discovery that refused)} */
+    public static boolean serving() {
+        return now.enabled();
+    }
+
+    /**
+     * Registers what to call when a read finds the kernel data moved under the process (page 0 of [vvar] turned
+     * into a time namespace's page: a checkpoint restored into a new namespace). Called at most once per
+     * generation, on the reading thread: it must only start a re-discovery elsewhere, never run one.
+     *
+     * @param listener the callback
+     */
+    public static void onMove(Runnable listener) {
+        moveListener = listener;
+    }
+
+    /**
+     * Discovers again and, where exact mode validates, retargets the read's call sites to the new generation (a
+     * switch of target: compiled readers deoptimise once). Where the first discovery refused exact mode there are
+     * no call sites, and nothing changes.
+     *
+     * @return null when exact mode serves from the new generation, else why not (one line)
+     */
+    public static synchronized String rediscover() {
+        Generation g = new Generation(Discovery.run());
+        if (!ENABLED) {
+            return "exact mode did not serve at start: " + FIRST.state.reason();
+        }
+        if (g.enabled()) {
+            ENTRY.retarget(g.counterFirst, g.modeFirst);
+        }
+        now = g; // after the retarget: a reader that sees g finds its sites already on it
+        moveReported = false;
+        return g.state.reason();
+    }
+
+    /**
+     * A flagged read's check for a move (two loads, only where a read fell back): page 0 of [vvar] is a time
+     * namespace's page though the generation read none. Reports it once.
+     */
+    private static void checkMoved() {
+        if (!moveReported && now.movedIntoNamespace()) {
+            moveReported = true;
+            Runnable l = moveListener;
+            if (l != null) {
+                l.run();
+            }
+        }
     }
 
     /**
@@ -152,24 +189,28 @@ public final class KernelVdso {
      * fall back (then ask clock_gettime). Only where {@link #ENABLED}; {@code clock} one of {@link CounterClock}.
      */
     public static long read(CounterClock clock) {
+        Generation g = now;
         int r = clock.record();
-        return offset(served(READ, ENTRY, BASE[r], TIMESTAMP[r], clock.clock().id()), OFFSET[r]);
+        int id = clock.clock().id();
+        return offset(served(READ, ENTRY, g.base[r], g.timestamp[r], id, g.vclock), g.offsetNow(id));
     }
+
+    // The bound reads: a time namespace's offset is added inside the site's target (Generation.withOffset).
 
     public static long realtime() {
         return served(REALTIME_READ, ENTRY);
     }
 
     public static long monotonic() {
-        return offset(served(MONOTONIC_READ, ENTRY), OFFS_MONOTONIC);
+        return served(MONOTONIC_READ, ENTRY);
     }
 
     public static long monotonicRaw() {
-        return offset(served(MONOTONIC_RAW_READ, ENTRY), OFFS_MONOTONIC);
+        return served(MONOTONIC_RAW_READ, ENTRY);
     }
 
     public static long boottime() {
-        return offset(served(BOOTTIME_READ, ENTRY), OFFS_BOOTTIME);
+        return served(BOOTTIME_READ, ENTRY);
     }
 
     public static long tai() {
@@ -180,15 +221,21 @@ public final class KernelVdso {
      * A read through {@code entry}'s invoker {@code read} (both static finals at every call site, so the JIT
      * inlines the serving entry): an unflagged value is the time; a flagged one goes to {@code entry}.
      */
-    private static long served(MethodHandle read, ReadEntry entry, long vc, long ts, long clockId) {
-        long v = invoke(read, vc, ts, clockId);
-        return v >= 0 ? v : entry.flagged(v);
+    private static long served(MethodHandle read, ReadEntry entry, long vc, long ts, long clockId, long vclock) {
+        long v = invoke(read, vc, ts, clockId, vclock);
+        return v >= 0 ? v : flagged(entry, v);
     }
 
     /** A bound read through {@code entry}'s invoker {@code read} (both static finals), as the other served. */
     private static long served(MethodHandle read, ReadEntry entry) {
         long v = invoke(read);
-        return v >= 0 ? v : entry.flagged(v);
+        return v >= 0 ? v : flagged(entry, v);
+    }
+
+    /** A flagged read: checked for a move of the kernel data, then counted toward a switch of entry. */
+    private static long flagged(ReadEntry entry, long v) {
+        checkMoved();
+        return entry.flagged(v);
     }
 
     /** True while the mode-first entry serves the ordered reads (see {@link ReadEntry}); for descriptions and tests. */
@@ -208,12 +255,11 @@ public final class KernelVdso {
      * @return ns, or {@link VdsoStub#FALLBACK}
      */
     public static long monotonicWithoutOwnFallback() {
-        return offset(invoke(PLAIN, HRES, TS_MONOTONIC, 1), OFFS_MONOTONIC);
+        return offset(invoke(PLAIN, HRES, TS_MONOTONIC, 1, FIRST.vclock), FIRST.offsetNow(1));
     }
 
     /**
-     * A read plus a time namespace's offset, the fallback value kept. Outside a namespace the offset is a
-     * constant 0 and the JIT folds this to the read.
+     * A read plus a time namespace's offset, the fallback value kept.
      */
     private static long offset(long v, long offset) {
         return offset == 0 || v == VdsoStub.FALLBACK ? v : v + offset;
@@ -221,12 +267,12 @@ public final class KernelVdso {
 
     /** What serves clock_mode PVCLOCK (kvm-clock) in this process, or why clock_gettime does. */
     public static String pvclock() {
-        return STATE.vclock().pvclock();
+        return now.state.vclock().pvclock();
     }
 
     /** What serves clock_mode HVCLOCK (Hyper-V) in this process, or why clock_gettime does. */
     public static String hvclock() {
-        return STATE.vclock().hvclock();
+        return now.state.vclock().hvclock();
     }
 
     /**
@@ -245,15 +291,16 @@ public final class KernelVdso {
     }
 
     private static String modeNow(int clockMode) {
+        Discovery.Result state = now.state;
         return switch (clockMode) {
-            case 1 -> STATE.layout().arch() == org.timekeeping4j.clocksource.CounterArch.X86_64
-                    ? "tsc: read by exact mode (on kvm-clock: " + STATE.vclock().pvclock() + ")"
+            case 1 -> state.layout().arch() == org.timekeeping4j.clocksource.CounterArch.X86_64
+                    ? "tsc: read by exact mode (on kvm-clock: " + state.vclock().pvclock() + ")"
                     : "the arch timer: read by exact mode";
-            case 2 -> STATE.layout().arch() == org.timekeeping4j.clocksource.CounterArch.X86_64
-                    ? "kvm-clock (clock_mode PVCLOCK): " + (Discovery.servesVclock(STATE.vclock(), 2)
-                            ? "read by exact mode from " + STATE.vclock().pvclock() : STATE.vclock().pvclock())
+            case 2 -> state.layout().arch() == org.timekeeping4j.clocksource.CounterArch.X86_64
+                    ? "kvm-clock (clock_mode PVCLOCK): " + (Discovery.servesVclock(state.vclock(), 2)
+                            ? "read by exact mode from " + state.vclock().pvclock() : state.vclock().pvclock())
                     : "the arch timer (ARCHTIMER_NOCOMPAT): read by exact mode";
-            case 3 -> "Hyper-V TSC page (clock_mode HVCLOCK): " + STATE.vclock().hvclock();
+            case 3 -> "Hyper-V TSC page (clock_mode HVCLOCK): " + state.vclock().hvclock();
             case 0 -> "none the vDSO reads (clock_mode NONE): clock_gettime serves";
             default -> "clock_mode " + clockMode + ": clock_gettime serves";
         };
@@ -261,7 +308,9 @@ public final class KernelVdso {
 
     /** The time namespace's offsets exact mode adds, or {@link Discovery.Timens} with inNamespace false. */
     public static Discovery.Timens timens() {
-        return STATE.timens();
+        Generation g = now;
+        Discovery.Timens t = g.state.timens();
+        return t.inNamespace() ? new Discovery.Timens(true, g.offsetNow(1), g.offsetNow(7)) : t;
     }
 
     /**
@@ -273,66 +322,23 @@ public final class KernelVdso {
      * the store, by up to the time an unordered counter read can run ahead (tens of ns).
      */
     public static long readUnordered(CounterClock clock) {
+        Generation g = now;
         int r = clock.record();
-        return offset(served(Unordered.READ, Unordered.ENTRY, BASE[r], TIMESTAMP[r], clock.clock().id()), OFFSET[r]);
+        int id = clock.clock().id();
+        return offset(served(Unordered.READ, Unordered.ENTRY, g.base[r], g.timestamp[r], id, g.vclock),
+                g.offsetNow(id));
     }
 
     /** The unordered read's entries, mapped on first use (most processes never call it). */
     private static final class Unordered {
-        static final ReadEntry ENTRY = entry(false, !ENABLED ? null
-                : VdsoStub.map(STATE.layout().algorithm(), false).handle());
+        static final ReadEntry ENTRY = new ReadEntry(!ENABLED ? null
+                : VdsoStub.map(FIRST.state.layout().algorithm(), false).handle(), null);
         static final MethodHandle READ = ENTRY.invoker();
     }
 
-    /**
-     * The read's two entries (see {@link #READ} and {@link ReadEntry}): where the machine code completes its own
-     * fallback (x86_64 6.10+), its counter-first and mode-first entries; where it does not (x86_64 5.3-6.9, arm64),
-     * {@code plain} and a mode-first entry composed in Java over it; in a time namespace {@code plain} alone
-     * (clock_gettime's value there carries the offsets the callers add, so no entry may answer with it). The
-     * ordered read adds the {@link #BOUND} clocks' sites: the completing code mapped once per clock with its
-     * arguments as immediates (a downcall without arguments costs less), elsewhere the same handles with the
-     * arguments bound in Java.
-     */
-    private static ReadEntry entry(boolean ordered, MethodHandle plain) {
-        MethodHandle[] counterFirst = new MethodHandle[ordered ? 1 + BOUND.length : 1];
-        MethodHandle[] modeFirst = new MethodHandle[counterFirst.length];
-        VdsoAlgorithm algorithm = ENABLED ? STATE.layout().algorithm() : null;
-        counterFirst[0] = plain;
-        boolean completing = false;
-        if (ENABLED && plain != null && !STATE.timens().inNamespace()) {
-            Stubs.Mapped cf = VdsoStub.completesFallback(algorithm) ? VdsoStub.map(algorithm, ordered, true) : null;
-            completing = cf != null && cf.ok();
-            if (completing) {
-                Stubs.Mapped mf = VdsoStub.mapModeFirst(algorithm, ordered);
-                counterFirst[0] = cf.handle();
-                modeFirst[0] = mf.ok() ? mf.handle() : null;
-            } else {
-                modeFirst[0] = ReadEntry.modeFirstOver(plain, STATE.page(), algorithm.modesRead());
-            }
-        }
-        for (int i = 1; i < counterFirst.length && counterFirst[0] != null; i++) {
-            CounterClock c = BOUND[i - 1];
-            long vc = BASE[c.record()];
-            long ts = TIMESTAMP[c.record()];
-            int id = c.clock().id();
-            // The completing code's entries map bound; the plain read and the entry composed over it bind in Java.
-            counterFirst[i] = bound(completing ? VdsoStub.mapBound(algorithm, ordered, false, vc, ts, id, VCLOCK) : null,
-                    counterFirst[0], vc, ts, id);
-            modeFirst[i] = modeFirst[0] == null ? null : bound(completing
-                    ? VdsoStub.mapBound(algorithm, ordered, true, vc, ts, id, VCLOCK) : null, modeFirst[0], vc, ts, id);
-        }
-        return new ReadEntry(counterFirst, modeFirst);
-    }
-
-    /** {@link #ENTRY}'s site of a {@link #BOUND} clock: 1 + its place there (site 0 is the generic read). */
+    /** {@link #ENTRY}'s site of a {@link Generation#BOUND} clock: 1 + its place there (site 0 is the generic read). */
     private static int site(CounterClock clock) {
-        return 1 + java.util.List.of(BOUND).indexOf(clock);
-    }
-
-    /** {@code mapped}'s handle where it mapped, else {@code generic} with the arguments bound in Java. */
-    private static MethodHandle bound(Stubs.Mapped mapped, MethodHandle generic, long vc, long ts, int clockId) {
-        return mapped != null && mapped.ok() ? mapped.handle()
-                : java.lang.invoke.MethodHandles.insertArguments(generic, 0, vc, ts, (long) clockId, VCLOCK);
+        return 1 + java.util.List.of(Generation.BOUND).indexOf(clock);
     }
 
     private static long invoke(MethodHandle handle) {
@@ -343,9 +349,9 @@ public final class KernelVdso {
         }
     }
 
-    private static long invoke(MethodHandle handle, long vc, long ts, long clockId) {
+    private static long invoke(MethodHandle handle, long vc, long ts, long clockId, long vclock) {
         try {
-            return (long) handle.invokeExact(vc, ts, clockId, VCLOCK);
+            return (long) handle.invokeExact(vc, ts, clockId, vclock);
         } catch (Throwable t) {
             throw org.timekeeping4j.linux.LinuxTime.rethrow(t);
         }
@@ -361,9 +367,11 @@ public final class KernelVdso {
      * @return false when the data cannot serve now (clock_mode no longer the counter, seq stuck odd)
      */
     public static boolean convert(long counter, CounterClock clock, VdsoNanos into) {
-        return STATE.page() != null && VdsoFormula.convert(STATE.layout(), STATE.page(),
-                STATE.layout().baseOffset(VdsoLayout.base(clock)), clock.clock().id(), counter,
-                PVTI, OFFSET[clock.record()], into);
+        Generation g = now;
+        Discovery.Result state = g.state;
+        return state.page() != null && VdsoFormula.convert(state.layout(), state.page(),
+                state.layout().baseOffset(VdsoLayout.base(clock)), clock.clock().id(), counter,
+                g.pvti, g.offsetNow(clock.clock().id()), into);
     }
 
     /**
@@ -405,8 +413,9 @@ public final class KernelVdso {
 
     /** Reads one base's fields under its seq; for descriptions, not for clock reads. */
     public static Fields fields(int base) {
-        MemorySegment page = STATE.page();
-        VdsoLayout l = STATE.layout();
+        Discovery.Result state = now.state;
+        MemorySegment page = state.page();
+        VdsoLayout l = state.layout();
         if (page == null) {
             return null;
         }
@@ -442,10 +451,11 @@ public final class KernelVdso {
 
     /** The ordered flavour in use, for descriptions ("rdtscp"). */
     public static String counterRead() {
-        if (!ENABLED) {
+        Discovery.Result state = now.state;
+        if (state.reason() != null) {
             return "none";
         }
-        return STATE.layout().arch().vdsoOrderedRead();
+        return state.layout().arch().vdsoOrderedRead();
     }
 
 

@@ -39,9 +39,13 @@ final class ReadEntry {
     /** Switches after which the counter-first entry serves for good (each deoptimises the readers). */
     static final int MAX_SWITCHES = 64;
 
-    /** Per site: the counter-first entry, the mode-first one (null: no switching), the call site, its invoker. */
-    private final MethodHandle[] counterFirst;
-    private final MethodHandle[] modeFirst;
+    /**
+     * Per site: the counter-first entry, the mode-first one (null: no switching), the call site, its invoker. The
+     * entries change only in {@link #retarget}, under this object's lock; {@link #flagged} reads modeFirst racily
+     * (a stale array costs at most one count), and the switch re-reads it under the lock.
+     */
+    private MethodHandle[] counterFirst;
+    private MethodHandle[] modeFirst;
     private final MutableCallSite[] sites;
     private final MethodHandle[] invokers;
     /** Racy on purpose (see the class comment). */
@@ -179,8 +183,30 @@ final class ReadEntry {
         }
     }
 
+    /**
+     * Serves another generation's entries (a re-discovery): the counter-first ones at once, the counts and the
+     * switches started afresh. The sites and their types stay; a site without a read stays without one.
+     *
+     * @param counterFirst the new counter-first entries, one per site, of the old ones' types
+     * @param modeFirst    the new mode-first entries; any null: the counter-first ones serve for good
+     */
+    synchronized void retarget(MethodHandle[] counterFirst, MethodHandle[] modeFirst) {
+        this.counterFirst = counterFirst.clone();
+        this.modeFirst = java.util.Arrays.asList(modeFirst).contains(null) ? null : modeFirst.clone();
+        flags = 0;
+        switches = 0;
+        modeFirstServes = false;
+        for (int i = 0; i < sites.length; i++) {
+            if (sites[i] != null && counterFirst[i] != null) {
+                sites[i].setTarget(counterFirst[i]);
+            }
+        }
+        MutableCallSite.syncAll(java.util.Arrays.stream(sites).filter(java.util.Objects::nonNull)
+                .toArray(MutableCallSite[]::new));
+    }
+
     private synchronized void switchEntry() {
-        if (flags < FLAGS_TO_SWITCH || switches >= MAX_SWITCHES) {
+        if (modeFirst == null || flags < FLAGS_TO_SWITCH || switches >= MAX_SWITCHES) {
             return; // another thread switched meanwhile, or the bound is reached
         }
         flags = 0;

@@ -1,0 +1,193 @@
+package org.timekeeping4j.vdso;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import org.timekeeping4j.arch.VdsoAlgorithm;
+import org.timekeeping4j.machine.Stubs;
+import org.timekeeping4j.machine.VdsoStub;
+import org.timekeeping4j.timekeeper.CounterClock;
+
+/**
+ * One discovery's outcome and the reads mapped for it: the addresses of the kernel's data, the time namespace's
+ * page, the AUX clocks' bases, and the read's entries for {@link ReadEntry}'s sites. The first discovery makes
+ * the first generation; a re-discovery (the kernel data moved under the process: a checkpoint restored into a
+ * new time namespace, or onto another kernel) makes the next, and {@link KernelVdso} retargets its call sites to
+ * it. Immutable once built.
+ *
+ * <p>A time namespace's offsets are read from the namespace's page at every read (two loads, as the vDSO's
+ * do_hres_timens does), not kept as constants: a restored process sits in a new namespace at the same addresses,
+ * whose page holds other offsets, and a constant would then give a stale value without any read falling back.
+ */
+final class Generation {
+
+    /** The clocks of sites 1 to 5, in order (site 0 is the generic read, which takes its clock's arguments). */
+    static final CounterClock[] BOUND = {CounterClock.REALTIME, CounterClock.MONOTONIC,
+        CounterClock.MONOTONIC_RAW, CounterClock.BOOTTIME, CounterClock.TAI};
+
+    final Discovery.Result state;
+    /** The read's vclock argument: the pvclock page and which vclock pages it may load from. */
+    final long vclock;
+    /** The pvclock page for conversions in Java (snapshots, ticksToNanos), or null. */
+    final MemorySegment pvti;
+    /** The namespace's page (page 0 of [vvar]) inside a time namespace, else null. */
+    final MemorySegment nsPage;
+    /** Per {@link CounterClock#record()}: the address of the clock's base and of its basetime slot. */
+    final long[] base = new long[CounterClock.values().length];
+    final long[] timestamp = new long[CounterClock.values().length];
+    /** AUX clocks (6.17+): bit i for CLOCK_AUX+i, each base auxStride bytes after auxBase. */
+    final int auxMask;
+    final long auxBase;
+    final long auxStride;
+    final long auxTimestamp;
+    /** Per site (0: generic, 1-5: {@link #BOUND}): the counter-first entry and the mode-first one (or null). */
+    final MethodHandle[] counterFirst;
+    final MethodHandle[] modeFirst;
+
+    Generation(Discovery.Result state) {
+        this.state = state;
+        this.vclock = state.vclock().word();
+        this.pvti = state.vclock().pvti();
+        boolean enabled = state.reason() == null;
+        this.nsPage = enabled && state.timens().inNamespace()
+                ? MemorySegment.ofAddress(state.mapping().start()).reinterpret(state.page().address()
+                        - state.mapping().start()) : null;
+        for (CounterClock c : CounterClock.values()) {
+            base[c.record()] = state.base(VdsoLayout.base(c));
+            timestamp[c.record()] = state.timestamp(c);
+        }
+        this.auxMask = Discovery.auxMask(state);
+        this.auxBase = auxMask == 0 ? 0 : state.page().address() + state.layout().auxOffset();
+        this.auxStride = auxMask == 0 ? 0 : state.layout().stride();
+        this.auxTimestamp = auxMask == 0 ? 0 : state.layout().basetimeOffset();
+        this.counterFirst = new MethodHandle[1 + BOUND.length];
+        this.modeFirst = new MethodHandle[counterFirst.length];
+        if (enabled) {
+            entries();
+        }
+    }
+
+    /** {@return true when exact mode serves from this generation} */
+    boolean enabled() {
+        return state.reason() == null;
+    }
+
+    /** {@return true when this generation reads inside a time namespace} */
+    boolean inNamespace() {
+        return nsPage != null;
+    }
+
+    /**
+     * The namespace's offset of {@code clockId} now, read from its page (0 outside a namespace): the basetime
+     * slots of the namespace page's bases hold struct timens_offset {s64 sec; u64 nsec} (base 1's slot of
+     * MONOTONIC for MONOTONIC and MONOTONIC_RAW, of BOOTTIME for BOOTTIME; see {@link Discovery}).
+     */
+    long offsetNow(int clockId) {
+        return nsPage == null ? 0 : offset(nsPage, slot(clockId));
+    }
+
+    /** The namespace page's slot holding {@code clockId}'s offset, or -1 for a clock without one. */
+    private static long slot(int clockId) {
+        return switch (clockId) {
+            case 1, 4, 6 -> 40 + 16 * 1; // MONOTONIC, MONOTONIC_RAW, MONOTONIC_COARSE
+            case 7, 9 -> 40 + 16 * 7;    // BOOTTIME, BOOTTIME_ALARM
+            default -> -1;
+        };
+    }
+
+    private static long offset(MemorySegment nsPage, long slot) {
+        if (slot < 0) {
+            return 0;
+        }
+        long sec = nsPage.get(ValueLayout.JAVA_LONG_UNALIGNED, slot);
+        long nsec = nsPage.get(ValueLayout.JAVA_LONG_UNALIGNED, slot + 8);
+        return sec * 1_000_000_000L + nsec;
+    }
+
+    /**
+     * Whether page 0 of this generation's [vvar] is now a time namespace's page although this generation read no
+     * namespace: the process was restored into a new time namespace (CRIU does so, so that MONOTONIC and BOOTTIME
+     * continue), or moved otherwise. Two plain loads; called only where a read already fell back.
+     */
+    boolean movedIntoNamespace() {
+        if (!enabled() || nsPage != null) {
+            return false;
+        }
+        MemorySegment page0 = MemorySegment.ofAddress(state.mapping().start()).reinterpret(VdsoLayout.CLOCK_MODE + 4);
+        return (page0.get(ValueLayout.JAVA_INT_UNALIGNED, VdsoLayout.SEQ) & 1) != 0
+                && page0.get(ValueLayout.JAVA_INT_UNALIGNED, VdsoLayout.CLOCK_MODE) == VdsoLayout.CLOCKMODE_TIMENS;
+    }
+
+    /**
+     * The read's entries: where the machine code completes its own fallback (x86_64 6.10+), its counter-first and
+     * mode-first entries; where it does not (x86_64 5.3-6.9, arm64), the plain read and a mode-first entry
+     * composed in Java over it; in a time namespace the plain read alone, its value plus the namespace's offset
+     * (clock_gettime's value there carries the offsets already, so no entry may answer with it). The bound
+     * sites: the completing code mapped once per clock with its arguments as immediates (a downcall without
+     * arguments costs less), elsewhere the same handles with the arguments bound in Java.
+     */
+    private void entries() {
+        MethodHandle plain = state.read();
+        VdsoAlgorithm algorithm = state.layout().algorithm();
+        counterFirst[0] = plain;
+        boolean completing = false;
+        if (nsPage == null) {
+            Stubs.Mapped cf = VdsoStub.completesFallback(algorithm) ? VdsoStub.map(algorithm, true, true) : null;
+            completing = cf != null && cf.ok();
+            if (completing) {
+                Stubs.Mapped mf = VdsoStub.mapModeFirst(algorithm, true);
+                counterFirst[0] = cf.handle();
+                modeFirst[0] = mf.ok() ? mf.handle() : null;
+            } else {
+                modeFirst[0] = ReadEntry.modeFirstOver(plain, state.page(), algorithm.modesRead());
+            }
+        }
+        for (int i = 1; i < counterFirst.length; i++) {
+            CounterClock c = BOUND[i - 1];
+            long vc = base[c.record()];
+            long ts = timestamp[c.record()];
+            int id = c.clock().id();
+            // The completing code's entries map bound; the plain read and the entry composed over it bind in Java.
+            counterFirst[i] = withOffset(bound(completing ? VdsoStub.mapBound(algorithm, true, false, vc, ts, id,
+                    vclock) : null, counterFirst[0], vc, ts, id), id);
+            modeFirst[i] = modeFirst[0] == null ? null : bound(completing
+                    ? VdsoStub.mapBound(algorithm, true, true, vc, ts, id, vclock) : null, modeFirst[0], vc, ts, id);
+        }
+    }
+
+    /** {@code mapped}'s handle where it mapped, else {@code generic} with the arguments bound in Java. */
+    private MethodHandle bound(Stubs.Mapped mapped, MethodHandle generic, long vc, long ts, int clockId) {
+        return mapped != null && mapped.ok() ? mapped.handle()
+                : MethodHandles.insertArguments(generic, 0, vc, ts, (long) clockId, vclock);
+    }
+
+    /**
+     * A bound read with the namespace's offset of {@code clockId} added from its page at each read (the flagged and
+     * fallback values kept); the read itself outside a namespace or for a clock without an offset.
+     */
+    private MethodHandle withOffset(MethodHandle read, int clockId) {
+        long slot = slot(clockId);
+        if (nsPage == null || slot < 0) {
+            return read;
+        }
+        return MethodHandles.filterReturnValue(read, MethodHandles.insertArguments(ADD_OFFSET, 0, nsPage, slot));
+    }
+
+    private static final MethodHandle ADD_OFFSET;
+
+    static {
+        try {
+            ADD_OFFSET = MethodHandles.lookup().findStatic(Generation.class, "addOffset",
+                    MethodType.methodType(long.class, MemorySegment.class, long.class, long.class));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** {@code v} plus the offset in {@code nsPage}'s {@code slot}; a flagged or fallback value (negative) kept. */
+    private static long addOffset(MemorySegment nsPage, long slot, long v) {
+        return v < 0 ? v : v + offset(nsPage, slot);
+    }
+}
