@@ -61,6 +61,7 @@ final class InfoCommand implements Callable<Integer> {
         // A VMClock page (the hypervisor's disruption marker), or its ACPI device without a driver: one line.
         VmClockCommand.infoLine().ifPresent(l -> r.put("vmclock", l));
         r.put("calibration", calibrationReport(Clocks.calibration()));
+        r.put("timeNamespace", timeNamespace(Clocks.kernelData().enabled()));
         List<Map<String, Object>> clocks = new ArrayList<>();
         for (ClockId c : ClockId.values()) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -79,6 +80,35 @@ final class InfoCommand implements Callable<Integer> {
         r.put("clocks", clocks);
         r.put("sync", syncReport(SyncStatus.read()));
         return r;
+    }
+
+    /**
+     * This process's time namespace: its offsets as the kernel states them (/proc/self/timens_offsets: a restored
+     * checkpoint runs in one, so that MONOTONIC and BOOTTIME continue), and who applies them.
+     */
+    static String timeNamespace(boolean exact) {
+        java.nio.file.Path offsets = java.nio.file.Path.of("/proc/self/timens_offsets");
+        long mono = 0;
+        long boot = 0;
+        try {
+            for (String line : java.nio.file.Files.readAllLines(offsets)) {
+                String[] f = line.trim().split("\\s+");
+                long ns = Long.parseLong(f[1]) * 1_000_000_000L + Long.parseLong(f[2]);
+                if (f[0].equals("monotonic") || f[0].equals("1")) {
+                    mono = ns;
+                } else if (f[0].equals("boottime") || f[0].equals("7")) {
+                    boot = ns;
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            return "unknown (" + offsets + ": " + e.getMessage() + "; time namespaces need Linux 5.6+)";
+        }
+        if (mono == 0 && boot == 0) {
+            return "none of its own (offsets 0)";
+        }
+        return String.format(java.util.Locale.ROOT, "its own: MONOTONIC %+.9f s, BOOTTIME %+.9f s (%s); %s", mono / 1e9,
+                boot / 1e9, offsets, exact ? "exact mode serves with these offsets"
+                        : "clock_gettime applies them (exact mode does not serve)");
     }
 
     static Map<String, Object> exactReport(KernelData k) {
@@ -189,6 +219,7 @@ final class InfoCommand implements Callable<Integer> {
                     x0.get("rawShift"), (Double) x0.get("rawFrequencyHz") / 1e6);
         }
         out.label("vclock", "%s", x0.get("vclock"));
+        out.label("time ns", "%s", r.get("timeNamespace"));
         Map<String, Object> k = (Map<String, Object>) r.get("counter");
         out.label("counter", "%s read with %s (mode %s); ticks with %s", k.get("clocksource"), k.get("read"),
                 k.get("mode"), k.get("ticksRead"));
