@@ -54,8 +54,10 @@ final class TicksConverter {
             case TRACKER -> convertTracked(ticks, clock);
             case KERNEL -> convertUntracked(ticks, clock);
         }
-        if (exact && Disruptions.before(ticks)) {
-            exact = false; // taken before a clock disruption the library saw (VMClock): the counter may have jumped
+        if (exact && Disruptions.count() > 0 && (Disruptions.before(ticks) || ticks > Clocks.ticks())) {
+            // Taken before a clock disruption the library saw (VMClock, a restore): the counter may have jumped.
+            // A tick above the counter now cannot be this counter's past (another host's, read before a restore).
+            exact = false;
         }
     }
 
