@@ -40,7 +40,7 @@ public final class KernelVdso {
 
     /**
      * An unknown {@value #PROPERTY} value, as the error every read reports (exact mode then refuses, and the
-     * tracker's path throws it), or null.
+     * kernel path throws it), or null.
      *
      * @return the error, or null
      */
