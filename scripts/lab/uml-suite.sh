@@ -3,8 +3,7 @@
 # kind it installs what it needs, builds the guest kernel once (scripts/lab/uml.sh; minutes, cached), builds the
 # project's CLI and core test classes (Maven), then boots the guest twice and runs, as root inside:
 #   boot 1 (default kernel command line): the JUnit tests tagged lab (org.timekeeping4j.lab: pps_ktimer,
-#     netdevsim's mock PHC, AUX clocks, leap seconds, tk4j pps / phc / verify consistency across leaps) and the
-#     core tests that change the clock state (timekeeping4j.test.steerHost=true: KernelTrackerTest);
+#     netdevsim's mock PHC, AUX clocks, leap seconds, tk4j pps / phc / verify consistency across leaps);
 #   boot 2 (highres=off nohz=off, so that the jiffies clocksource can be selected): the tests tagged
 #     lab-clocksource (timer <-> jiffies switches during the library's reads and tk4j verify consistency).
 # The tests run with the JUnit console launcher (junit-platform-console-standalone, from Maven Central).
@@ -96,8 +95,7 @@ run_guest() {
 if [ $# -gt 0 ]; then   # a developer's selection: one boot, these launcher arguments
   run_guest selection "${TK4J_LAB_APPEND:-}" "$@"
 else
-run_guest main "" --select-package org.timekeeping4j.lab --exclude-tag lab-clocksource \
-  --select-class org.timekeeping4j.tracking.KernelTrackerTest
+run_guest main "" --select-package org.timekeeping4j.lab --exclude-tag lab-clocksource
 run_guest clocksource "highres=off nohz=off" --select-package org.timekeeping4j.lab \
   --include-tag lab-clocksource
 fi

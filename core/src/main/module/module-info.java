@@ -16,12 +16,11 @@
  *       interface), needed to build a timekeeper.</li>
  * </ul>
  *
- * <p>Not exported: {@code machine} (the machine code and its downcalls: the counter stubs, the kernel-data and
- * seqlock reads, which take raw addresses and hand out method handles, and the native pages they read),
+ * <p>Not exported: {@code machine} (the machine code and its downcalls: the counter stubs, the kernel-data
+ * reads, which take raw addresses and hand out method handles),
  * {@code linux} (the raw FFM bindings), {@code arch} (the architectures' facts the machine code needs: the
  * counter reads and their order, the vDSO read algorithms), {@code vdso} (exact mode: the kernel's vDSO data found and read),
- * {@code config} (the system properties, parsed once), {@code tracking} (the in-process kernel tracker behind
- * the fast path), {@code disruption} (the clock disruptions the library saw, which make older ticks inexact) and {@code simulation} (the simulated
+ * {@code config} (the system properties, parsed once), {@code disruption} (the clock disruptions the library saw, which make older ticks inexact) and {@code simulation} (the simulated
  * timekeeper that {@code tk4j verify skew} checks). Native access granted to this module stays behind the
  * exported API, which takes no address and hands out no handle. The CLI, a module of this project, reaches
  * {@code linux} and {@code simulation} through qualified exports and nothing else.

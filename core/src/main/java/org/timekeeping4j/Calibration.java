@@ -5,7 +5,7 @@ package org.timekeeping4j;
  * so that a program can turn its own counter reads into CLOCK_MONOTONIC_RAW time.
  *
  * <p>{@code raw_ns(c) = rawBaseNanos + (((c - counterBase) * mult) >> shift)} holds for counter values within
- * {@code validForNanos} after {@code counterBase}, to the tracker's phase error.
+ * {@code validForNanos} after {@code counterBase}.
  *
  * @param valid          false on the kernel path (no counter calibration to export)
  * @param frequencyHz    counter cycles per second of CLOCK_MONOTONIC_RAW, as measured against the kernel

@@ -2,14 +2,14 @@ package org.timekeeping4j;
 
 import java.util.Arrays;
 import org.timekeeping4j.machine.VdsoStub;
-import org.timekeeping4j.tracking.Publication;
+import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.vdso.KernelVdso;
 import org.timekeeping4j.timekeeper.CounterClock;
 
 /**
  * Snapshots and cross timestamps ({@link Clocks#snapshot}, {@link Clocks#crossTimestamp}): one counter read,
- * converted to several clocks afterwards, in exact mode with the kernel's parameters, in tracker mode through
- * the tracker's history, else from clock_gettime calls.
+ * converted to several clocks afterwards, in exact mode with the kernel's parameters, else from clock_gettime
+ * calls.
  */
 final class Captures {
 
@@ -23,30 +23,7 @@ final class Captures {
         if (MODE == ServingMode.EXACT) {
             return exactSnapshot(clock, into);
         }
-        return MODE == ServingMode.TRACKER ? trackerSnapshot(clock, into) : kernelSnapshot(clock, into);
-    }
-
-    /** {@link #snapshot} in tracker mode: through the tracker's history while it serves, else the kernel's. */
-    private static boolean trackerSnapshot(ClockId clock, Snapshot into) {
-        long counter = TrackerMode.Ordered.SOURCE.read();
-        Publication p = TrackerMode.PUBLICATION;
-        if (p.snapshot(counter, clock, into.trackerClock, into.trackerRaw)) {
-            into.counter = counter;
-            into.nanos = into.trackerClock.nanos();
-            into.rawNanos = into.trackerRaw.nanos();
-            into.clockWasSetSeq = into.trackerClock.clockWasSetSeq();
-            into.fromCounter = true;
-            into.sourceChangedSeq = p.sourceChangedSeq();
-            into.exact = false; // the tracker's estimate, not the kernel's parameters
-        } else {
-            if (!Clocks.isCounterBacked(clock)) {
-                throw notSnapshotCapable(clock);
-            }
-            fromKernel(clock, into, p.sourceChangedSeq());
-        }
-        into.clock = clock;
-        into.valid = true;
-        return true;
+        return kernelSnapshot(clock, into);
     }
 
     /**
@@ -80,11 +57,13 @@ final class Captures {
 
     /** {@link #snapshot} in kernel mode: the kernel's clocks, read one after the other. */
     private static boolean kernelSnapshot(ClockId clock, Snapshot into) {
-        TrackerMode.checkConfiguration(); // a configuration error is reported here, as by every read
+        if (Configuration.PROCESS.error() != null) {
+            throw Configuration.PROCESS.error(); // a configuration error is reported here, as by every read
+        }
         if (!Clocks.isCounterBacked(clock)) {
             throw notSnapshotCapable(clock);
         }
-        fromKernel(clock, into, TrackerMode.PUBLICATION.sourceChangedSeq());
+        fromKernel(clock, into, 0);
         into.clock = clock;
         into.valid = true;
         return true;
@@ -111,7 +90,6 @@ final class Captures {
         into.b = b;
         boolean fromCounter = switch (ServingMode.PROCESS) {
             case EXACT -> exactCross(a, b, into);
-            case TRACKER -> trackerCross(a, b, into);
             case KERNEL -> false;
         };
         return fromCounter ? into : sampledCross(a, b, samples, into);
@@ -129,23 +107,6 @@ final class Captures {
         }
         into.aNanos = into.exactA.nanos();
         into.bNanos = into.exactB.nanos();
-        into.widthNanos = 0;
-        into.fromCounter = true;
-        return true;
-    }
-
-    /** Tracker mode: one counter read converted through the tracker's history, while it serves both clocks. */
-    private static boolean trackerCross(ClockId a, ClockId b, CrossTimestamp into) {
-        if (TrackerMode.tracker() == null || !Clocks.isCounterBacked(a) || !Clocks.isCounterBacked(b)) {
-            return false;
-        }
-        Publication p = TrackerMode.PUBLICATION;
-        long counter = TrackerMode.Ordered.SOURCE.read();
-        if (!p.snapshot(counter, a, into.first, into.second) || !p.snapshot(counter, b, into.second, into.scratch)) {
-            return false;
-        }
-        into.aNanos = into.first.nanos();
-        into.bNanos = into.second.nanos();
         into.widthNanos = 0;
         into.fromCounter = true;
         return true;

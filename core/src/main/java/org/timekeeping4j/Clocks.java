@@ -45,12 +45,11 @@ public final class Clocks {
      * The clock's current value in nanoseconds by the fastest correct path. REALTIME, MONOTONIC,
      * MONOTONIC_RAW, BOOTTIME and TAI are read over the CPU counter in user space: in exact mode (the
      * default wherever the kernel's vDSO data validates) from the kernel's own parameters with the vDSO's
-     * arithmetic, equal to clock_gettime bit for bit; elsewhere through the tracker's timekeeper, which
-     * follows the kernel from outside. Every other clock, and every read the fast path cannot serve, goes
-     * to clock_gettime. See {@link #servingPaths()}.
+     * arithmetic, equal to clock_gettime bit for bit. Every other clock, every read exact mode cannot serve,
+     * and every read where it refused goes to clock_gettime. See {@link #servingPaths()}.
      *
      * <p>Guarantees: never goes backwards for MONOTONIC, MONOTONIC_RAW and BOOTTIME, including when the
-     * path changes; exact mode returns the kernel's value; the tracker stays within its published bound.
+     * path changes; every path returns the kernel's value.
      *
      * @throws UnsupportedOperationException if this kernel cannot read the clock now, saying why
      * @throws IllegalArgumentException      if {@code timekeeping4j.counter} names no mode
@@ -235,16 +234,13 @@ public final class Clocks {
      * in counter cycles; clock_gettime(MONOTONIC_RAW) nanoseconds where no counter can be trusted.
      *
      * <p>Guarantees, honestly: within one thread, ticks never decrease: the counter is the one the kernel's
-     * own clocks read (exact mode: the vDSO data's clock_mode says so; tracker mode: the selection requires the
-     * kernel's clocksource to be it, an invariant TSC on x86, and runs its self-test), so it is synchronised
-     * across cores. Unordered means the CPU may
-     * execute the read before earlier loads complete: a tick taken after reading a value another thread
+     * own clocks read (exact mode: the vDSO data's clock_mode says so), so it is synchronised across cores.
+     * Unordered means the CPU may execute the read before earlier loads complete: a tick taken after reading a value another thread
      * published may be smaller than a tick that thread took before publishing, by up to a few tens of
      * cycles. Use {@link #nanos} where cross-thread order matters.
      *
      * <p>First call: in exact mode it maps the counter's stub (about a millisecond on an idle machine, after the
-     * JVM's own FFM start-up); in tracker mode it waits for the counter selection and its calibration (a few
-     * hundred ms, once per process): call {@link #awaitFastPath} at start-up to take that off a hot path.
+     * JVM's own FFM start-up). Where exact mode does not serve, ticks are clock_gettime(MONOTONIC_RAW) ns.
      * @return the counter value (cycles), or MONOTONIC_RAW ns where no counter is trusted
      */
     public static long ticks() {
@@ -286,9 +282,8 @@ public final class Clocks {
      * Converts a {@link #ticks()} value to what {@link #nanos} returned at that counter value. Exact mode: with
      * the kernel's current parameters, exact for ticks in the kernel's current update window (since its last
      * tick), extrapolated back along the current line for older ones (off by the kernel's rate changes since;
-     * {@link EventRecorder} and {@link Snapshot#isExact()} report which). Tracker mode: through the tracker's
-     * parameter history, exact within it (a few seconds). On the kernel path ticks are MONOTONIC_RAW
-     * nanoseconds, converted with the clocks' current offsets (exact for MONOTONIC_RAW, within a bracket,
+     * {@link EventRecorder} and {@link Snapshot#isExact()} report which). On the kernel path ticks are
+     * MONOTONIC_RAW nanoseconds, converted with the clocks' current offsets (exact for MONOTONIC_RAW, within a bracket,
      * tens of ns, for the others). Clocks no counter read serves (COARSE, CPU time) go through MONOTONIC_RAW
      * and their current offset from it.
      *
@@ -315,10 +310,9 @@ public final class Clocks {
 
     /**
      * Whether {@link #ticks()} returns counter cycles, so that {@link #ticksToNanos} converts them with the same
-     * parameters a read at that counter value used (exact mode; tracker mode with a trusted counter). False on
-     * the kernel path: ticks are then MONOTONIC_RAW ns, and other clocks convert through an offset measured at
-     * each conversion, within the width of a clock_gettime bracket. In tracker mode the first call waits for
-     * the counter selection.
+     * parameters a read at that counter value used (exact mode). False on the kernel path: ticks are then
+     * MONOTONIC_RAW ns, and other clocks convert through an offset measured at each conversion, within the width
+     * of a clock_gettime bracket.
      *
      * @return true where ticks are counter cycles
      */
@@ -333,9 +327,9 @@ public final class Clocks {
      * <p>The counter read is the very first thing this method does: no dispatch on the clock id, no state
      * cleared, nothing before it, because PPS and PTP capture depend on how close it comes to the
      * triggering event. Conversion happens afterwards, REALTIME first. Works for REALTIME, MONOTONIC,
-     * MONOTONIC_RAW, BOOTTIME and TAI. On the kernel path (no trusted counter, tracker not converged or
-     * starved) the snapshot says so: {@code counter() == 0}, {@code isFromCounter() == false}, and the two
-     * values come from two clock_gettime calls.
+     * MONOTONIC_RAW, BOOTTIME and TAI. On the kernel path (exact mode refused) the snapshot says so:
+     * {@code counter() == 0}, {@code isFromCounter() == false}, and the two values come from two clock_gettime
+     * calls.
      *
      * @return true (the snapshot is valid; kept boolean for the kernel's calling convention)
      * @throws IllegalArgumentException for a clock other than the five above
@@ -376,14 +370,12 @@ public final class Clocks {
     }
 
     /**
-     * Starts the fast path if it has not started, and waits until it serves the clocks from the counter. It
-     * needs a few hundred ms after the first read to calibrate and converge; until then (and wherever it
-     * cannot be trusted) reads are served by the kernel, correct but at the kernel's cost. For benchmarks and
-     * latency-sensitive services that want the fast path before they begin.
+     * Whether the counter serves the clocks: exact mode serves from the first call, and where it refused the
+     * kernel serves every read, so there is nothing to wait for. Kept for benchmarks and services that ask
+     * before they begin.
      *
-     * @return true once the counter serves the clocks; false at the timeout, or at once where no counter is
-     *         trusted ({@link #servingPaths()} says why)
-     * @param timeout how long to wait at most
+     * @return true where exact mode serves; false at once where it does not ({@link #servingPaths()} says why)
+     * @param timeout how long to wait at most (unused: the answer is known at once)
      */
     public static boolean awaitFastPath(java.time.Duration timeout) {
         return FastPath.await(timeout.toNanos()) && FastPath.exact();

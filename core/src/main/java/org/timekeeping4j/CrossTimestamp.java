@@ -1,7 +1,5 @@
 package org.timekeeping4j;
 
-import org.timekeeping4j.timekeeper.ConvertedNanos;
-
 /**
  * Two clocks at one instant, with the uncertainty: what {@link Clocks#crossTimestamp} fills. For users who
  * correlate logs or events across clocks (REALTIME against MONOTONIC_RAW, BOOTTIME against TAI, ...).
@@ -9,9 +7,6 @@ import org.timekeeping4j.timekeeper.ConvertedNanos;
  */
 public final class CrossTimestamp {
 
-    final ConvertedNanos first = new ConvertedNanos();
-    final ConvertedNanos second = new ConvertedNanos();
-    final ConvertedNanos scratch = new ConvertedNanos();
     final org.timekeeping4j.vdso.KernelVdso.VdsoNanos exactA = new org.timekeeping4j.vdso.KernelVdso.VdsoNanos();
     final org.timekeeping4j.vdso.KernelVdso.VdsoNanos exactB = new org.timekeeping4j.vdso.KernelVdso.VdsoNanos();
 

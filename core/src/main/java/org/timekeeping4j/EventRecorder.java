@@ -16,8 +16,7 @@ import java.lang.invoke.VarHandle;
  *       (its vDSO data): exactly what {@code Clocks.nanos(clock)} returned at that counter value for events in
  *       the kernel's current update window (since its last tick), extrapolated back along the current line
  *       and flagged {@code exact == false} for older ones (off by the kernel's rate changes since: ppm times
- *       the event's age). In tracker mode through the tracker's parameter history, exact within it (a few
- *       seconds) and flagged beyond. On the kernel path ticks are MONOTONIC_RAW ns and convert through the
+ *       the event's age). On the kernel path ticks are MONOTONIC_RAW ns and convert through the
  *       current offsets (flagged inexact for other clocks).</li>
  *   <li>An event overwritten while an export runs is skipped, never reported torn.</li>
  * </ul>
@@ -33,7 +32,7 @@ public final class EventRecorder {
          * @param nanos   the event's time on the export clock
          * @param payload what was recorded with it
          * @param exact   false when the value is extrapolated: the event predates the kernel's current update
-         *                window (exact mode) or the tracker's history, or the kernel path converted it, or the
+         *                window (exact mode), or the kernel path converted it, or the
          *                event predates a clock disruption the library saw (a VMClock marker change)
          */
         void accept(long nanos, long payload, boolean exact);

@@ -4,8 +4,8 @@ import java.time.Instant;
 import java.util.EnumMap;
 import java.util.Map;
 import org.timekeeping4j.timekeeper.CounterClock;
-import org.timekeeping4j.tracking.KernelTracker;
-import org.timekeeping4j.tracking.RawLine;
+import org.timekeeping4j.clocksource.CounterSelector;
+import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.serving.FastPath;
 import org.timekeeping4j.vdso.KernelVdso;
 import org.timekeeping4j.vdso.VdsoLayout;
@@ -21,7 +21,6 @@ final class PathReport {
     static Calibration calibration() {
         return switch (ServingMode.PROCESS) {
             case EXACT -> exactCalibration();
-            case TRACKER -> trackerCalibration();
             case KERNEL -> kernelCalibration();
         };
     }
@@ -43,30 +42,28 @@ final class PathReport {
 
     /** Kernel mode: no calibration, and why. */
     private static Calibration kernelCalibration() {
-        TrackerMode.checkConfiguration();
-        return new Calibration(false, 0, 0, 0, 0, 0, 0, 0, TrackerMode.notTrackingReason());
+        checkConfiguration();
+        return new Calibration(false, 0, 0, 0, 0, 0, 0, 0, kernelReason());
     }
 
-    /** Tracker mode: the tracker's raw line while it tracks, else why not. */
-    private static Calibration trackerCalibration() {
-        KernelTracker t = TrackerMode.tracker();
-        RawLine line = t != null ? t.rawLine() : null;
-        if (line == null) {
-            return new Calibration(false, 0, 0, 0, 0, 0, 0, 0, t != null ? t.status().reason()
-                    : TrackerMode.notTrackingReason());
+    /** Throws the configuration error every read reports, if there is one. */
+    private static void checkConfiguration() {
+        if (Configuration.PROCESS.error() != null) {
+            throw Configuration.PROCESS.error();
         }
-        boolean valid = t.isTracking();
-        // The description is built here, on the caller's thread, not at every step of the updater.
-        return new Calibration(valid, line.frequencyHz(), line.mult(), line.shift(), line.uncertaintyPpb(),
-                line.counterBase(), line.rawBaseNanos(), line.validForNanos(), valid
-                ? "tracked against CLOCK_MONOTONIC_RAW over a " + Math.round(line.baselineNanos() / 1e6)
-                        + " ms baseline" : t.status().reason());
+    }
+
+    /** Why the kernel serves: the counter not read by choice, or exact mode's refusal (one line, its own words). */
+    private static String kernelReason() {
+        return Configuration.PROCESS.kernelChosen()
+                ? "the kernel's clocks, as chosen (" + CounterSelector.PROPERTY + "=kernel)"
+                : KernelVdso.reason();
     }
 
     static KernelData kernelData() {
         var st = KernelVdso.state();
         String layout = st.layout() == null ? null : st.layout().description();
-        if (ServingMode.PROCESS != ServingMode.EXACT) { // tracker and kernel mode: the kernel's data does not serve
+        if (ServingMode.PROCESS != ServingMode.EXACT) { // kernel mode: the kernel's data does not serve
             return new KernelData(false, KernelVdso.reason(), layout, "none", 0, 0, 0, 0, 0, st.layout() == null ? "none"
                     : "pvclock: " + KernelVdso.pvclock() + "; hvclock: " + KernelVdso.hvclock());
         }
@@ -91,27 +88,14 @@ final class PathReport {
         }
         return switch (ServingMode.PROCESS) {
             case EXACT -> exactSource();
-            case TRACKER -> trackerSource();
             case KERNEL -> kernelSource();
         };
     }
 
-    private static Map<ClockId, ServingPath> trackerSource() {
-        KernelTracker t = TrackerMode.tracker();
-        if (t == null || !t.isTracking()) {
-            return kernelSource();
-        }
-        return sources(new ServingPath(ClockId.MONOTONIC, ServingPath.Path.COUNTER, "tracker: user-space "
-                + "timekeeper over " + t.counter() + ", following the kernel from outside, within "
-                + t.errorBoundNanos() + " ns of it over its last 32 updates (last rate change: "
-                + t.lastSteeringChange() + ")", null));
-    }
-
-    /** The kernel serves the counter-backed clocks (kernel mode, or tracker mode while no tracker serves). */
+    /** The kernel serves the counter-backed clocks (kernel mode). */
     private static Map<ClockId, ServingPath> kernelSource() {
-        TrackerMode.checkConfiguration();
-        String why = TrackerMode.notTrackingReason() + (KernelVdso.reason() == null ? ""
-                : "; exact mode: " + KernelVdso.reason());
+        checkConfiguration();
+        String why = kernelReason();
         return sources(new ServingPath(ClockId.MONOTONIC, ServingPath.Path.KERNEL, "kernel clock_gettime: " + why, null));
     }
 

@@ -16,13 +16,8 @@ enum ServingMode {
      */
     EXACT,
     /**
-     * Exact mode refused: the in-process tracker ({@link TrackerMode}) follows the kernel with a trusted counter
-     * and serves once it has converged; until then, and wherever it cannot, clock_gettime serves.
-     */
-    TRACKER,
-    /**
-     * clock_gettime for everything: the kernel's clocks chosen (timekeeping4j.counter=kernel), or a configuration
-     * error (every read then reports it).
+     * clock_gettime for everything: exact mode refused (the reason is {@link KernelVdso#reason()}), the kernel's
+     * clocks chosen (timekeeping4j.counter=kernel), or a configuration error (every read then reports it).
      */
     KERNEL;
 
@@ -34,6 +29,6 @@ enum ServingMode {
         if (c.error() != null || c.kernelChosen()) {
             return KERNEL;
         }
-        return KernelVdso.ENABLED ? EXACT : TRACKER;
+        return KernelVdso.ENABLED ? EXACT : KERNEL;
     }
 }

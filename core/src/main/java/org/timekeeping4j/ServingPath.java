@@ -14,7 +14,7 @@ public record ServingPath(ClockId clock, Path path, String reason, java.time.Ins
 
     /** The two paths. */
     public enum Path {
-        /** A counter read in user space: exact mode (the kernel's vDSO data) or the tracker's timekeeper. */
+        /** A counter read in user space: exact mode (the kernel's vDSO data). */
         COUNTER,
         /** clock_gettime. */
         KERNEL

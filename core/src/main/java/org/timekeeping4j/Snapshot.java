@@ -1,7 +1,5 @@
 package org.timekeeping4j;
 
-import org.timekeeping4j.timekeeper.ConvertedNanos;
-
 /**
  * One instant seen by two clocks, from one counter read: what {@link Clocks#snapshot} fills, in the manner
  * of the kernel's ktime_get_snapshot_id(). Caller-owned and reusable; filling it allocates nothing.
@@ -12,10 +10,8 @@ public final class Snapshot {
     /** An empty snapshot, to be filled by {@link Clocks#snapshot} (and filled again: it is reusable). */
     public Snapshot() {}
 
-    // What the serving mode converted the counter value to (tracker: the timekeepers; exact: the kernel data),
-    // owned by this snapshot so that filling it allocates nothing.
-    final ConvertedNanos trackerClock = new ConvertedNanos();
-    final ConvertedNanos trackerRaw = new ConvertedNanos();
+    // What exact mode converted the counter value to (the kernel data), owned by this snapshot so that filling it
+    // allocates nothing.
     final org.timekeeping4j.vdso.KernelVdso.VdsoNanos exactClock = new org.timekeeping4j.vdso.KernelVdso.VdsoNanos();
     final org.timekeeping4j.vdso.KernelVdso.VdsoNanos exactRaw = new org.timekeeping4j.vdso.KernelVdso.VdsoNanos();
 
@@ -75,9 +71,9 @@ public final class Snapshot {
     }
 
     /**
-     * Moves when the path serving the clocks changed (re-anchoring, fallback to the kernel).
+     * Moves when the path serving the clocks changed. The path is decided once per process, so it does not move.
      *
-     * @return the tracker's source-change count when taken (0 in exact mode)
+     * @return 0
      */
     public long sourceChangedSeq() {
         return sourceChangedSeq;
@@ -95,7 +91,7 @@ public final class Snapshot {
     /**
      * True when both values are exactly what clock_gettime returned (or would have returned) at
      * {@link #counter()}: exact mode, with the kernel's parameters in force at that counter value. False on
-     * the tracker's and the kernel's paths, and in exact mode when a kernel update came between the counter
+     * the kernel path, and in exact mode when a kernel update came between the counter
      * read and the conversion (then the values are extrapolated back along the new parameters: off by the
      * frequency change times a few hundred ns at most), or when the library saw a clock disruption (a VMClock
      * marker change) after the counter read.

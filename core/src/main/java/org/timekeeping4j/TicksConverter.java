@@ -1,12 +1,8 @@
 package org.timekeeping4j;
 
-import org.timekeeping4j.clocksource.Clocksource;
-import org.timekeeping4j.clocksource.HardwareCounter;
-import org.timekeeping4j.clocksource.KernelCounter;
+import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.disruption.Disruptions;
-import org.timekeeping4j.timekeeper.ConvertedNanos;
 import org.timekeeping4j.timekeeper.CounterClock;
-import org.timekeeping4j.tracking.KernelTracker;
 import org.timekeeping4j.serving.FastPath;
 import org.timekeeping4j.vdso.KernelVdso;
 
@@ -17,15 +13,12 @@ import org.timekeeping4j.vdso.KernelVdso;
  *
  * <p>Which path converts, in order: exact mode (the kernel's current vDSO parameters; exact for ticks in the
  * kernel's current update window, extrapolated back along the current line and flagged otherwise; a clock no
- * counter read serves goes through MONOTONIC_RAW and its current offset); the tracker's parameter history
- * (ticks and the tracker read the same counter); on the kernel path ticks are MONOTONIC_RAW ns, and another
- * clock is reached through its current offset; hardware ticks without a tracker are scaled by the calibrated
- * frequency back from now (never exact).
+ * counter read serves goes through MONOTONIC_RAW and its current offset); on the kernel path ticks are
+ * MONOTONIC_RAW ns, and another clock is reached through its current offset.
  */
 final class TicksConverter {
 
     private final KernelVdso.VdsoNanos kernelData = new KernelVdso.VdsoNanos();
-    private final ConvertedNanos tracker = new ConvertedNanos();
     private long nanos;
     private boolean exact;
 
@@ -36,8 +29,7 @@ final class TicksConverter {
 
     /**
      * {@return whether the last {@link #convert} gave the value a read at those ticks returned: the parameters
-     * in force then were still known (the kernel's current window, the tracker's history, MONOTONIC_RAW on the
-     * kernel path)}
+     * in force then were still known (the kernel's current window, MONOTONIC_RAW on the kernel path)}
      */
     boolean exact() {
         return exact;
@@ -51,7 +43,6 @@ final class TicksConverter {
     void convert(long ticks, ClockId clock) {
         switch (ServingMode.PROCESS) {
             case EXACT -> convertExact(ticks, clock);
-            case TRACKER -> convertTracked(ticks, clock);
             case KERNEL -> convertUntracked(ticks, clock);
         }
         if (exact && Disruptions.count() > 0 && (Disruptions.before(ticks) || ticks > Clocks.ticks())) {
@@ -83,39 +74,13 @@ final class TicksConverter {
                 + "longer the counter): " + Clocks.servingPaths().get(ClockId.MONOTONIC).reason());
     }
 
-    /** Tracker mode: through the tracker's parameter history while it serves, else {@link #convertUntracked}. */
-    private void convertTracked(long ticks, ClockId clock) {
-        KernelTracker t = TrackerMode.tracker();
-        Clocksource cs = TrackerMode.Ticks.SOURCE;
-        if (t != null && cs instanceof HardwareCounter && cs.frequencyHz() == t.counter().frequencyHz()) {
-            try {
-                exact = t.convert(ticks, clock, tracker); // ticks and the tracker read the same counter
-                nanos = tracker.nanos();
-                return;
-            } catch (IllegalStateException notTracking) {
-                // fall through to the approximate conversion
-            }
-        }
-        convertUntracked(ticks, clock);
-    }
-
-    /**
-     * No tracker: kernel ticks (MONOTONIC_RAW ns) by the clocks' current offset, or hardware ticks scaled by the
-     * calibrated frequency from now.
-     */
+    /** Kernel mode: ticks are MONOTONIC_RAW ns, converted by the clocks' current offset. */
     private void convertUntracked(long ticks, ClockId clock) {
-        TrackerMode.checkConfiguration();
-        Clocksource cs = TrackerMode.Ticks.SOURCE;
-        if (cs instanceof KernelCounter) {
-            nanos = fromRawByOffset(ticks, clock);
-            exact = clock == ClockId.MONOTONIC_RAW;
-            return;
+        if (Configuration.PROCESS.error() != null) {
+            throw Configuration.PROCESS.error();
         }
-        // Hardware ticks without a tracker: scale by the calibrated frequency from now.
-        long now = cs.read();
-        long k = Clocks.kernelNanos(clock);
-        nanos = k - Math.round((now - ticks) * 1e9 / cs.frequencyHz());
-        exact = false;
+        nanos = fromRawByOffset(ticks, clock);
+        exact = clock == ClockId.MONOTONIC_RAW;
     }
 
     /**

@@ -26,7 +26,7 @@ class EventRecorderConcurrencyTest {
 
     @BeforeAll
     static void waitForTheFastPath() {
-        // Where a hardware counter is trusted, export converts through the tracker's history: start it first.
+        // Exact mode serves from the first call; this keeps the test's start the same in every mode.
         Clocks.awaitFastPath(java.time.Duration.ofSeconds(20));
     }
 

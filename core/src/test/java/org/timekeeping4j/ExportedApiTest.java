@@ -56,12 +56,12 @@ class ExportedApiTest {
             ROOT + ".adjust", Set.of("ClockAdjustment", "NtpAdjuster"),
             ROOT + ".clocksource", Set.of("Clocksource", "CounterArch", "CounterFlavour", "CounterSelection",
                     "CounterSelector", "Frequency", "HardwareCounter", "KernelCounter", "MultShift", "Rejection",
-                    "SeqlockReader", "SimulatedCounter"),
+                    "SimulatedCounter"),
             ROOT + ".device", Set.of("BoundedClock", "ClockBound", "DeviceException", "DeviceSyscalls",
                     "PpsCapabilities", "PpsEvent", "PpsSource", "PtpCapabilities", "PtpClock", "PtpOffset",
                     "TimeBounds", "VmClock", "VmClockPage"),
             ROOT + ".timekeeper", Set.of("ConvertedNanos", "CounterClock", "Timekeeper", "TimekeeperBuilder",
-                    "UserClock", "TimekeeperPage"));
+                    "UserClock"));
 
     /**
      * The exported members allowed to take a segment, each with why it hands out no native access: the device

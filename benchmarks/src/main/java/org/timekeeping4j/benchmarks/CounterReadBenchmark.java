@@ -21,8 +21,7 @@ import org.timekeeping4j.clocksource.HardwareCounter;
  * Seven benchmarks of 3 forks x (3 + 5) 1 s iterations: about four minutes. x86_64 only (the stubs of the
  * other architecture do not map and setup fails saying why). Targets: Java-side read &lt;= its bare stub + 1 ns;
  * rdtsc (unordered) &lt;= 0.5x nanoTime; rdtscp and lfence;rdtsc (ordered) &lt;= 1.0x nanoTime; 0 B/op.
- * Setup waits for the process-wide fast path as the other benchmarks do, so that the tracker's background
- * updates are running as in any process that uses the library. Results: docs/PERFORMANCE.md.
+ * Setup checks that the fast path serves, as the other benchmarks do. Results: docs/PERFORMANCE.md.
  */
 public class CounterReadBenchmark extends PerCallBenchmark {
 

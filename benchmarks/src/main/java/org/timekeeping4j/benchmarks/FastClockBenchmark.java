@@ -27,8 +27,8 @@ import org.timekeeping4j.clocksource.HardwareCounter;
  * JDK=/usr/lib/jvm/temurin-25-jdk-amd64               # any JDK 25+
  * $JDK/bin/java -jar benchmarks/target/benchmarks.jar FastClockBenchmark -f 3 -wi 3 -i 5 -prof gc
  * </pre>
- * Fourteen benchmarks of 3 forks x (3 + 5) 1 s iterations: about seven minutes. Setup waits (20 s at most) for
- * the process-wide tracker to converge and fails if it does not; every iteration ends by checking that the fast
+ * Fourteen benchmarks of 3 forks x (3 + 5) 1 s iterations: about seven minutes. Setup fails where exact mode
+ * does not serve; every iteration ends by checking that the fast
  * path is still serving MONOTONIC, so no figure here can silently be the kernel fallback's.
  * {@code nanos} takes its clock from a {@code @Param} field (the identity tests run on every call);
  * {@code nanosMonotonicConstant}/{@code nanosRealtimeConstant} pass the constant, as most callers write it.

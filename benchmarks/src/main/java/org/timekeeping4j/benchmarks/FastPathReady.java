@@ -6,10 +6,9 @@ import org.timekeeping4j.ServingPath;
 import org.timekeeping4j.Clocks;
 
 /**
- * Waits for the process-wide fast path. The tracker starts on the first {@code Clocks} read and needs a few
- * hundred ms to converge; until then every fast read is served by the kernel, so a benchmark that did not wait
- * would measure the fallback for part of its warm-up (or all of it on a slow start). Both methods fail the run
- * loudly rather than report the wrong path. The adapters' benchmarks (adapters/benchmarks) use this class too.
+ * Checks that the process-wide fast path (exact mode) serves: where it refused, every fast read is served by
+ * the kernel, and a benchmark would measure the fallback. Both methods fail the run loudly rather than report
+ * the wrong path. The adapters' benchmarks (adapters/benchmarks) use this class too.
  */
 final class FastPathReady {
 
@@ -17,7 +16,7 @@ final class FastPathReady {
 
     private FastPathReady() {}
 
-    /** Starts the tracker and waits until MONOTONIC (and with it REALTIME) is served from the counter. */
+    /** Fails unless MONOTONIC (and with it REALTIME) is served from the counter. */
     static void await() {
         if (!Clocks.awaitFastPath(Duration.ofSeconds(TIMEOUT_SECONDS))) {
             throw new IllegalStateException("the fast path did not engage within " + TIMEOUT_SECONDS

@@ -9,10 +9,6 @@ import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.CounterSelection;
 import org.timekeeping4j.clocksource.CounterSelector;
 import org.timekeeping4j.clocksource.HardwareCounter;
-import org.timekeeping4j.clocksource.SeqlockReader;
-import org.timekeeping4j.machine.SeqlockPage;
-import org.timekeeping4j.machine.SeqlockStub;
-import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.timekeeper.Timekeeper;
 
 /**
@@ -27,10 +23,10 @@ import org.timekeeping4j.timekeeper.Timekeeper;
  * JDK=/usr/lib/jvm/temurin-25-jdk-amd64               # any JDK 25+
  * $JDK/bin/java -jar benchmarks/target/benchmarks.jar TimekeeperReadBenchmark -f 3 -wi 3 -i 5 -prof gc
  * </pre>
- * Ten benchmarks (two of them a control over the unordered counter) of 3 forks x (3 + 5) 1 s iterations:
+ * Nine benchmarks (two of them a control over the unordered counter) of 3 forks x (3 + 5) 1 s iterations:
  * about five minutes. The timekeeper is built with
  * {@code Timekeeper.builder(counter).build()} seeded from the kernel's clocks and updated before every
- * iteration (as the tracker would every 10 ms to 2 s), so every read takes the 64-bit conversion, never the
+ * iteration (as an updater thread would), so every read takes the 64-bit conversion, never the
  * 128-bit one beyond max_cycles (4 s). Targets: every clock &lt;= counter read + 2 ns; 0 B/op.
  * Results: docs/PERFORMANCE.md.
  */
@@ -43,16 +39,11 @@ public class TimekeeperReadBenchmark extends PerCallBenchmark {
     // it separates the cost of the read path's instructions from the cost of ordering the counter after them.
     private Clocksource unorderedCounter;
     private Timekeeper unorderedTimekeeper;
-    // Diagnostic: the machine-code read itself, over a page the timekeeper mirrors into, with the addresses in
-    // fields: what Timekeeper.monotonicNanos() adds to it is the Java side of the call.
-    private long mirrorPage;
-    private long mirrorRecord;
     /** Read through a field so that {@code nanos(ClockId)}'s switch is not folded away. */
     private ClockId clockId = ClockId.MONOTONIC;
 
     @Setup(Level.Trial)
     public void setup() {
-        FastPathReady.await(); // the process-wide tracker runs in the background, as in any process
         CounterSelection s = CounterSelector.selected();
         if (!(s.clocksource() instanceof HardwareCounter h) || !h.isOrdered()) {
             throw new IllegalStateException("no ordered hardware counter selected: " + s);
@@ -64,12 +55,6 @@ public class TimekeeperReadBenchmark extends PerCallBenchmark {
                 .taiOffsetSeconds(37)
                 .build();
         timekeeper.update();
-        if (SeqlockReader.preferredReader() != null) {
-            SeqlockPage mirror = SeqlockPage.allocate();
-            timekeeper.mirrorTo(mirror);
-            mirrorPage = mirror.address();
-            mirrorRecord = mirror.recordAddress(CounterClock.MONOTONIC.record());
-        }
         if (!(s.ticks() instanceof HardwareCounter u) || u.isOrdered()) {
             throw new IllegalStateException("no unordered hardware counter selected: " + s);
         }
@@ -94,12 +79,6 @@ public class TimekeeperReadBenchmark extends PerCallBenchmark {
     @Benchmark
     public long monotonicNanos() {
         return timekeeper.monotonicNanos();
-    }
-
-    /** Diagnostic: SeqlockStub.readPreferred over MONOTONIC's record, the addresses in fields. */
-    @Benchmark
-    public long seqlockStubMonotonic() {
-        return SeqlockStub.readPreferred(mirrorPage, mirrorRecord, SeqlockStub.ANY);
     }
 
     @Benchmark

@@ -18,7 +18,7 @@ import org.timekeeping4j.vdso.KernelVdso;
  * calls: {@code Clocks.nanos(MONOTONIC)} against {@code System.nanoTime}, {@code Clocks.nanos(REALTIME)}
  * against {@code Instant.now()}, and the kernel path ({@code Clocks.kernelNanos}) that a fallback takes.
  * Setup refuses to run where exact mode does not serve, and says which vclock serves
- * ({@code Clocks.kernelData()}), so a figure cannot silently be the tracker's or the kernel's.
+ * ({@code Clocks.kernelData()}), so a figure cannot silently be the kernel's.
  *
  * <pre>
  * $JDK/bin/java -jar benchmarks/target/benchmarks.jar VclockBenchmark -f 3 -wi 3 -i 5 -prof gc

@@ -13,7 +13,6 @@ import org.timekeeping4j.KernelData;
 import org.timekeeping4j.SyncStatus;
 import org.timekeeping4j.clocksource.CounterSelection;
 import org.timekeeping4j.clocksource.CounterSelector;
-import org.timekeeping4j.clocksource.SeqlockReader;
 import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.LinuxTime;
 import picocli.CommandLine.Command;
@@ -115,7 +114,7 @@ final class InfoCommand implements Callable<Integer> {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("enabled", k.enabled());
         m.put("mode", k.enabled() ? "exact: the kernel's vDSO data with the vDSO's arithmetic, one downcall around "
-                + k.counterRead() : "tracker or kernel (exact mode refused: " + k.reason() + ")");
+                + k.counterRead() : "kernel clock_gettime (exact mode refused: " + k.reason() + ")");
         m.put("layout", k.layout());
         m.put("vclock", k.vclock());
         if (k.enabled()) {
@@ -129,7 +128,7 @@ final class InfoCommand implements Callable<Integer> {
         return m;
     }
 
-    /** What converts counter values now ({@link Clocks#calibration()}): the kernel's mult/shift, or the tracker's. */
+    /** What converts counter values now ({@link Clocks#calibration()}): the kernel's mult/shift, or none. */
     static Map<String, Object> calibrationReport(org.timekeeping4j.Calibration c) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("valid", c.valid());
@@ -147,10 +146,6 @@ final class InfoCommand implements Callable<Integer> {
         m.put("hardware", s.isHardware());
         m.put("clocksource", s.clocksource().name());
         m.put("read", s.readFlavour());
-        SeqlockReader fused = s.isHardware() ? CounterSelector.processSeqlockReader() : null;
-        m.put("clockRead", fused != null
-                ? "machine code around " + fused.instructions() + " over timekeeper pages (counter, seqlock, conversion: one downcall)"
-                : "Java seqlock reader around the counter read (no machine-code reader here)");
         m.put("ticksRead", s.ticks() instanceof org.timekeeping4j.clocksource.HardwareCounter h
                 ? h.flavour().instructions() : s.readFlavour());
         m.put("frequencyHz", s.frequency().hz());
@@ -223,7 +218,6 @@ final class InfoCommand implements Callable<Integer> {
         Map<String, Object> k = (Map<String, Object>) r.get("counter");
         out.label("counter", "%s read with %s (mode %s); ticks with %s", k.get("clocksource"), k.get("read"),
                 k.get("mode"), k.get("ticksRead"));
-        out.label("tracker", "reads with %s", k.get("clockRead"));
         // What converts counter values (Clocks.calibration()), then the selector's own start-up measurement of the
         // counter, which only decides whether the counter can be trusted.
         Map<String, Object> cal = (Map<String, Object>) r.get("calibration");

@@ -291,7 +291,7 @@ final class MainJob {
 
     /**
      * A path's description without its closing parenthesis, which --verbose prints: "Clocks.nanos: the counter in
-     * user space, exact from the kernel's vDSO data (else the tracker's ...)" loses the part in parentheses.
+     * user space, exact from the kernel's vDSO data (else the kernel's ...)" loses the part in parentheses.
      */
     static String summary(String description) {
         if (!description.endsWith(")")) {

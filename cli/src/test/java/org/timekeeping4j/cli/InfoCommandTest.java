@@ -77,7 +77,7 @@ class InfoCommandTest {
     @Test
     void noArgumentsShouldRunTheMainJob() {
         CliHarness r = CliHarness.run();
-        // The verdict itself is the fast path's and is tested where it is made (FastClocksTest, KernelTrackerTest,
+        // The verdict itself is the fast path's and is tested where it is made (ExactClocksTest,
         // VerifyCommandTest); here: the main job runs info, bench and verify and reports a verdict that matches
         // its exit code.
         assertThat(r.out()).containsPattern("(?m)^MONOTONIC_RAW ").contains("paths here:").contains("fast")

@@ -127,7 +127,7 @@ class MainJobTest {
         assertThat(MainJob.micros(16_000_000)).isEqualTo("16 s");
         assertThat(MainJob.micros(12_500)).isEqualTo("12.5 ms");
         assertThat(MainJob.micros(250)).isEqualTo("250 us");
-        assertThat(MainJob.summary("Clocks.nanos: the counter (else (the tracker's) timekeeper)"))
+        assertThat(MainJob.summary("Clocks.nanos: the counter (else (the kernel's) clock_gettime)"))
                 .isEqualTo("Clocks.nanos: the counter");
         assertThat(MainJob.summary("Clocks.ticks (unordered) converted")).isEqualTo("Clocks.ticks (unordered) converted");
     }

@@ -87,16 +87,6 @@ public abstract class Clocksource {
     /** {@return the counter's current value, in its low {@link #widthBits()} bits} */
     public abstract long read();
 
-    /**
-     * A machine-code reader that does a whole timekeeper read around this counter's read (see
-     * {@link SeqlockReader}), or null: the default, and the answer for every counter but the 64-bit
-     * ordered x86 ones whose stub mapped.
-     *
-     * @return the reader, or null
-     */
-    public SeqlockReader seqlockReader() {
-        return null;
-    }
 
     /** {@return the clocksource's name} */
     public final String name() {

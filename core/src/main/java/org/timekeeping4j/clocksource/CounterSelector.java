@@ -152,28 +152,6 @@ public final class CounterSelector {
     }
 
     /**
-     * The machine-code reader a process-wide timekeeper page should be read with ({@link SeqlockReader#preferredReader()}),
-     * or null where the selection cannot end with an ordered TSC read (mode kernel or unordered, another
-     * architecture, another kernel clocksource, a TSC that is not invariant), so that callers do not pay
-     * for a page nothing will publish into. Cheap facts only: no calibration.
-     *
-     * @return the reader, or null
-     */
-    public static SeqlockReader processSeqlockReader() {
-        if (Configuration.PROCESS.counterError() != null) {
-            return null;
-        }
-        Mode mode = Mode.of(Configuration.PROCESS.counter());
-        Environment env = RealEnvironment.INSTANCE;
-        CounterArch arch = CounterArch.of(env.machine());
-        if (mode == Mode.KERNEL || mode == Mode.UNORDERED || arch == null
-                || !arch.kernelClocksource().equals(env.currentClocksource()) || arch.unfit(env) != null) {
-            return null;
-        }
-        return SeqlockReader.preferredReader(); // null where the architecture has no machine-code seqlock read
-    }
-
-    /**
      * This machine's cheapest counter read (x86 rdtsc, arm64 mrs cntvct_el0) as it is, whatever the selection
      * decided: neither calibrated nor checked against the kernel's clocks, so its values say nothing of the time.
      * For diagnostics that compare what a clock read costs with what the counter costs (tk4j: a kernel clocksource

@@ -80,11 +80,6 @@ public abstract sealed class HardwareCounter extends Clocksource {
                 throw Stubs.rethrow(t);
             }
         }
-
-        @Override
-        public SeqlockReader seqlockReader() {
-            return SeqlockReader.lfenceRdtsc();
-        }
     }
 
     static final class Rdtscp extends HardwareCounter {
@@ -100,11 +95,6 @@ public abstract sealed class HardwareCounter extends Clocksource {
             } catch (Throwable t) {
                 throw Stubs.rethrow(t);
             }
-        }
-
-        @Override
-        public SeqlockReader seqlockReader() {
-            return SeqlockReader.rdtscp();
         }
 
         /** Reads the TSC and TSC_AUX (Linux: (node << 12) | cpu) into {@code aux}, a 4-byte segment. */

@@ -123,7 +123,7 @@ public record MultShift(long mult, int shift) {
 
     /**
      * The counter frequency a pair converting cycles to ns stands for: {@code 10^9 * 2^shift / mult}. The one
-     * place that turns a mult and shift (the kernel's, the tracker's, a timekeeper's) into Hz.
+     * place that turns a mult and shift (the kernel's, a timekeeper's) into Hz.
      *
      * @param mult  ns per cycle, times 2^shift
      * @param shift the right shift

@@ -42,7 +42,6 @@ public final class Stubs {
 
     private static final FunctionDescriptor LONG_VOID = FunctionDescriptor.of(JAVA_LONG);
     /** (page address, record address, limit select) -> value: addresses as longs, no segment checks. */
-    private static final FunctionDescriptor SEQLOCK_READ = FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
 
     private Stubs() {}
 
@@ -97,20 +96,6 @@ public final class Stubs {
 
     public static final class RdtscpNoAux {
         public static final Mapped MAPPED = map("rdtscp", MachineCode.X86_RDTSCP_NOAUX, LONG_VOID, Arch.X86_64);
-        public static final MethodHandle HANDLE = MAPPED.handle();
-    }
-
-    /** The whole timekeeper read around rdtscp (see {@link MachineCode#x86SeqlockRead}). */
-    public static final class RdtscpSeqlock {
-        public static final Mapped MAPPED = map("rdtscp seqlock read", MachineCode.x86SeqlockRead(MachineCode.X86_RDTSCP_INSN),
-                SEQLOCK_READ, Arch.X86_64);
-        public static final MethodHandle HANDLE = MAPPED.handle();
-    }
-
-    /** The whole timekeeper read around lfence;rdtsc. */
-    public static final class LfenceRdtscSeqlock {
-        public static final Mapped MAPPED = map("lfence;rdtsc seqlock read",
-                MachineCode.x86SeqlockRead(MachineCode.X86_LFENCE_RDTSC_INSN), SEQLOCK_READ, Arch.X86_64);
         public static final MethodHandle HANDLE = MAPPED.handle();
     }
 

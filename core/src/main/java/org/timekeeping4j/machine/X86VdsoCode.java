@@ -85,8 +85,8 @@ import org.timekeeping4j.arch.VdsoAlgorithm;
  * (mult + maxadj) fits 64 bits (clocks_calc_max_nsecs), with far more room than basetime.nsec needs.
  *
  * <p>The counter is read first, before seq and clock_mode: an ordered read (rdtscp, lfence;rdtsc) waits for
- * every older load to complete, so loads placed before it would add their latency to every read (the
- * tracker's stub measured this, docs/PERFORMANCE.md). The vDSO reads seq first; the order here changes only
+ * every older load to complete, so loads placed before it would add their latency to every read (measured on
+ * an earlier seqlock stub of this library). The vDSO reads seq first; the order here changes only
  * which state a counter value can meet, and both outcomes are the vDSO's own: see the ordering note below.
  *
  * <p><b>Layout 5.3-6.9 ({@link VdsoAlgorithm#X86_LEGACY}: vdso_data without max_cycles; mask +16, mult +24,

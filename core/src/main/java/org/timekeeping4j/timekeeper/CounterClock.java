@@ -5,11 +5,11 @@ import org.timekeeping4j.ClockId;
 /**
  * The clocks a counter read serves, and how: the one list of them. The kernel's vDSO computes exactly these
  * from the counter (lib/vdso/gettimeofday.c: the VDSO_HRES clocks from base CS_HRES_COARSE, VDSO_RAW from
- * CS_RAW); a {@link Timekeeper} publishes one {@link TimekeeperPage} record for each, in this order; exact mode reads
- * each from its kernel basetime slot, the tracker projects each from one of its two lines.
+ * CS_RAW); a {@link Timekeeper} projects each from one of its two lines, in this order; exact mode reads each from its
+ * kernel basetime slot.
  *
  * <p>Adding a counter-served clock: a constant here (its {@link #raw() line}), its offset from MONOTONIC in
- * {@link TimekeeperState} and the tracker's measurement of that offset. Every other reader takes the set from
+ * {@link TimekeeperState}. Every other reader takes the set from
  * {@link #values()} and the record index from {@link #record()}.
  */
 public enum CounterClock {
@@ -51,14 +51,14 @@ public enum CounterClock {
     }
 
     /**
-     * {@return true for the line that no adjustment steers (MONOTONIC_RAW: the kernel's CS_RAW base, the
-     * tracker's raw timekeeper), false for the clocks of the adjusted line (MONOTONIC and its offsets)}
+     * {@return true for the line that no adjustment steers (MONOTONIC_RAW: the kernel's CS_RAW base, a
+     * timekeeper's raw line), false for the clocks of the adjusted line (MONOTONIC and its offsets)}
      */
     public boolean raw() {
         return raw;
     }
 
-    /** {@return the index of the clock's record in a {@link TimekeeperPage} and of its projection in a {@link Timekeeper}} */
+    /** {@return the index of the clock's projection in a {@link Timekeeper}} */
     public int record() {
         return ordinal();
     }

@@ -5,15 +5,15 @@ import org.timekeeping4j.ClockId;
 /**
  * What a read returns from a published state: which line, which offset, whether the armed leap second
  * counts, whether the counter is read at all. The one table of the timekeeper's projections: the counter
- * clocks of {@link CounterClock} (their {@link #record} is the clock's {@link TimekeeperPage} record), then the
- * COARSE clocks and the TAI offset, which have no record and are always read in Java. {@link Timekeeper}'s
- * readers, its history conversion and {@link PagePublisher#publish} all read a clock through its entry here.
+ * clocks of {@link CounterClock} (their {@link #record} is the clock's {@link CounterClock#record()}), then the
+ * COARSE clocks and the TAI offset, which have no record. {@link Timekeeper}'s readers and its history conversion
+ * read a clock through its entry here.
  *
  * <p>A record, and constants in static finals: the JIT folds a static final record's fields (a record's
  * fields are trusted as final), so a per-clock read such as {@link Timekeeper#monotonicNanos()} inlines to
- * straight code with its record address, line and offset constant. An enum's instance fields are not folded.
+ * straight code with its line and offset constant. An enum's instance fields are not folded.
  *
- * @param record  the clock's {@link TimekeeperPage} record ({@link CounterClock#record()}), or {@link #NO_RECORD}
+ * @param record  the clock's {@link CounterClock#record()}, or {@link #NO_RECORD}
  * @param raw     true to read the raw line (MONOTONIC_RAW), false for the adjusted one
  * @param offs    which offset from the line: {@link #OFFS_NONE}, {@link #OFFS_REAL}, {@link #OFFS_BOOT},
  *                {@link #OFFS_TAI} or {@link #OFFS_TAI_REAL}
@@ -25,7 +25,7 @@ import org.timekeeping4j.ClockId;
  */
 record Projection(int record, boolean raw, int offs, int leap, boolean counter, boolean addsLine) {
 
-    /** {@link #record} of a projection that has no vvar record. */
+    /** {@link #record} of a projection that has no counter clock. */
     static final int NO_RECORD = -1;
     /** {@link #offs}: none, the line itself. */
     static final int OFFS_NONE = 0;
@@ -48,7 +48,7 @@ record Projection(int record, boolean raw, int offs, int leap, boolean counter, 
     /** TAI - UTC now: the offset TAI has over REALTIME, minus the leap step once the line passed it. */
     static final Projection TAI_OFFSET = new Projection(NO_RECORD, false, OFFS_TAI_REAL, -1, true, false);
 
-    /** The counter clocks' projections by {@link CounterClock#record()}: the timekeeper page's records in order. */
+    /** The counter clocks' projections by {@link CounterClock#record()}: in the order of CounterClock. */
     private static final Projection[] BY_RECORD = new Projection[CounterClock.values().length];
     /** By {@link ClockId#ordinal()}: the clocks a timekeeper reads (an ALARM id as its base clock), else null. */
     private static final Projection[] BY_CLOCK = new Projection[ClockId.values().length];
@@ -86,8 +86,7 @@ record Projection(int record, boolean raw, int offs, int leap, boolean counter, 
      *
      * @param clock a clock {@link #of(ClockId)} has a projection for
      * @return its projection, never null
-     * @throws IllegalArgumentException for a CPU-time or AUX id, refused before any read could compute a
-     *                                  record address from it
+     * @throws IllegalArgumentException for a CPU-time or AUX id, refused before any read
      */
     static Projection require(ClockId clock) {
         Projection p = of(clock);

@@ -3,16 +3,10 @@ package org.timekeeping4j.timekeeper;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
-import static org.timekeeping4j.machine.SeqlockStub.HEADER_BYTES;
-import static org.timekeeping4j.machine.SeqlockStub.RECORD_BYTES;
-
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.adjust.ClockAdjustment;
 import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.MultShift;
-import org.timekeeping4j.clocksource.SeqlockReader;
-import org.timekeeping4j.machine.SeqlockPage;
-import org.timekeeping4j.machine.SeqlockStub;
 
 /**
  * The read path of kernel/time/timekeeping.c in Java: a counter ({@link Clocksource}) turned into
@@ -33,15 +27,6 @@ import org.timekeeping4j.machine.SeqlockStub;
  * newest and publishes it by moving the sequence from odd to even. Readers ({@link TimekeeperReader}) copy
  * the newest state's fields to locals, read the counter, and validate that the sequence did not change:
  * lock-free, and wait-free except when they overlap the writer's short odd window.
- *
- * <h2>The machine-code reader</h2>
- * Where the clocksource offers a {@link SeqlockReader} (the TSC read with rdtscp or lfence;rdtsc), the
- * writer also publishes each state into a native page inside the same odd window, and the high-resolution
- * clocks are read by one downcall into a stub that does the whole read (the kernel's vDSO over its vvar
- * page). It returns exactly what the Java reader returns at the same counter value. It reads the counter
- * before the sequence, which case 2 of the writer's argument tolerates: a reader that sees the new state
- * with a counter value before c0 has a negative delta, clamped to 0, and returns new(c0). The Java reader
- * still serves the COARSE clocks, user clocks, {@link #convert} and every other clocksource.
  *
  * <h2>Updates and history</h2>
  * Call {@link #update()} from one thread at least every {@link #maxIdleNanos()}, e.g. every 100 ms. The
@@ -75,10 +60,6 @@ public final class Timekeeper {
     final TimekeeperState[] ring;
     final int ringMask;
     private final UserClocks userClocks = new UserClocks();
-    /** Where the clocksource offers one: the timekeeper page and the stub that reads it; else null and 0. */
-    final SeqlockPage page;
-    private final SeqlockReader seqlockReader;
-    private final long pageAddress;
     /** Every mutation of the published state. */
     private final TimekeeperWriter writer;
 
@@ -101,11 +82,6 @@ public final class Timekeeper {
         this.rawMult = ms.mult();
         this.ring = TimekeeperState.ring(b.historySize, mask, shift);
         this.ringMask = ring.length - 1;
-        SeqlockReader r = b.machineCodeReader && mask == -1L && clocksource.seqlockReader() != null
-                ? SeqlockReader.preferredReader() : null;
-        this.page = r == null ? null : SeqlockPage.allocate();
-        this.seqlockReader = r;
-        this.pageAddress = r == null ? 0 : page.address();
         this.writer = new TimekeeperWriter(this, b); // publishes the first state: the last store readers depend on
     }
 
@@ -124,51 +100,51 @@ public final class Timekeeper {
 
     /**
      * {@return CLOCK_REALTIME in ns since the Unix epoch (UTC: an inserted leap second repeats its second);
-     * lock-free, allocation-free, never {@link #STALE}}
+     * lock-free, allocation-free}
      */
     public long realtimeNanos() {
-        return read(Projection.REALTIME, false);
+        return read(Projection.REALTIME);
     }
 
     /**
      * {@return CLOCK_MONOTONIC in ns from the builder's {@link TimekeeperBuilder#monotonicNanos} origin, at the
-     * adjusted rate; not counting time suspended, never going back, never {@link #STALE}}
+     * adjusted rate; not counting time suspended, never going back}
      */
     public long monotonicNanos() {
-        return read(Projection.MONOTONIC, false);
+        return read(Projection.MONOTONIC);
     }
 
     /**
      * {@return CLOCK_MONOTONIC_RAW in ns from the same origin as MONOTONIC, at the counter's nominal rate
-     * (no adjustment); not counting time suspended, never {@link #STALE}}
+     * (no adjustment); not counting time suspended}
      */
     public long monotonicRawNanos() {
-        return read(Projection.MONOTONIC_RAW, false);
+        return read(Projection.MONOTONIC_RAW);
     }
 
     /** {@return CLOCK_BOOTTIME in ns: MONOTONIC plus the time suspended (see {@link #boottimeOffsetNanos()})} */
     public long boottimeNanos() {
-        return read(Projection.BOOTTIME, false);
+        return read(Projection.BOOTTIME);
     }
 
     /** {@return CLOCK_TAI in ns since the epoch: REALTIME plus the TAI offset, continuous across leap seconds} */
     public long taiNanos() {
-        return read(Projection.TAI, false);
+        return read(Projection.TAI);
     }
 
     /** {@return CLOCK_REALTIME_COARSE in ns since the epoch: REALTIME at the last update, no counter read} */
     public long realtimeCoarseNanos() {
-        return read(Projection.REALTIME_COARSE, false);
+        return read(Projection.REALTIME_COARSE);
     }
 
     /** {@return CLOCK_MONOTONIC_COARSE in ns: MONOTONIC at the last update, no counter read} */
     public long monotonicCoarseNanos() {
-        return read(Projection.MONOTONIC_COARSE, false);
+        return read(Projection.MONOTONIC_COARSE);
     }
 
     /** {@return TAI - UTC in whole seconds now (changes by one exactly at a leap second; reads the counter)} */
     public int taiOffsetSeconds() {
-        return (int) (read(Projection.TAI_OFFSET, false) / NANOS_PER_SECOND);
+        return (int) (read(Projection.TAI_OFFSET) / NANOS_PER_SECOND);
     }
 
     /**
@@ -176,86 +152,17 @@ public final class Timekeeper {
      *
      * @param clock REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME, TAI, a COARSE or ALARM variant (an ALARM id
      *              reads as its base clock), or an AUX id with a user clock ({@link #createUserClock})
-     * @return the clock's value in ns, as the per-clock method returns it (never {@link #STALE})
+     * @return the clock's value in ns, as the per-clock method returns it
      * @throws IllegalArgumentException for a CPU-time clock or an AUX clock without a user clock
      */
     public long nanos(ClockId clock) {
         Projection p = Projection.of(clock);
-        return p != null ? read(p, false) : userClocks.require(clock).nanos();
+        return p != null ? read(p) : userClocks.require(clock).nanos();
     }
 
-    /** Value returned by {@link #readFresh} when the published state is older than its validity. */
-    public static final long STALE = SeqlockStub.STALE;
-
-    /**
-     * As {@link #nanos(ClockId)} for REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME and TAI, but returns
-     * {@link #STALE} instead of extrapolating when the counter has moved more than the validity set by
-     * {@link #setValidityCycles} past the last update (the updater was starved, or the machine slept).
-     *
-     * @param clock REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME or TAI (or an ALARM variant); a COARSE id
-     *              reads as {@link #nanos(ClockId)} and is never stale
-     * @return the clock's value in ns, or {@link #STALE} (Long.MIN_VALUE) for a counter more than the
-     *         validity past the newest state's cycle_last; never STALE while the validity is -1 (the default)
-     *         or for a counter value before cycle_last (it reads as cycle_last)
-     * @throws IllegalArgumentException for a CPU-time or AUX id
-     */
-    public long readFresh(ClockId clock) {
-        return read(Projection.require(clock), true);
-    }
-
-    /** {@return {@link #readFresh} of MONOTONIC without the dispatch on the clock id: ns, or {@link #STALE}} */
-    public long monotonicFresh() {
-        return read(Projection.MONOTONIC, true);
-    }
-
-    /** {@return {@link #readFresh} of REALTIME without the dispatch on the clock id: ns, or {@link #STALE}} */
-    public long realtimeFresh() {
-        return read(Projection.REALTIME, true);
-    }
-
-    /**
-     * The largest value any {@link #readFresh} of {@code clock} can have returned so far: its value at the
-     * current counter, or at cycle_last + validity if that comes first. A fallback that returns at least
-     * this never goes below a fresh read it replaces, and never runs ahead of this clock's own present
-     * (even when a newer state was published since the caller's read went stale).
-     *
-     * @param clock as for {@link #readFresh} (a COARSE id gives its value at the last update)
-     * @return the clock's value in ns at the current counter, capped at cycle_last + validity; never
-     *         {@link #STALE}
-     * @throws IllegalArgumentException for a CPU-time or AUX id
-     */
-    public long freshCeiling(ClockId clock) {
-        return TimekeeperReader.freshCeiling(this, Projection.require(clock));
-    }
-
-    /**
-     * Whether a counter value read just now is within the newest state's validity, i.e. whether
-     * {@link #readFresh} would have served it. No counter read: for callers that hold one already.
-     *
-     * @param counter a value of this timekeeper's clocksource
-     * @return true if {@code counter} is at most the validity past the newest state's cycle_last, or before
-     *         it (up to half the counter's wrap); always true while the validity is -1 (the default)
-     */
-    public boolean isFresh(long counter) {
-        return TimekeeperReader.isFresh(this, counter);
-    }
-
-    /**
-     * A read of projection {@code p}: through the timekeeper page where there is one and {@code p} has a record
-     * (the counter clocks), else the Java seqlock reader. Kept small so that it and the page read inline into
-     * the caller with {@code p} and {@code fresh} constant (the Java reader alone is past the JIT's inlining
-     * size): {@code p}'s fields then fold (see {@link Projection}).
-     */
-    private long read(Projection p, boolean fresh) {
-        if (pageAddress != 0 && p.record() != Projection.NO_RECORD) {
-            // The whole read in machine code over the page: counter, seqlock and conversion in one downcall;
-            // its memory ordering is argued where the code is (MachineCode.x86SeqlockRead). FRESH honours
-            // the record's validity (STALE is SeqlockStub.STALE), ANY never. The process's preferred
-            // build, a constant: nothing but pageAddress is loaded before the counter read.
-            long record = pageAddress + HEADER_BYTES + p.record() * RECORD_BYTES;
-            return SeqlockStub.readPreferred(pageAddress, record, fresh ? SeqlockStub.FRESH : SeqlockStub.ANY);
-        }
-        return TimekeeperReader.read(this, p, fresh);
+    /** A read of projection {@code p}: the Java seqlock reader, {@code p}'s fields folding where it is constant. */
+    private long read(Projection p) {
+        return TimekeeperReader.read(this, p);
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -330,8 +237,8 @@ public final class Timekeeper {
 
     /**
      * Sets BOOTTIME - MONOTONIC (the time spent in suspend) to {@code nanos}: BOOTTIME moves by the
-     * difference at once, backwards too, so this is for a timekeeper nobody reads yet (the tracker refining
-     * its offset before publication) or for a deliberate correction.
+     * difference at once, backwards too, so this is for a timekeeper nobody reads yet or for a deliberate
+     * correction.
      *
      * @param nanos the new BOOTTIME - MONOTONIC, ns; any sign (a time namespace's offsets can put BOOTTIME
      *              below MONOTONIC)
@@ -390,17 +297,6 @@ public final class Timekeeper {
         writer.resume(sleptNanos);
     }
 
-    /**
-     * Deltas beyond {@code cycles} make {@link #readFresh} return {@link #STALE}; applied from the next state
-     * published ({@link #update()}, a step, ...), in the Java reader and the timekeeper page alike.
-     *
-     * @param cycles counter cycles past cycle_last that a fresh read may still extrapolate, compared
-     *               unsigned: -1 (the default) for never stale, 0 for stale as soon as the counter moves
-     */
-    public void setValidityCycles(long cycles) {
-        writer.setValidityCycles(cycles);
-    }
-
     // ------------------------------------------------------------------------------------------------
     // User clocks
 
@@ -452,51 +348,6 @@ public final class Timekeeper {
     /** {@return the counter this timekeeper reads} */
     public Clocksource clocksource() {
         return clocksource;
-    }
-
-    /**
-     * {@return whether this timekeeper has a page, i.e. reads in machine code and can {@link #mirrorTo}
-     * one: true where the clocksource offers a {@link SeqlockReader}, its counter is 64 bits wide and the
-     * builder left {@link TimekeeperBuilder#machineCodeReader} on}
-     */
-    public boolean hasPage() {
-        return page != null;
-    }
-
-    /**
-     * Publishes every state from now on into {@code target} as well, starting with the newest one, until
-     * {@link #stopMirroring()}: readers of that page then read this timekeeper, exactly as its own reads.
-     *
-     * @throws IllegalStateException if another timekeeper mirrors into {@code target}, or if this one has
-     *         no machine-code reader (the page's records assume a 64-bit counter read by one)
-     *
-     * @throws IllegalArgumentException if {@code target} is not from {@link TimekeeperPage#allocate()}
-     *
-     * @param target a page from {@link TimekeeperPage#allocate()}; the page this timekeeper mirrors into already
-     *               is accepted and changes nothing
-     */
-    public void mirrorTo(TimekeeperPage target) {
-        if (page == null) {
-            throw new IllegalStateException("no timekeeper page for " + clocksource + ": its reads are in Java");
-        }
-        if (!(target instanceof SeqlockPage p)) {
-            throw new IllegalArgumentException("mirror into a page from TimekeeperPage.allocate(), not " + target);
-        }
-        writer.mirrorTo(p);
-    }
-
-    /** Stops publishing into the page given to {@link #mirrorTo}; it keeps the last state published. */
-    public void stopMirroring() {
-        writer.stopMirroring();
-    }
-
-    /**
-     * {@return how the high-resolution clocks are read: "machine code around rdtscp" or "machine code around
-     * lfence;rdtsc" (one downcall per read, see {@link SeqlockReader}), or "Java" (the seqlock in Java around
-     * the clocksource's read)}
-     */
-    public String readPath() {
-        return seqlockReader != null ? "machine code around " + seqlockReader.instructions() : "Java";
     }
 
     /**

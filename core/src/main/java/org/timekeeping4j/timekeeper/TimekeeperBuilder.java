@@ -2,7 +2,6 @@ package org.timekeeping4j.timekeeper;
 
 import org.timekeeping4j.adjust.ClockAdjustment;
 import org.timekeeping4j.clocksource.Clocksource;
-import org.timekeeping4j.clocksource.SeqlockReader;
 
 /** Configuration of a {@link Timekeeper}: {@link Timekeeper#builder} starts one, {@link #build()} ends it. */
 public final class TimekeeperBuilder {
@@ -16,7 +15,6 @@ public final class TimekeeperBuilder {
     long anchorCounter;
     int historySize = 64;
     long conversionSeconds = 4;
-    boolean machineCodeReader = true;
 
     TimekeeperBuilder(Clocksource clocksource) {
         this.clocksource = clocksource;
@@ -125,20 +123,7 @@ public final class TimekeeperBuilder {
     }
 
     /**
-     * Whether reads may go through the clocksource's {@link SeqlockReader} (default true): the whole read
-     * in one downcall. False keeps every read in Java (for comparisons; the values are the same).
-     *
-     * @param enabled false to read in Java even where a machine-code reader exists
-     * @return this builder
-     */
-    public TimekeeperBuilder machineCodeReader(boolean enabled) {
-        this.machineCodeReader = enabled;
-        return this;
-    }
-
-    /**
-     * Builds the timekeeper: reads the counter (unless anchored), allocates its history and, where it
-     * reads in machine code, its timekeeper page, and publishes the first state (generation 0).
+     * Builds the timekeeper: reads the counter (unless anchored), allocates its history and publishes the first state (generation 0).
      *
      * @return a new timekeeper, its clocks at the configured values
      * @throws IllegalArgumentException if the counter is too fast for a shift of at least 1 at the

@@ -9,10 +9,8 @@ import org.timekeeping4j.clocksource.MultShift;
 
 /**
  * The read side of a {@link Timekeeper}'s seqlock, in Java: the current time of any projection, a counter value
- * read earlier converted with the state in force then (the history), freshness, clock-was-set. The
- * machine-code reader over the timekeeper page (Timekeeper's read) serves the high-resolution clocks where there is
- * one; everything else reads here. The writer's side, and the argument that every clock stays monotonic
- * across an update, are in {@link TimekeeperWriter}.
+ * read earlier converted with the state in force then (the history), clock-was-set. The writer's side, and the
+ * argument that every clock stays monotonic across an update, are in {@link TimekeeperWriter}.
  *
  * <p>Static methods taking the timekeeper, as the kernel's functions take a struct timekeeper: no object
  * between a reader and the sequence, whose load must be the only one ahead of the counter read (see
@@ -34,9 +32,9 @@ final class TimekeeperReader {
      * Copies the fields to locals, reads the counter, validates, and only then converts (the kernel's
      * do_hres: the arithmetic stays outside the retry loop).
      */
-    static long read(Timekeeper tk, Projection p, boolean fresh) {
+    static long read(Timekeeper tk, Projection p) {
         boolean counter = p.counter();
-        long s, cycleLast, mult, xtime, base, maxCycles, offset, leapMono, leapStep, now, valid;
+        long s, cycleLast, mult, xtime, base, maxCycles, offset, leapMono, leapStep, now;
         do {
             s = readBegin(tk);
             // The counter is read right after the sequence, before the state's fields. An ordered read
@@ -55,7 +53,6 @@ final class TimekeeperReader {
             offset = p.offset(st);
             leapMono = st.leapMono;
             leapStep = st.leapStepNs;
-            valid = st.validCycles;
         } while (readRetry(tk, s));
         if (!counter) {
             now = cycleLast; // COARSE: the line's value at the last update
@@ -63,9 +60,6 @@ final class TimekeeperReader {
         long delta = (now - cycleLast) & tk.mask;
         if (Long.compareUnsigned(delta, tk.halfMask) > 0) {
             delta = 0; // counter before cycle_last: clamp, as the x86 vDSO does
-        }
-        if (fresh && Long.compareUnsigned(delta, valid) > 0) {
-            return Timekeeper.STALE;
         }
         long ns = Long.compareUnsigned(delta, maxCycles) <= 0
                 ? (xtime + delta * mult) >>> tk.shift
@@ -96,39 +90,6 @@ final class TimekeeperReader {
         // no store of the next state was visible to us and our counter read preceded the writer's.
         VarHandle.acquireFence();
         return (long) SEQ.getVolatile(tk) != s;
-    }
-
-    /** See {@link Timekeeper#freshCeiling}. */
-    static long freshCeiling(Timekeeper tk, Projection p) {
-        long s, cycleLast, valid, now;
-        do {
-            s = readBegin(tk);
-            TimekeeperState st = tk.ring[(int) (s >>> 1) & tk.ringMask];
-            cycleLast = st.mono.cycleLast;
-            valid = st.validCycles;
-            now = tk.clocksource.read();
-        } while (readRetry(tk, s));
-        long delta = (now - cycleLast) & tk.mask;
-        if (Long.compareUnsigned(delta, tk.halfMask) > 0) {
-            delta = 0;
-        }
-        if (Long.compareUnsigned(delta, valid) > 0) {
-            delta = valid;
-        }
-        return convert(tk, (cycleLast + delta) & tk.mask, p, null);
-    }
-
-    /** See {@link Timekeeper#isFresh}. */
-    static boolean isFresh(Timekeeper tk, long counter) {
-        long s, cycleLast, valid;
-        do {
-            s = readBegin(tk);
-            TimekeeperState st = tk.ring[(int) (s >>> 1) & tk.ringMask];
-            cycleLast = st.mono.cycleLast;
-            valid = st.validCycles;
-        } while (readRetry(tk, s));
-        long delta = (counter - cycleLast) & tk.mask;
-        return Long.compareUnsigned(delta, tk.halfMask) > 0 || Long.compareUnsigned(delta, valid) <= 0;
     }
 
     /**

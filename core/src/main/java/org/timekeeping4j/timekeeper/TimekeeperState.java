@@ -13,8 +13,6 @@ final class TimekeeperState {
     final TkReadBase raw;
     /** Deltas up to this take the 64-bit multiply; larger ones the 128-bit one. Unsigned. */
     long maxCycles;
-    /** Deltas beyond this many cycles are stale for {@link Timekeeper#readFresh}; -1 (unsigned max): never. */
-    long validCycles = -1L;
     /** REALTIME - MONOTONIC (before a pending leap second), ns: the kernel's offs_real. */
     long offsReal;
     /** BOOTTIME - MONOTONIC: time spent in suspend (offs_boot). */
@@ -55,7 +53,6 @@ final class TimekeeperState {
         mono.copyFrom(o.mono);
         raw.copyFrom(o.raw);
         maxCycles = o.maxCycles;
-        validCycles = o.validCycles;
         offsReal = o.offsReal;
         offsBoot = o.offsBoot;
         offsTai = o.offsTai;

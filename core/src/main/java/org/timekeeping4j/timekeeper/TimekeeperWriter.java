@@ -5,7 +5,6 @@ import java.lang.invoke.VarHandle;
 import org.timekeeping4j.adjust.ClockAdjustment;
 import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.MultShift;
-import org.timekeeping4j.machine.SeqlockPage;
 
 /**
  * The single writer of a {@link Timekeeper} (kernel/time/timekeeping.c's timekeeping_advance,
@@ -19,8 +18,7 @@ import org.timekeeping4j.machine.SeqlockPage;
  * then publishes it by moving the sequence from odd to the next even value. Readers copy the newest state's
  * fields to locals, read the counter, and validate that the sequence did not change; while it is odd they
  * spin. The odd window covers only the writer's own counter read, the accumulation and the new state's
- * stores: its ring slot's fields, and where the timekeeper has them its timekeeper page and a mirrored page (a dozen
- * stores per clock record each, PagePublisher). The slow parts (pulling from the adjustment, which locks)
+ * stores: its ring slot's fields. The slow parts (pulling from the adjustment, which locks)
  * happen before it. So readers are lock-free, and
  * wait-free except when they overlap that window.
  *
@@ -75,21 +73,16 @@ final class TimekeeperWriter {
     private final long rawMult;
     private final TimekeeperState[] ring;
     private final int ringMask;
-    /** The timekeeper's own page, or null. */
-    private final SeqlockPage page;
     /** See {@link Timekeeper#maxIdleNanos()} and "How often to update" above. */
     final long maxIdleNanos;
 
     // Writer state, guarded by this object's monitor.
-    /** A page the timekeeper also publishes into (see {@link #mirrorTo}), or null. */
-    private SeqlockPage mirror;
     /** The writer's copy of the timekeeper's sequence. */
     private long writerSeq;
     private long lastAdjustCycles;
     private long adjustedPpb;
     private boolean suspended;
     private long suspendCycles;
-    private long validCycles = -1L;
 
     // One operation's pull and pivot: set by begin(), used by the operation and publish().
     /** The counter value the operation pivots on, read inside the odd window (cycle_last of the next state). */
@@ -112,7 +105,6 @@ final class TimekeeperWriter {
         this.rawMult = tk.rawMult();
         this.ring = tk.ring;
         this.ringMask = tk.ringMask;
-        this.page = tk.page;
         long maxMult = rawMult + rawMult * MAX_TOTAL_ADJUSTMENT_PPB / NANOS_PER_SECOND + 1;
         long cyclesBound = maxCycles(maxMult);
         if (Long.compareUnsigned(cyclesBound, halfMask) > 0) {
@@ -134,10 +126,6 @@ final class TimekeeperWriter {
         s.leapMono = Long.MAX_VALUE;
         s.maxCycles = maxCycles(rawMult);
         this.lastAdjustCycles = now;
-        if (page != null) {
-            page.attach(tk);
-            PagePublisher.publish(page, s, shift);
-        }
         // Pairs with the readers' getAcquire in TimekeeperReader.readBegin(); every store a reader depends on comes first.
         Timekeeper.SEQ.setRelease(tk, 0L);
     }
@@ -260,7 +248,6 @@ final class TimekeeperWriter {
         beginWrite();
         long now = clocksource.read();
         next.copyFrom(cur);
-        next.validCycles = validCycles;
         long offset = (now - cur.mono.cycleLast) & mask;
         if (Long.compareUnsigned(offset, halfMask) > 0) {
             offset = 0; // the counter reads before cycle_last (jitter): no time has passed, keep cycle_last
@@ -320,12 +307,6 @@ final class TimekeeperWriter {
     private void beginWrite() {
         writerSeq++;
         Timekeeper.SEQ.setVolatile(tk, writerSeq);
-        if (page != null) {
-            page.beginWrite();
-        }
-        if (mirror != null) {
-            mirror.beginWrite();
-        }
         // Orders the odd store before everything after it, loads included: the counter read that picks the
         // pivot c0 and the stores into the next slot. Pairs with the readers' acquireFence in
         // TimekeeperReader.readRetry(): a reader whose re-read misses the odd value read its counter before our c0.
@@ -335,45 +316,13 @@ final class TimekeeperWriter {
     /** Publishes the next slot. */
     private void endWrite(TimekeeperState next) {
         writerSeq++;
-        // Each page's own release store of its seq; readers of the page pair with it.
-        if (page != null) {
-            PagePublisher.publish(page, next, shift);
-        }
-        if (mirror != null) {
-            PagePublisher.publish(mirror, next, shift);
-        }
         // Release: the next slot's stores and our counter read happen before the even value is visible.
         // Pairs with the readers' getAcquire in TimekeeperReader.readBegin().
         Timekeeper.SEQ.setRelease(tk, writerSeq);
     }
 
     // ------------------------------------------------------------------------------------------------
-    // Mirroring and the writer's view
-
-    synchronized void mirrorTo(SeqlockPage target) {
-        if (mirror == target) {
-            return;
-        }
-        if (mirror != null) {
-            throw new IllegalStateException("already mirroring into another page; stop mirroring first");
-        }
-        target.attach(tk);
-        target.beginWrite();
-        VarHandle.fullFence(); // the odd seq before the record stores, as in beginWrite()
-        PagePublisher.publish(target, newest(), shift);
-        mirror = target;
-    }
-
-    synchronized void stopMirroring() {
-        if (mirror != null) {
-            mirror.detach(tk);
-            mirror = null;
-        }
-    }
-
-    synchronized void setValidityCycles(long cycles) {
-        this.validCycles = cycles;
-    }
+    // The writer's view
 
     synchronized long adjustedPpb() {
         return adjustedPpb;

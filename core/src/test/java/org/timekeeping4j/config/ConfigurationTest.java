@@ -109,7 +109,7 @@ class ConfigurationTest {
 
     /**
      * A bad -Dtimekeeping4j.vclock refuses exact mode with the configuration's one line (Discovery reads the
-     * parsed value, not the property), while the tracker's paths serve: not the process's configuration error.
+     * parsed value, not the property), while the kernel's paths serve: not the process's configuration error.
      */
     @Test
     void aBadVclockValueRefusesExactModeOnlyWithTheConfigurationsLine() throws IOException, InterruptedException {
@@ -122,7 +122,7 @@ class ConfigurationTest {
         assertThat(out.lines().filter(l -> l.startsWith("rejected "))).singleElement(InstanceOfAssertFactories.STRING)
                 .doesNotContain("vclock").doesNotContain("not tried");
         assertThat(out.lines().filter(l -> l.startsWith("path "))).hasSize(3)
-                .allMatch(l -> l.contains("exact mode: unknown timekeeping4j.vclock=Sometimes"));
+                .allMatch(l -> l.contains("KERNEL kernel clock_gettime: unknown timekeeping4j.vclock=Sometimes"));
     }
 
     /** Runs {@link #main} in a JVM of its own with {@code property}; its output. */

@@ -16,7 +16,7 @@ import org.timekeeping4j.arch.Arch;
 import org.timekeeping4j.arch.VdsoAlgorithm;
 
 /**
- * The assembly sources next to the machine code (x86-seqlock-read.s, x86-vdso-read.S, x86-vclock-read.S,
+ * The assembly sources next to the machine code (x86-vdso-read.S, x86-vclock-read.S,
  * arm64-vdso-read.S, x86-clock-gettime.s, arm64-clock-gettime.s) are the
  * code: each is reassembled with GNU as, for every build the Java constants hold, and its bytes compared with
  * them. Where the assembler is not installed the test says so and is skipped (x86: binutils; arm64:
@@ -87,15 +87,6 @@ class AssemblySourcesTest {
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as("%s: %s", cmd, out).isZero();
-    }
-
-    @Test
-    void theX86SeqlockReadShouldBeItsSourceAssembled() throws Exception {
-        requireTools(X86_AS, X86_OBJCOPY, "binutils");
-        assertThat(assemble(X86_AS, X86_OBJCOPY, "x86-seqlock-read.s", null, "--64"))
-                .as("rdtscp build").containsExactly(MachineCode.x86SeqlockRead(MachineCode.X86_RDTSCP_INSN));
-        assertThat(assemble(X86_AS, X86_OBJCOPY, "x86-seqlock-read.s", null, "--64", "--defsym", "LFENCE=1"))
-                .as("lfence;rdtsc build").containsExactly(MachineCode.x86SeqlockRead(MachineCode.X86_LFENCE_RDTSC_INSN));
     }
 
     /** The slots as the x86 sources' SLOT line takes them: NOP padding to 10 bytes, then the counter read. */

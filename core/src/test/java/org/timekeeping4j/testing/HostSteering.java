@@ -99,33 +99,6 @@ public final class HostSteering {
         return Optional.empty();
     }
 
-    /**
-     * Why this kernel's clock is being steered now, by someone else: a time daemon running (by its process name), or
-     * the kernel's frequency, PLL offset or tick moving between two adjtimex reads {@value #SETTLE_NANOS} ns apart;
-     * empty when neither. For bounds that hold only on an undisciplined clock (the tracker's 50 ns): such a test
-     * skips, saying so, where a daemon steers; agreement while steered is what exact mode promises and what
-     * SteeredAgreementTest and scripts/chrony-agreement.sh measure.
-     */
-    public static Optional<String> steeredNow() {
-        List<String> daemons = daemons(processNames());
-        if (!daemons.isEmpty()) {
-            return Optional.of("a time daemon steers this clock (" + String.join(", ", daemons) + ")");
-        }
-        TimexReading[] pair = timexPair();
-        if (pair != null && moved(pair)) {
-            return Optional.of("the kernel's rate moved between two adjtimex reads (frequency " + pair[0].freq()
-                    + " -> " + pair[1].freq() + ", PLL offset " + pair[0].offset() + " -> " + pair[1].offset() + ")");
-        }
-        return Optional.empty();
-    }
-
-    /** Skips the calling test, with the reason, while {@link #steeredNow} says the clock is being steered. */
-    public static void assumeUndisciplined(String bound) {
-        Optional<String> why = steeredNow();
-        assumeTrue(why.isEmpty(), () -> bound + " holds on an undisciplined clock only, and " + why.orElse("")
-                + "; under steering the tracker is measured by scripts/chrony-agreement.sh (docs/CHRONY.md)");
-    }
-
     /** The time daemons among these process names. */
     private static List<String> daemons(List<String> comms) {
         return comms.stream().filter(DAEMONS::contains).distinct().toList();

@@ -36,7 +36,7 @@ public final class SkipReasons implements TestExecutionListener {
         System.out.flush();
     }
 
-    /** "KernelTrackerTest.aRealtimeStep...()": the class's simple name and the display name. */
+    /** "SteeredAgreementTest.exactModeShould...()": the class's simple name and the display name. */
     private static String name(TestIdentifier test) {
         String id = test.getLegacyReportingName();
         return test.getSource().map(s -> s instanceof org.junit.platform.engine.support.descriptor.MethodSource m

@@ -35,18 +35,8 @@ public final class ClockPaths {
     /** The JDK's clocks: the baseline bench compares against. */
     public static final ClockPath JDK = new JdkPath(false);
 
-    /** The fast path's agreement bound against the kernel (the tracker's promise: 50 ns; exact mode's is 0). */
-    static final long FAST_BOUND_NANOS = 50;
-
     static boolean counterServed(ClockId c) {
         return Clocks.isCounterBacked(c) && Clocks.isSupported(c);
-    }
-
-    /** Exact mode (the kernel's vDSO data): a counter-served read is the kernel's value, so its bound is 0. */
-    static final boolean EXACT = Clocks.kernelData().enabled();
-
-    static long fastBound(ClockId c) {
-        return Clocks.isCounterBacked(c) && !EXACT ? FAST_BOUND_NANOS : 0;
     }
 
     /**
@@ -86,11 +76,11 @@ public final class ClockPaths {
                     c -> "Clocks.syscallNanos").withKernelResolution(),
             JDK,
             new JdkPath(true),
-            // The user-space fast clocks. Counter-served clocks are held to the fast path's 50 ns; a clock that
-            // Clocks.nanos serves from the kernel must agree exactly.
+            // The user-space fast clocks: exact mode's reads are the kernel's values, and a clock that Clocks.nanos
+            // serves from the kernel is the kernel's: both must agree exactly.
             new SimplePath("fast", "Clocks.nanos: the counter in user space, exact from the kernel's vDSO data "
-                    + "(else the tracker's timekeeper; the kernel where neither serves)",
-                    Clocks::isSupported, c -> () -> Clocks.nanos(c), ClockPaths::fastBound, c -> "Clocks.nanos"),
+                    + "(else the kernel's clock_gettime)",
+                    Clocks::isSupported, c -> () -> Clocks.nanos(c), c -> 0, c -> "Clocks.nanos"),
             // Unordered counter reads: ordered within a thread, not across threads (causality measured, not
             // promised), and up to UNORDERED_BOUND_NANOS early against the kernel.
             new SimplePath("ticks", "Clocks.ticks (unordered counter read) converted by Clocks.ticksToNanos",
@@ -101,7 +91,7 @@ public final class ClockPaths {
                     ClockPaths::counterServed, c -> () -> Clocks.nanosUnordered(c), c -> UNORDERED_BOUND_NANOS,
                     c -> "Clocks.nanosUnordered").unorderedAcrossThreads(),
             new SimplePath("snapshot", "Clocks.snapshot: one counter read, converted", ClockPaths::counterServed,
-                    ClockPaths::snapshotReader, ClockPaths::fastBound, c -> "Clocks.snapshot"),
+                    ClockPaths::snapshotReader, c -> 0, c -> "Clocks.snapshot"),
             // Test fixture: goes backwards on purpose; accepted by --path, never listed.
             new BrokenPath());
 

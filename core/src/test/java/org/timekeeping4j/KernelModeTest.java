@@ -1,0 +1,65 @@
+package org.timekeeping4j;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Kernel mode, where exact mode refuses (forced here with {@code timekeeping4j.vdso=off} in a child JVM, since the
+ * mode is decided once per process): every counter clock is clock_gettime's, {@code Clocks.ticks()} is
+ * MONOTONIC_RAW nanoseconds, snapshots say they come from the kernel, and the serving paths name exact mode's
+ * refusal. The checks run in {@link Main}; this test reads its one line.
+ */
+class KernelModeTest {
+
+    @Test
+    void whereExactModeRefusesTheKernelShouldServeEveryRead() throws Exception {
+        Process p = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-XX:-UsePerfData", "-Dtimekeeping4j.vdso=off", "-cp",
+                System.getProperty("java.class.path"), Main.class.getName())).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(out).isZero();
+        assertThat(out).contains("kernel mode OK");
+    }
+
+    /** The child JVM's checks: exits 1 with the first broken promise. */
+    public static final class Main {
+        public static void main(String[] args) {
+            check(!Clocks.kernelData().enabled(), "exact mode serves despite timekeeping4j.vdso=off");
+            check(!Clocks.awaitFastPath(java.time.Duration.ofSeconds(1)), "awaitFastPath says the counter serves");
+            check(!Clocks.ticksAreCounterCycles(), "ticks are counter cycles");
+            check(!Clocks.calibration().valid(), "a calibration is in use: " + Clocks.calibration());
+            for (ClockId c : List.of(ClockId.REALTIME, ClockId.MONOTONIC, ClockId.MONOTONIC_RAW, ClockId.BOOTTIME,
+                    ClockId.TAI)) {
+                ServingPath s = Clocks.servingPaths().get(c);
+                check(s.path() == ServingPath.Path.KERNEL && s.reason().contains("timekeeping4j.vdso=off"),
+                        c + " is served by " + s);
+                long k0 = Clocks.kernelNanos(c);
+                long v = Clocks.nanos(c);
+                long k1 = Clocks.kernelNanos(c);
+                check(k0 <= v && v <= k1, c + ": " + v + " outside the kernel's bracket " + k0 + ".." + k1);
+                Snapshot snap = new Snapshot();
+                Clocks.snapshot(c, snap);
+                check(!snap.isFromCounter() && snap.counter() == 0, c + ": a snapshot from a counter: " + snap);
+            }
+            long r0 = Clocks.kernelNanos(ClockId.MONOTONIC_RAW);
+            long t = Clocks.ticks();
+            long r1 = Clocks.kernelNanos(ClockId.MONOTONIC_RAW);
+            check(r0 <= t && t <= r1, "ticks " + t + " are not MONOTONIC_RAW ns (" + r0 + ".." + r1 + ")");
+            check(Clocks.ticksToNanos(t, ClockId.MONOTONIC_RAW) == t, "MONOTONIC_RAW ticks convert to another value");
+            System.out.println("kernel mode OK");
+        }
+
+        private static void check(boolean ok, String why) {
+            if (!ok) {
+                System.out.println("kernel mode broken: " + why);
+                System.exit(1);
+            }
+        }
+    }
+}
