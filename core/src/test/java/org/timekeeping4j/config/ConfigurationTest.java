@@ -86,6 +86,7 @@ class ConfigurationTest {
         System.out.println("exact " + KernelVdso.ENABLED + " " + KernelVdso.reason());
         System.out.println("pvclock " + KernelVdso.pvclock());
         System.out.println("rejected " + s.rejected().stream().map(Rejection::reason).toList());
+        Clocks.awaitFastPath(java.time.Duration.ofSeconds(30)); // the paths once discovery has decided
         Map<ClockId, ServingPath> paths = Clocks.servingPaths();
         for (ClockId clock : List.of(ClockId.REALTIME, ClockId.MONOTONIC, ClockId.MONOTONIC_RAW)) {
             System.out.println("path " + clock + " " + paths.get(clock).path() + " " + paths.get(clock).reason());
