@@ -3,14 +3,14 @@ import java.lang.foreign.*;
 import java.lang.invoke.MethodHandle;
 import java.util.*;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.TimeSpec;
 
 /**
  * Where the kernel path's cost went: each variant of one clock_gettime(MONOTONIC) read from Java, interleaved
  * round by round (N calls a round, every variant once per round) so that the load of a shared machine falls on
  * all of them alike; per variant the median and minimum ns per call, and the median of its per-round ratio to
- * System.nanoTime. Variants: the library's Clocks.kernelNanos/kernelTime; a critical downcall to libc's or the
+ * System.nanoTime. Variants: the library's KernelClocks.nanos/time; a critical downcall to libc's or the
  * vDSO's clock_gettime into a constant (static final) native segment, a segment from a ThreadLocal, one from a
  * plain static field, a heap long[2] with Linker.Option.critical(true); and the stack-buffer stub (as
  * machine.ClockGettimeStub maps it) over libc's and over the vDSO's function. Run: see run.sh.
@@ -32,9 +32,9 @@ public class KernelPathProbe {
     static final int N = Integer.getInteger("n", 200_000);
 
     static long nanoTime() { long s = 0; for (int i = 0; i < N; i++) s += System.nanoTime(); return s; }
-    static long kernelNanos() { long s = 0; for (int i = 0; i < N; i++) s += Clocks.kernelNanos(ClockId.MONOTONIC); return s; }
-    static long kernelNanosRt() { long s = 0; for (int i = 0; i < N; i++) s += Clocks.kernelNanos(ClockId.REALTIME); return s; }
-    static long kernelTime() { long s = 0; for (int i = 0; i < N; i++) s += Clocks.kernelTime(ClockId.MONOTONIC, TS).nanos(); return s; }
+    static long kernelNanos() { long s = 0; for (int i = 0; i < N; i++) s += KernelClocks.nanos(ClockId.MONOTONIC); return s; }
+    static long kernelNanosRt() { long s = 0; for (int i = 0; i < N; i++) s += KernelClocks.nanos(ClockId.REALTIME); return s; }
+    static long kernelTime() { long s = 0; for (int i = 0; i < N; i++) s += KernelClocks.time(ClockId.MONOTONIC, TS).nanos(); return s; }
     static long libcGlobal() throws Throwable { long s = 0; for (int i = 0; i < N; i++) { int rc = (int) LIBC.invokeExact(1, GSEG); s += GSEG.get(JAVA_LONG, 0) * 1_000_000_000L + GSEG.get(JAVA_LONG, 8) + rc; } return s; }
     static long libcTL() throws Throwable { long s = 0; for (int i = 0; i < N; i++) { MemorySegment g = TL.get(); int rc = (int) LIBC.invokeExact(1, g); s += g.get(JAVA_LONG, 0) * 1_000_000_000L + g.get(JAVA_LONG, 8) + rc; } return s; }
     static long libcHeap() throws Throwable { long s = 0; for (int i = 0; i < N; i++) { int rc = (int) LIBC_HEAP.invokeExact(1, HSEG); s += ARR[0] * 1_000_000_000L + ARR[1] + rc; } return s; }

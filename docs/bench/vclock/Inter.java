@@ -16,7 +16,7 @@ public class Inter {
           case 1 -> { for (int i = 0; i < n; i++) s += Clocks.nanos(ClockId.MONOTONIC); }
           case 2 -> { for (int i = 0; i < n; i++) s += Clocks.nanos(ClockId.REALTIME); }
           case 3 -> { for (int i = 0; i < n; i++) s += Instant.now().getNano(); }
-          default -> { for (int i = 0; i < n; i++) s += Clocks.kernelNanos(ClockId.MONOTONIC); }
+          default -> { for (int i = 0; i < n; i++) s += KernelClocks.nanos(ClockId.MONOTONIC); }
         }
         long t1 = System.nanoTime(); sink += s;
         if (round >= 0) r[k][round] = (t1 - t0) / (double) n;

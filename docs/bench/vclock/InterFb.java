@@ -20,8 +20,8 @@ public class InterFb {
           switch (k) {
             case 0 -> { for (int i = 0; i < n; i++) s += System.nanoTime(); }
             case 1 -> { for (int i = 0; i < n; i++) s += Clocks.nanos(ClockId.MONOTONIC); }
-            case 2 -> { for (int i = 0; i < n; i++) { long v = KernelVdso.monotonicWithoutOwnFallback(); s += v != VdsoStub.FALLBACK ? v : Clocks.kernelNanos(ClockId.MONOTONIC); } }
-            default -> { for (int i = 0; i < n; i++) s += Clocks.kernelNanos(ClockId.MONOTONIC); }
+            case 2 -> { for (int i = 0; i < n; i++) { long v = KernelVdso.monotonicWithoutOwnFallback(); s += v != VdsoStub.FALLBACK ? v : KernelClocks.nanos(ClockId.MONOTONIC); } }
+            default -> { for (int i = 0; i < n; i++) s += KernelClocks.nanos(ClockId.MONOTONIC); }
           }
           long t1 = System.nanoTime(); sink += s;
           if (round >= 0) r[k][round] = (t1 - t0) / (double) n;

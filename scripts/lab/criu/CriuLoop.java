@@ -3,7 +3,7 @@
 //   java --enable-native-access=ALL-UNNAMED -XX:-UsePerfData -cp core.jar scripts/lab/criu/CriuLoop.java STOPFILE
 // Public API only. Until STOPFILE exists it runs rounds, one line each (key=value, for the script to judge):
 //   - every counter-backed clock (REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME, TAI): BRACKETS reads
-//     Clocks.nanos(c) between two Clocks.kernelNanos(c); a read outside its bracket is counted (outside=);
+//     Clocks.nanos(c) between two KernelClocks.nanos(c); a read outside its bracket is counted (outside=);
 //   - MONOTONIC and BOOTTIME: every value read, fast or kernel, against the last one this process saw (the count
 //     of steps back: mono_back=, boot_back=), across checkpoints too: the process's memory comes back with it;
 //   - what serves (serving=exact|tracker|kernel|mixed, from the library's diagnostics: serving());
@@ -25,6 +25,7 @@ import java.util.Locale;
 import java.util.Map;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.EventRecorder;
 import org.timekeeping4j.ServingPath;
 
@@ -111,9 +112,9 @@ public final class CriuLoop {
         boolean mono = c == ClockId.MONOTONIC;
         boolean boot = c == ClockId.BOOTTIME;
         for (int i = 0; i < BRACKETS; i++) {
-            long k0 = Clocks.kernelNanos(c);
+            long k0 = KernelClocks.nanos(c);
             long f = Clocks.nanos(c);
-            long k1 = Clocks.kernelNanos(c);
+            long k1 = KernelClocks.nanos(c);
             if (f < k0 || f > k1) {
                 outside++;
                 if (outsideShown++ < 10) {
@@ -217,14 +218,14 @@ public final class CriuLoop {
                     failedExportNs = nsNow;
                 }
             }
-            long mono = Clocks.kernelNanos(ClockId.MONOTONIC);
+            long mono = KernelClocks.nanos(ClockId.MONOTONIC);
             seeMono(mono);
             if (pre[0] > 0 && preMax[0] > mono) {
                 pre[2]++;
             }
-            long boot = Clocks.kernelNanos(ClockId.BOOTTIME);
+            long boot = KernelClocks.nanos(ClockId.BOOTTIME);
             seeBoot(boot);
-            long real = Clocks.kernelNanos(ClockId.REALTIME);
+            long real = KernelClocks.nanos(ClockId.REALTIME);
             if (!nsNow.equals(lastNs)) {
                 System.out.println("criu-loop: time namespace " + lastNs + " -> " + nsNow);
                 lastNs = nsNow;

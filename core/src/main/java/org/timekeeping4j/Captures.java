@@ -72,8 +72,8 @@ final class Captures {
     /** The kernel path: two clock_gettime reads, not one instant, and said so. */
     private static void fromKernel(ClockId clock, Snapshot into, long sourceChangedSeq) {
         into.counter = 0;
-        into.nanos = Clocks.kernelNanos(clock);
-        into.rawNanos = Clocks.kernelNanos(ClockId.MONOTONIC_RAW);
+        into.nanos = KernelClocks.nanos(clock);
+        into.rawNanos = KernelClocks.nanos(ClockId.MONOTONIC_RAW);
         into.clockWasSetSeq = 0;
         into.fromCounter = false;
         into.sourceChangedSeq = sourceChangedSeq;

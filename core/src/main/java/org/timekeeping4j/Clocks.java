@@ -17,18 +17,14 @@ import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.serving.FastPath;
 
 /**
- * Reads Linux clocks.
- *
- * <p><b>Paths.</b> {@code kernelNanos} calls the vDSO's clock_gettime (libc's where the vDSO has none), as
- * System.nanoTime does: the high-resolution and COARSE clocks are read in user space, the others enter the kernel.
- * {@code syscallNanos} always enters the kernel (syscall(2)), as the vDSO itself does when it cannot
- * trust the counter: the reference against which faster paths are verified.
+ * Reads Linux clocks: where to start. {@link #nanos} reads a clock by the fastest correct path, {@link #clock}
+ * binds one for hot loops, {@link #ticks} and {@link #ticksToNanos} timestamp now and convert later. The kernel's
+ * own paths (the vDSO's clock_gettime, the system call, clock_getres) are {@link KernelClocks}.
  *
  * <p><b>Units.</b> Nanoseconds in a {@code long}: since the Unix epoch for REALTIME, TAI and their
  * variants (exact until 2262), since the clock's own origin (boot, process start, ...) for the others.
  *
- * <p><b>Allocation.</b> None of the read methods allocates: {@link #kernelNanos} keeps its timespec on the
- * native stack, {@link #kernelTime} writes into the caller's {@link TimeSpec}.
+ * <p><b>Allocation.</b> None of the read methods allocates.
  *
  * <p><b>Errors.</b> A clock this kernel or configuration lacks (an AUX clock not enabled, an alarm clock
  * without an RTC) throws {@link UnsupportedOperationException} saying why and what would enable it;
@@ -410,14 +406,10 @@ public final class Clocks {
     }
 
     /**
-     * The clock's current value in nanoseconds, through the vDSO's clock_gettime (libc's where the vDSO has
-     * none), which reads the clock in user space where the kernel publishes it there.
-     *
-     * @throws UnsupportedOperationException if this kernel cannot read the clock now, saying why
-     * @param clock the clock
-     * @return the clock's value in ns from clock_gettime
+     * {@link KernelClocks#nanos(ClockId)}: kept here, where the reads above fall back to it, so that a first read
+     * loads no class but this one's.
      */
-    public static long kernelNanos(ClockId clock) {
+    static long kernelNanos(ClockId clock) {
         if (!FastPath.mapped()) {
             return kernelNanosUntilMapped(clock);
         }
@@ -466,84 +458,6 @@ public final class Clocks {
             return ColdClockGettime.nanos(clock.id());
         } catch (ErrnoException e) {
             throw unsupported(clock, e);
-        }
-    }
-
-    /**
-     * As {@link #kernelNanos(ClockId)}, for a clock behind an open file descriptor (a PTP device).
-     *
-     * @param clock a clock behind an open file descriptor
-     * @return the clock's value in ns
-     */
-    public static long kernelNanos(DynamicClockId clock) {
-        try {
-            return ClockGettimeStub.clockGettimeNanos(clock.id());
-        } catch (ErrnoException e) {
-            throw dynamicFailed(clock, e);
-        }
-    }
-
-    /**
-     * The clock's current value in nanoseconds through the clock_gettime system call itself, bypassing
-     * the vDSO (the forced-syscall path, about 10x slower).
-     *
-     * @throws UnsupportedOperationException if this kernel cannot read the clock now, saying why
-     * @param clock the clock
-     * @return the clock's value in ns from the system call
-     */
-    public static long syscallNanos(ClockId clock) {
-        try {
-            return LinuxTime.syscallClockGettimeNanos(clock.id());
-        } catch (ErrnoException e) {
-            throw unsupported(clock, e);
-        }
-    }
-
-    /**
-     * Fills {@code into} with the clock's current (seconds, nanoseconds) from clock_gettime, allocating
-     * nothing.
-     *
-     * @return {@code into}, for chaining
-     * @throws UnsupportedOperationException if this kernel cannot read the clock now, saying why
-     * @param clock the clock
-     * @param into  the holder to fill
-     */
-    public static TimeSpec kernelTime(ClockId clock, TimeSpec into) {
-        try {
-            LinuxTime.clockGettime(clock.id(), into.segment());
-            return into;
-        } catch (ErrnoException e) {
-            throw unsupported(clock, e);
-        }
-    }
-
-    /**
-     * The clock's resolution as clock_getres(2) reports it: 1 ns for the high-resolution clocks, one
-     * tick (e.g. 4 ms at HZ=250) for the COARSE ones.
-     *
-     * @throws UnsupportedOperationException if this kernel does not know the clock
-     * @param clock the clock
-     * @return the resolution in ns
-     */
-    public static long resolutionNanos(ClockId clock) {
-        try {
-            return LinuxTime.clockGetresNanos(clock.id());
-        } catch (ErrnoException e) {
-            throw unsupported(clock, e);
-        }
-    }
-
-    /**
-     * clock_getres for a clock behind an open file descriptor.
-     *
-     * @param clock a clock behind an open file descriptor
-     * @return the resolution in ns
-     */
-    public static long resolutionNanos(DynamicClockId clock) {
-        try {
-            return LinuxTime.clockGetresNanos(clock.id());
-        } catch (ErrnoException e) {
-            throw dynamicFailed(clock, e);
         }
     }
 
@@ -616,14 +530,9 @@ public final class Clocks {
         return "the kernel refuses " + name + ": clock_gettime answers " + Errno.describe(errno);
     }
 
-    private static UnsupportedOperationException unsupported(ClockId clock, ErrnoException e) {
+    static UnsupportedOperationException unsupported(ClockId clock, ErrnoException e) {
         UnsupportedOperationException u = new UnsupportedOperationException(reason(clock, e.errno()));
         u.initCause(e);
         return u;
-    }
-
-    private static IllegalArgumentException dynamicFailed(DynamicClockId clock, ErrnoException e) {
-        return new IllegalArgumentException("file descriptor " + clock.fd() + " is not an open clock device: "
-                + Errno.describe(e.errno()), e);
     }
 }

@@ -97,9 +97,9 @@ final class TicksConverter {
         long offset = 0;
         long width = Long.MAX_VALUE;
         for (int i = 0; i < 3; i++) {
-            long r0 = Clocks.kernelNanos(ClockId.MONOTONIC_RAW);
-            long k = Clocks.kernelNanos(clock);
-            long r1 = Clocks.kernelNanos(ClockId.MONOTONIC_RAW);
+            long r0 = KernelClocks.nanos(ClockId.MONOTONIC_RAW);
+            long k = KernelClocks.nanos(clock);
+            long r1 = KernelClocks.nanos(ClockId.MONOTONIC_RAW);
             if (r1 - r0 < width) {
                 width = r1 - r0;
                 offset = k - (r0 + (r1 - r0) / 2);

@@ -3,9 +3,8 @@
  *
  * <p>{@link org.timekeeping4j.Clocks} reads every Linux clock ({@link org.timekeeping4j.ClockId}) on the
  * fastest correct path, decided once per process: exact mode by default (the kernel's own vDSO data read with
- * the vDSO's arithmetic, equal to clock_gettime); where the kernel's data cannot be read that way, an in-process
- * timekeeper over the CPU counter that follows the kernel's clocks, where the counter can be trusted; else
- * clock_gettime. {@link org.timekeeping4j.ClockReader} binds one clock for
+ * the vDSO's arithmetic, equal to clock_gettime); where the kernel's data cannot be read that way, clock_gettime. {@link org.timekeeping4j.KernelClocks} holds the kernel's own paths (the vDSO's clock_gettime, the
+ * system call, clock_getres). {@link org.timekeeping4j.ClockReader} binds one clock for
  * hot loops; {@link org.timekeeping4j.Snapshot} and {@link org.timekeeping4j.CrossTimestamp} read several clocks
  * at one instant; {@link org.timekeeping4j.EventRecorder} timestamps events cheaply and converts them later;
  * {@link org.timekeeping4j.SyncStatus} is the kernel's NTP state (adjtimex).

@@ -25,7 +25,7 @@ class ClocksTest {
         // System.nanoTime is CLOCK_MONOTONIC on Linux: an independent reading of the same clock.
         for (int i = 0; i < 10_000; i++) {
             long before = System.nanoTime();
-            long kernel = Clocks.kernelNanos(ClockId.MONOTONIC);
+            long kernel = KernelClocks.nanos(ClockId.MONOTONIC);
             long after = System.nanoTime();
             assertThat(kernel).isBetween(before, after);
         }
@@ -35,13 +35,13 @@ class ClocksTest {
     void realtimeShouldLieBetweenTwoInstantNowReads() {
         for (int i = 0; i < 10_000; i++) {
             Instant before = Instant.now();
-            long kernel = Clocks.kernelNanos(ClockId.REALTIME);
+            long kernel = KernelClocks.nanos(ClockId.REALTIME);
             Instant after = Instant.now();
             assertThat(kernel).isBetween(epochNanos(before), epochNanos(after));
         }
     }
 
-    /** kernelNanos reaches the clocks read most by constant ids of its own: they are the clocks' ids. */
+    /** KernelClocks.nanos reaches the clocks read most by constant ids of its own: they are the clocks' ids. */
     @Test
     void kernelNanosConstantIdsShouldBeTheClocksIds() {
         assertThat(new int[] {ClockGettimeStub.CLOCK_REALTIME, ClockGettimeStub.CLOCK_MONOTONIC,
@@ -53,9 +53,9 @@ class ClocksTest {
     void syscallPathShouldAgreeWithTheVdsoPath() {
         for (ClockId c : HIGH_RESOLUTION) {
             for (int i = 0; i < 1000; i++) {
-                long before = Clocks.kernelNanos(c);
-                long syscall = Clocks.syscallNanos(c);
-                long after = Clocks.kernelNanos(c);
+                long before = KernelClocks.nanos(c);
+                long syscall = KernelClocks.syscallNanos(c);
+                long after = KernelClocks.nanos(c);
                 assertThat(syscall).as(c.name()).isBetween(before, after);
             }
         }
@@ -65,23 +65,23 @@ class ClocksTest {
     void taiShouldBeRealtimePlusTheKernelsTaiOffset() {
         SyncStatus status = SyncStatus.read();
         long offset = status.isAvailable() ? status.taiOffsetSeconds() * 1_000_000_000L : 0;
-        long before = Clocks.kernelNanos(ClockId.REALTIME);
-        long tai = Clocks.kernelNanos(ClockId.TAI);
-        long after = Clocks.kernelNanos(ClockId.REALTIME);
+        long before = KernelClocks.nanos(ClockId.REALTIME);
+        long tai = KernelClocks.nanos(ClockId.TAI);
+        long after = KernelClocks.nanos(ClockId.REALTIME);
         assertThat(tai - offset).isBetween(before, after);
     }
 
     @Test
     void boottimeShouldNeverBeBehindMonotonic() {
-        long mono = Clocks.kernelNanos(ClockId.MONOTONIC);
-        long boot = Clocks.kernelNanos(ClockId.BOOTTIME);
+        long mono = KernelClocks.nanos(ClockId.MONOTONIC);
+        long boot = KernelClocks.nanos(ClockId.BOOTTIME);
         assertThat(boot).isGreaterThanOrEqualTo(mono);
     }
 
     @Test
     void highResolutionClocksShouldReportOneNanosecond() {
         for (ClockId c : HIGH_RESOLUTION) {
-            assertThat(Clocks.resolutionNanos(c)).as(c.name()).isEqualTo(1);
+            assertThat(KernelClocks.resolutionNanos(c)).as(c.name()).isEqualTo(1);
         }
     }
 
@@ -98,7 +98,7 @@ class ClocksTest {
     @Test
     void coarseResolutionShouldBeTheTickTheClockVisiblyAdvancesBy() {
         for (ClockId c : EnumSet.of(ClockId.MONOTONIC_COARSE, ClockId.REALTIME_COARSE)) {
-            long resolution = Clocks.resolutionNanos(c);
+            long resolution = KernelClocks.resolutionNanos(c);
             assertThat(resolution).as(c.name()).isBetween(1_000_000L, 10_000_000L); // HZ 100..1000
             CoarseSteps s = coarseSteps(c, resolution);
             System.out.println("ClocksTest: " + c + " steps, in ticks of " + resolution + " ns: " + s.ks
@@ -125,10 +125,10 @@ class ClocksTest {
         List<Long> ks = new ArrayList<>();
         List<Long> offGrid = new ArrayList<>();
         long gcd = 0;
-        long last = Clocks.kernelNanos(c);
+        long last = KernelClocks.nanos(c);
         long lastChange = System.nanoTime();
         while (ks.size() < COARSE_MIN_STEPS || (gcd != 1 && ks.size() + offGrid.size() < COARSE_MAX_STEPS)) {
-            long now = Clocks.kernelNanos(c);
+            long now = KernelClocks.nanos(c);
             if (now == last) {
                 // A guard against a clock that never moves, not a verdict on speed: a minute without a tick.
                 assertThat(System.nanoTime() - lastChange).as("%s did not advance", c).isLessThan(60_000_000_000L);
@@ -154,9 +154,9 @@ class ClocksTest {
     void resolutionShouldBeConstant() {
         for (ClockId c : ClockId.values()) {
             if (Clocks.isSupported(c)) {
-                long first = Clocks.resolutionNanos(c);
+                long first = KernelClocks.resolutionNanos(c);
                 for (int i = 0; i < 100; i++) {
-                    assertThat(Clocks.resolutionNanos(c)).isEqualTo(first);
+                    assertThat(KernelClocks.resolutionNanos(c)).isEqualTo(first);
                 }
             }
         }
@@ -167,16 +167,16 @@ class ClocksTest {
     void everyClockShouldEitherReadOrSayWhyNot(ClockId c) {
         if (Clocks.isSupported(c)) {
             assertThat(Clocks.whyUnsupported(c)).isEmpty();
-            assertThat(Clocks.kernelNanos(c)).isPositive();
-            assertThat(Clocks.syscallNanos(c)).isPositive();
+            assertThat(KernelClocks.nanos(c)).isPositive();
+            assertThat(KernelClocks.syscallNanos(c)).isPositive();
         } else {
             String why = Clocks.whyUnsupported(c).orElseThrow();
             assertThat(why).contains(c.kernelName());
-            assertThatThrownBy(() -> Clocks.kernelNanos(c))
+            assertThatThrownBy(() -> KernelClocks.nanos(c))
                     .isInstanceOf(UnsupportedOperationException.class).hasMessage(why);
-            assertThatThrownBy(() -> Clocks.syscallNanos(c))
+            assertThatThrownBy(() -> KernelClocks.syscallNanos(c))
                     .isInstanceOf(UnsupportedOperationException.class).hasMessage(why);
-            assertThatThrownBy(() -> Clocks.kernelTime(c, new TimeSpec()))
+            assertThatThrownBy(() -> KernelClocks.time(c, new TimeSpec()))
                     .isInstanceOf(UnsupportedOperationException.class).hasMessage(why);
         }
     }
@@ -197,9 +197,9 @@ class ClocksTest {
         TimeSpec ts = new TimeSpec();
         for (ClockId c : HIGH_RESOLUTION) {
             for (int i = 0; i < 1000; i++) {
-                long before = Clocks.kernelNanos(c);
-                Clocks.kernelTime(c, ts);
-                long after = Clocks.kernelNanos(c);
+                long before = KernelClocks.nanos(c);
+                KernelClocks.time(c, ts);
+                long after = KernelClocks.nanos(c);
                 assertThat(ts.nanos()).isBetween(0, 999_999_999);
                 assertThat(ts.seconds()).isNotNegative();
                 assertThat(ts.toNanos()).isBetween(before, after);
@@ -214,12 +214,12 @@ class ClocksTest {
         TimeSpec ts = new TimeSpec();
         long sink = 0;
         for (int i = 0; i < 200_000; i++) { // warm up: JIT, and the per-thread buffer's one allocation
-            sink += Clocks.kernelNanos(ClockId.MONOTONIC) + Clocks.kernelTime(ClockId.REALTIME, ts).nanos();
+            sink += KernelClocks.nanos(ClockId.MONOTONIC) + KernelClocks.time(ClockId.REALTIME, ts).nanos();
         }
         long before = threads.getCurrentThreadAllocatedBytes();
         for (int i = 0; i < 1_000_000; i++) {
-            sink += Clocks.kernelNanos(ClockId.MONOTONIC);
-            sink += Clocks.kernelTime(ClockId.REALTIME, ts).nanos();
+            sink += KernelClocks.nanos(ClockId.MONOTONIC);
+            sink += KernelClocks.time(ClockId.REALTIME, ts).nanos();
         }
         long allocated = threads.getCurrentThreadAllocatedBytes() - before;
         assertThat(sink).isNotZero();
@@ -248,10 +248,10 @@ class ClocksTest {
 
     @Test
     void aFileDescriptorThatIsNoClockShouldBeRefusedClearly() {
-        assertThatThrownBy(() -> Clocks.kernelNanos(new DynamicClockId(0)))
+        assertThatThrownBy(() -> KernelClocks.nanos(new DynamicClockId(0)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("file descriptor 0 is not an open clock device");
-        assertThatThrownBy(() -> Clocks.resolutionNanos(new DynamicClockId(999_999)))
+        assertThatThrownBy(() -> KernelClocks.resolutionNanos(new DynamicClockId(999_999)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("999999");
     }

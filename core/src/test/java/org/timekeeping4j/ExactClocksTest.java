@@ -68,11 +68,11 @@ class ExactClocksTest {
         int same = 0;
         for (int i = 0; i < 100_000; i++) {
             for (CounterClock vc : CounterClock.values()) {
-                long k0 = Clocks.kernelNanos(vc.clock());
-                long r0 = Clocks.kernelNanos(ClockId.MONOTONIC_RAW);
+                long k0 = KernelClocks.nanos(vc.clock());
+                long r0 = KernelClocks.nanos(ClockId.MONOTONIC_RAW);
                 Clocks.snapshot(vc.clock(), s);
-                long k1 = Clocks.kernelNanos(vc.clock());
-                long r1 = Clocks.kernelNanos(ClockId.MONOTONIC_RAW);
+                long k1 = KernelClocks.nanos(vc.clock());
+                long r1 = KernelClocks.nanos(ClockId.MONOTONIC_RAW);
                 assertThat(s.isFromCounter()).isTrue();
                 if (s.isExact()) {
                     exact++;
@@ -138,9 +138,9 @@ class ExactClocksTest {
         EventRecorder events = new EventRecorder(4);
         int exact = 0;
         for (int i = 0; i < 1000; i++) {
-            long k0 = Clocks.kernelNanos(ClockId.REALTIME);
+            long k0 = KernelClocks.nanos(ClockId.REALTIME);
             events.record(i);
-            long k1 = Clocks.kernelNanos(ClockId.REALTIME);
+            long k1 = KernelClocks.nanos(ClockId.REALTIME);
             long[] got = new long[2];
             events.export(ClockId.REALTIME, (nanos, payload, isExact) -> {
                 got[0] = nanos; // the newest event comes last

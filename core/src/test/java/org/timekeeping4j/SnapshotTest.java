@@ -74,9 +74,9 @@ class SnapshotTest {
         }
         // The offset REALTIME -> MONOTONIC_RAW agrees with a kernel-bracketed estimate within its width
         // plus the fast path's error.
-        long r0 = Clocks.kernelNanos(ClockId.REALTIME);
-        long raw = Clocks.kernelNanos(ClockId.MONOTONIC_RAW);
-        long r1 = Clocks.kernelNanos(ClockId.REALTIME);
+        long r0 = KernelClocks.nanos(ClockId.REALTIME);
+        long raw = KernelClocks.nanos(ClockId.MONOTONIC_RAW);
+        long r1 = KernelClocks.nanos(ClockId.REALTIME);
         long kernelOffset = raw - (r0 + (r1 - r0) / 2);
         assertThat(Math.abs(x.offsetNanos() - kernelOffset)).isLessThan((r1 - r0) + x.widthNanos() + 1_000);
         // A clock served only by the kernel is bracketed.

@@ -9,7 +9,7 @@ import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.Level;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.arch.Arch;
 import org.timekeeping4j.machine.ClockGettimeStub;
 import org.timekeeping4j.machine.Stubs;
@@ -18,7 +18,7 @@ import org.timekeeping4j.machine.Stubs;
  * What a critical FFM downcall costs by its arguments, beside the kernel path built on it: an empty function
  * ({@code mov eax, 42; ret}) called with no argument, one int and four longs, and the kernel path's
  * clock_gettime stub generic (the id passed) against the clock's own (the id in the code, what
- * {@code Clocks.kernelNanos} runs). This is why the hot reads bind their arguments in the code (vdso.KernelVdso's
+ * {@code KernelClocks.nanos} runs). This is why the hot reads bind their arguments in the code (vdso.KernelVdso's
  * bound sites, ClockGettimeStub's own stubs). x86_64 only (the empty function is x86 code).
  *
  * <pre>
@@ -66,7 +66,7 @@ public class DowncallCostBenchmark extends PerCallBenchmark {
 
     @Benchmark
     public long kernelNanosMonotonic() {
-        return Clocks.kernelNanos(ClockId.MONOTONIC);
+        return KernelClocks.nanos(ClockId.MONOTONIC);
     }
 
     /** The clock as a caller holds it in a field (not a constant the JIT can fold), as tk4j bench's cells do. */
@@ -74,6 +74,6 @@ public class DowncallCostBenchmark extends PerCallBenchmark {
 
     @Benchmark
     public long kernelNanosMonotonicFromAField() {
-        return Clocks.kernelNanos(monotonic);
+        return KernelClocks.nanos(monotonic);
     }
 }

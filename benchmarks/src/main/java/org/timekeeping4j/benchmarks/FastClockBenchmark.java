@@ -11,6 +11,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.ClockReader;
 import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.Snapshot;
 import org.timekeeping4j.clocksource.CounterSelector;
 import org.timekeeping4j.clocksource.HardwareCounter;
@@ -19,7 +20,7 @@ import org.timekeeping4j.clocksource.HardwareCounter;
  * The user-space fast clocks, in ns per call: {@code Clocks.nanos} for each fast clock and
  * MONOTONIC_COARSE, the bound {@code Clocks.clock(MONOTONIC)} reader, {@code Clocks.ticks()} and
  * {@code Clocks.snapshot}, against {@code System.nanoTime}, {@code Instant.now()} (returned, so it allocates)
- * and {@code Clocks.kernelNanos(MONOTONIC_COARSE)} from the same run.
+ * and {@code KernelClocks.nanos(MONOTONIC_COARSE)} from the same run.
  *
  * <h2>Run recipe</h2>
  * <pre>
@@ -73,7 +74,7 @@ public class FastClockBenchmark extends PerCallBenchmark {
 
     @Benchmark
     public long kernelNanosMonotonicCoarse() {
-        return Clocks.kernelNanos(ClockId.MONOTONIC_COARSE);
+        return KernelClocks.nanos(ClockId.MONOTONIC_COARSE);
     }
 
     /** The same call as {@link #kernelNanosMonotonicCoarse} through Clocks.nanos: the COARSE target's pair. */
@@ -85,7 +86,7 @@ public class FastClockBenchmark extends PerCallBenchmark {
     /** The direct FFM read of the parameter's clock: the baseline of {@code nanos(clock)} with the same shape. */
     @Benchmark
     public long kernelNanos(FastClock c) {
-        return Clocks.kernelNanos(c.clock);
+        return KernelClocks.nanos(c.clock);
     }
 
     @Benchmark
@@ -111,7 +112,7 @@ public class FastClockBenchmark extends PerCallBenchmark {
 
     @Benchmark
     public long kernelNanosMonotonicConstant() {
-        return Clocks.kernelNanos(ClockId.MONOTONIC);
+        return KernelClocks.nanos(ClockId.MONOTONIC);
     }
 
     @Benchmark

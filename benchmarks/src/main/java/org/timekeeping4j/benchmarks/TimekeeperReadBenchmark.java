@@ -4,7 +4,7 @@ import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Setup;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.CounterSelection;
 import org.timekeeping4j.clocksource.CounterSelector;
@@ -50,8 +50,8 @@ public class TimekeeperReadBenchmark extends PerCallBenchmark {
         }
         counter = h;
         timekeeper = Timekeeper.builder(counter)
-                .realtimeNanos(Clocks.kernelNanos(ClockId.REALTIME))
-                .monotonicNanos(Clocks.kernelNanos(ClockId.MONOTONIC))
+                .realtimeNanos(KernelClocks.nanos(ClockId.REALTIME))
+                .monotonicNanos(KernelClocks.nanos(ClockId.MONOTONIC))
                 .taiOffsetSeconds(37)
                 .build();
         timekeeper.update();
@@ -60,7 +60,7 @@ public class TimekeeperReadBenchmark extends PerCallBenchmark {
         }
         unorderedCounter = u;
         unorderedTimekeeper = Timekeeper.builder(unorderedCounter)
-                .monotonicNanos(Clocks.kernelNanos(ClockId.MONOTONIC))
+                .monotonicNanos(KernelClocks.nanos(ClockId.MONOTONIC))
                 .build();
         unorderedTimekeeper.update();
     }

@@ -10,13 +10,14 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.TearDown;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.vdso.KernelVdso;
 
 /**
  * Exact mode on whichever clocksource the host runs now (tsc, kvm-clock), side by side with the JDK's own
  * calls: {@code Clocks.nanos(MONOTONIC)} against {@code System.nanoTime}, {@code Clocks.nanos(REALTIME)}
- * against {@code Instant.now()}, and the kernel path ({@code Clocks.kernelNanos}) that a fallback takes.
+ * against {@code Instant.now()}, and the kernel path ({@code KernelClocks.nanos}) that a fallback takes.
  * Setup refuses to run where exact mode does not serve, and says which vclock serves
  * ({@code Clocks.kernelData()}), so a figure cannot silently be the kernel's.
  *
@@ -75,13 +76,13 @@ public class VclockBenchmark extends PerCallBenchmark {
 
     /**
      * MONOTONIC as exact mode read it before its machine code completed its own fallback: the read, then (where it
-     * returned the fallback value) Clocks.kernelNanos, two downcalls. The baseline of {@link #nanosMonotonic}'s
+     * returned the fallback value) KernelClocks.nanos, two downcalls. The baseline of {@link #nanosMonotonic}'s
      * fallback.
      */
     @Benchmark
     public long twoDowncallFallbackMonotonic() {
         long v = KernelVdso.monotonicWithoutOwnFallback();
-        return v != VdsoStub.FALLBACK ? v : Clocks.kernelNanos(ClockId.MONOTONIC);
+        return v != VdsoStub.FALLBACK ? v : KernelClocks.nanos(ClockId.MONOTONIC);
     }
 
     @Benchmark
@@ -91,11 +92,11 @@ public class VclockBenchmark extends PerCallBenchmark {
 
     @Benchmark
     public long kernelNanosMonotonic() {
-        return Clocks.kernelNanos(ClockId.MONOTONIC);
+        return KernelClocks.nanos(ClockId.MONOTONIC);
     }
 
     @Benchmark
     public long kernelNanosRealtime() {
-        return Clocks.kernelNanos(ClockId.REALTIME);
+        return KernelClocks.nanos(ClockId.REALTIME);
     }
 }

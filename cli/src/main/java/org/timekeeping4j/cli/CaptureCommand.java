@@ -9,6 +9,7 @@ import java.util.concurrent.Callable;
 import org.HdrHistogram.Histogram;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.Snapshot;
 import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.CounterSelection;
@@ -80,8 +81,8 @@ final class CaptureCommand implements Callable<Integer> {
             return snapshot.isFromCounter() ? snapshot.counter() : Long.MIN_VALUE;
         });
         probes.put("Clocks.nanos(REALTIME)", c0 -> inverse(c0, Clocks.nanos(ClockId.REALTIME), ClockId.REALTIME, nsPerCycle));
-        probes.put("Clocks.kernelNanos(REALTIME) (FFM clock_gettime)",
-                c0 -> inverse(c0, Clocks.kernelNanos(ClockId.REALTIME), ClockId.REALTIME, nsPerCycle));
+        probes.put("KernelClocks.nanos(REALTIME) (FFM clock_gettime)",
+                c0 -> inverse(c0, KernelClocks.nanos(ClockId.REALTIME), ClockId.REALTIME, nsPerCycle));
         probes.put("System.nanoTime()", c0 -> inverse(c0, System.nanoTime(), ClockId.MONOTONIC, nsPerCycle));
 
         List<Map<String, Object>> rows = new ArrayList<>();
@@ -172,7 +173,7 @@ final class CaptureCommand implements Callable<Integer> {
         r.put("p99Ns", h.getValueAtPercentile(99) / 10.0);
         r.put("p999Ns", h.getValueAtPercentile(99.9) / 10.0);
         r.put("samples", n);
-        r.put("note", name.startsWith("Clocks.kernelNanos") || name.startsWith("System.nanoTime")
+        r.put("note", name.startsWith("KernelClocks.nanos") || name.startsWith("System.nanoTime")
                 ? "(mapped through the fast path: +/- its kernel disagreement)"
                 : invalid > 0 ? "(" + invalid + " reads on the kernel path, not counted)" : "");
         return r;

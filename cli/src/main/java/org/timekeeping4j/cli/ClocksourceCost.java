@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.function.LongSupplier;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.clocksource.CounterSelector;
 import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.LinuxTime;
@@ -19,7 +20,7 @@ import org.timekeeping4j.linux.LinuxTime;
  * seconds under emulation); elsewhere it costs two sysfs reads.
  *
  * @param advice      the advice
- * @param readNs      a clock read (Clocks.kernelNanos(MONOTONIC)), ns
+ * @param readNs      a clock read (KernelClocks.nanos(MONOTONIC)), ns
  * @param counterNs   the counter read, ns, or NaN where there is none
  * @param counterRead the counter read's instructions, or null
  */
@@ -44,10 +45,10 @@ record ClocksourceCost(ClocksourceAdvice advice, double readNs, double counterNs
         if (!ClocksourceAdvice.NO_VDSO_READ.contains(current) && !ClocksourceAdvice.PVCLOCK.contains(current)) {
             return Optional.empty(); // nothing to measure: the vDSO reads the counter, or tk4j cannot tell
         }
-        double read = nsPerCall(() -> Clocks.kernelNanos(ClockId.MONOTONIC));
+        double read = nsPerCall(() -> KernelClocks.nanos(ClockId.MONOTONIC));
         // kvm-clock and xen: exact mode serving says the vDSO reads their page; else the cost says it.
         boolean fallsBack = ClocksourceAdvice.PVCLOCK.contains(current) && !Clocks.kernelData().enabled()
-                && costsASystemCall(read, nsPerCall(() -> Clocks.syscallNanos(ClockId.MONOTONIC)));
+                && costsASystemCall(read, nsPerCall(() -> KernelClocks.syscallNanos(ClockId.MONOTONIC)));
         Optional<ClocksourceAdvice> advice = ClocksourceAdvice.of(current, available, machine, fallsBack);
         if (advice.isEmpty()) {
             return Optional.empty();

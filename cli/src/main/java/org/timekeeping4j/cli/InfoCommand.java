@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.KernelData;
 import org.timekeeping4j.SyncStatus;
 import org.timekeeping4j.clocksource.CounterSelection;
@@ -69,8 +70,8 @@ final class InfoCommand implements Callable<Integer> {
             var why = Clocks.whyUnsupported(c);
             m.put("supported", why.isEmpty());
             if (why.isEmpty()) {
-                m.put("resolutionNs", Clocks.resolutionNanos(c));
-                m.put("nanos", Clocks.kernelNanos(c));
+                m.put("resolutionNs", KernelClocks.resolutionNanos(c));
+                m.put("nanos", KernelClocks.nanos(c));
             } else {
                 m.put("reason", why.get());
             }

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.SyncStatus;
 import org.timekeeping4j.cli.bench.BenchHtml;
 import org.timekeeping4j.cli.bench.ReadBenchmark;
@@ -106,7 +107,7 @@ final class MainJob {
         for (ClockId c : rows) {
             List<String> line = new ArrayList<>();
             line.add(c.kernelName().substring("CLOCK_".length()));
-            line.add(res(Clocks.resolutionNanos(c)));
+            line.add(res(KernelClocks.resolutionNanos(c)));
             String baseline = "-";
             for (ClockPath p : paths) {
                 ReadBenchmark.CellResult r = byCell.get(p.name() + " " + c.kernelName());

@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.device.DeviceException;
 import org.timekeeping4j.device.TimeBounds;
 import org.timekeeping4j.device.VmClock;
@@ -231,7 +231,7 @@ final class VmClockCommand extends DeviceCommand {
                 VmClockPage from = last;
                 row(() -> {
                     Map<String, Object> m = new LinkedHashMap<>();
-                    m.put("seenNanos", Clocks.kernelNanos(ClockId.REALTIME));
+                    m.put("seenNanos", KernelClocks.nanos(ClockId.REALTIME));
                     m.put("disruptionMarker", Long.toUnsignedString(p.disruptionMarker()));
                     m.put("previousDisruptionMarker", Long.toUnsignedString(from.disruptionMarker()));
                     m.put("vmGenerationCounter", p.vmGenerationCounterPresent()
@@ -252,7 +252,7 @@ final class VmClockCommand extends DeviceCommand {
     }
 
     private static String seen() {
-        return Instant.ofEpochSecond(0, Clocks.kernelNanos(ClockId.REALTIME)).toString();
+        return Instant.ofEpochSecond(0, KernelClocks.nanos(ClockId.REALTIME)).toString();
     }
 
     private static String generation(VmClockPage p) {

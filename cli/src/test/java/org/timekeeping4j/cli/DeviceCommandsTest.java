@@ -13,7 +13,7 @@ import java.nio.file.StandardOpenOption;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 
 /** tk4j phc, pps and bounds through Tk4j.run; no PTP/PPS hardware here, so phc and pps cover errors only. */
 class DeviceCommandsTest {
@@ -164,7 +164,7 @@ class DeviceCommandsTest {
 
     /** A ClockBound v2 segment as the protocol documents it, as_of = now (MONOTONIC_COARSE). */
     private static void writeSegment(Path file, int magic0, int version) throws IOException {
-        long mono = Clocks.kernelNanos(ClockId.MONOTONIC_COARSE);
+        long mono = KernelClocks.nanos(ClockId.MONOTONIC_COARSE);
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
                 StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING); Arena arena = Arena.ofConfined()) {
             ch.write(java.nio.ByteBuffer.allocate(80));

@@ -3,7 +3,7 @@ package org.timekeeping4j.device;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.SyncStatus;
 
 /**
@@ -24,7 +24,7 @@ final class AdjtimexBounds implements BoundedClock {
     private final LongSupplier realtime;
 
     AdjtimexBounds() {
-        this(SyncStatus::read, () -> Clocks.kernelNanos(ClockId.REALTIME));
+        this(SyncStatus::read, () -> KernelClocks.nanos(ClockId.REALTIME));
     }
 
     AdjtimexBounds(Supplier<SyncStatus> status, LongSupplier realtime) {

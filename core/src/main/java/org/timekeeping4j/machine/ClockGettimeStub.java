@@ -85,7 +85,7 @@ public final class ClockGettimeStub {
 
     // The clocks with their own stub, by their kernel ids (include/uapi/linux/time.h, as ClockId has them) as
     // compile-time constants: ClockId's id field is an enum's, which the JIT does not fold. A caller holding a
-    // ClockId passes these for it (Clocks.kernelNanos), so its read folds to the clock's own stub.
+    // ClockId passes these for it (KernelClocks.nanos), so its read folds to the clock's own stub.
     public static final int CLOCK_REALTIME = 0;
     public static final int CLOCK_MONOTONIC = 1;
     public static final int CLOCK_MONOTONIC_RAW = 4;

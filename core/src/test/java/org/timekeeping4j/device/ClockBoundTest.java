@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.SyncStatuses;
 import org.timekeeping4j.linux.Errno;
 import org.timekeeping4j.linux.TimexReading;
@@ -90,12 +90,12 @@ class ClockBoundTest {
     void shouldReadBoundsFromARealSegment() throws Exception {
         Path file = dir.resolve("shm0");
         try (ShmWriter w = ShmWriter.valid(file)) {
-            long mono = Clocks.kernelNanos(ClockId.MONOTONIC_COARSE);
+            long mono = KernelClocks.nanos(ClockId.MONOTONIC_COARSE);
             w.write(mono, mono + 3600 * S, 5_000, 42, 15_000, 1);
             try (ClockBound cb = ClockBound.open(file)) {
-                long before = Clocks.kernelNanos(ClockId.REALTIME);
+                long before = KernelClocks.nanos(ClockId.REALTIME);
                 TimeBounds b = cb.now(new TimeBounds());
-                long after = Clocks.kernelNanos(ClockId.REALTIME);
+                long after = KernelClocks.nanos(ClockId.REALTIME);
                 assertThat(b.status()).isIn(TimeBounds.Status.SYNCHRONIZED, TimeBounds.Status.FREE_RUNNING);
                 assertThat(b.widthNanos()).isGreaterThanOrEqualTo(10_000);
                 assertThat(b.earliestNanos()).isLessThanOrEqualTo(after - 5_000);
@@ -110,7 +110,7 @@ class ClockBoundTest {
     void aCausalityBreachFromTheSegmentIsOneLine() throws Exception {
         Path file = dir.resolve("shm0");
         try (ShmWriter w = ShmWriter.valid(file); ClockBound cb = openAfter(w, file)) {
-            long mono = Clocks.kernelNanos(ClockId.MONOTONIC_COARSE);
+            long mono = KernelClocks.nanos(ClockId.MONOTONIC_COARSE);
             w.write(mono + 3600 * S, mono + 7200 * S, 5_000, 0, 0, 1); // as_of an hour in the future
             assertThatThrownBy(() -> cb.now(new TimeBounds())).isInstanceOf(IllegalStateException.class)
                     .hasMessageStartingWith(file + ": ClockBound causality breach");
@@ -121,7 +121,7 @@ class ClockBoundTest {
     void nowShouldAllocateNothing() throws Exception {
         Path file = dir.resolve("alloc");
         try (ShmWriter w = ShmWriter.valid(file); ClockBound cb = openAfter(w, file)) {
-            long mono = Clocks.kernelNanos(ClockId.MONOTONIC_COARSE);
+            long mono = KernelClocks.nanos(ClockId.MONOTONIC_COARSE);
             w.write(mono, mono + 3600 * S, 5_000, 0, 50_000, 1);
             com.sun.management.ThreadMXBean threads =
                     (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();

@@ -5,7 +5,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.EventRecorder;
 
 /**
@@ -86,7 +86,7 @@ public final class VmClockLabMain {
             long generation = clock.vmGenerationCounter();
             // A ClockBound daemon's segment as it would stand before the disruption: support on, this marker.
             Path shm = Files.createTempFile("shm0", ".clockbound");
-            long mono = Clocks.kernelNanos(ClockId.MONOTONIC_COARSE);
+            long mono = KernelClocks.nanos(ClockId.MONOTONIC_COARSE);
             try (ShmWriter w = ShmWriter.valid(shm); ClockBound bound = ClockBound.open(shm, device)) {
                 w.disruptionSupport = 1;
                 w.write(mono, mono + 3600_000_000_000L, 5_000, marker, 15_000, 1);
@@ -98,7 +98,7 @@ public final class VmClockLabMain {
                 long end = System.nanoTime() + seconds * 1_000_000_000L;
                 while (System.nanoTime() - end < 0) {
                     if (clock.disruptedSince(marker, generation)) {
-                        String seen = Instant.ofEpochSecond(0, Clocks.kernelNanos(ClockId.REALTIME)).toString();
+                        String seen = Instant.ofEpochSecond(0, KernelClocks.nanos(ClockId.REALTIME)).toString();
                         say("DISRUPTED marker " + Long.toUnsignedString(marker) + " -> "
                                 + Long.toUnsignedString(clock.disruptionMarker()) + " seen at " + seen
                                 + "; page " + clock.page());

@@ -325,7 +325,7 @@ class VmClockTest {
     void clockBoundIsDisruptedWhileTheDaemonsMarkerLagsThePage() throws Exception {
         Path shm = dir.resolve("shm0");
         Path page = dir.resolve("vmclock0");
-        long mono = org.timekeeping4j.Clocks.kernelNanos(ClockId.MONOTONIC_COARSE);
+        long mono = org.timekeeping4j.KernelClocks.nanos(ClockId.MONOTONIC_COARSE);
         try (ShmWriter cb = ShmWriter.valid(shm); VmClockPageWriter vm = VmClockPageWriter.valid(page);
              ClockBound bound = ClockBound.open(shm, page)) {
             cb.disruptionSupport = 1;

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.SyncStatus;
 import org.timekeeping4j.SyncStatus.ClockState;
 import org.timekeeping4j.testing.KernelClock;
@@ -48,8 +49,8 @@ class LeapSecondLabTest {
     static {
         PATHS.put("Clocks.nanos", Clocks::nanos);
         PATHS.put("ClockReader", c -> READERS.computeIfAbsent(c, Clocks::clock).nanos());
-        PATHS.put("Clocks.kernelNanos", Clocks::kernelNanos);
-        PATHS.put("Clocks.syscallNanos", Clocks::syscallNanos);
+        PATHS.put("KernelClocks.nanos", KernelClocks::nanos);
+        PATHS.put("KernelClocks.syscallNanos", KernelClocks::syscallNanos);
     }
 
     @BeforeAll

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.EventRecorder;
 import org.timekeeping4j.disruption.Disruptions;
 
@@ -31,9 +32,9 @@ class RediscoveryTest {
         ((org.crac.Resource) resource).afterRestore(null);
         assertThat(Disruptions.count()).isEqualTo(disruptions + 1);
         for (int i = 0; i < 100_000; i++) { // across the re-discovery: inside the kernel's bracket
-            long b = Clocks.kernelNanos(ClockId.MONOTONIC);
+            long b = KernelClocks.nanos(ClockId.MONOTONIC);
             long v = Clocks.nanos(ClockId.MONOTONIC);
-            long a = Clocks.kernelNanos(ClockId.MONOTONIC);
+            long a = KernelClocks.nanos(ClockId.MONOTONIC);
             assertThat(v).isBetween(b, a);
         }
         assertThat(FastPath.await(Duration.ofSeconds(30).toNanos())).isTrue();

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.ClockReader;
 import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 
 class TimekeepingAgronaClocksTest {
 
@@ -50,9 +51,9 @@ class TimekeepingAgronaClocksTest {
         AtomicBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(64 * 1024));
         DistinctErrorLog log = new DistinctErrorLog(buffer, clock);
 
-        long before = Clocks.kernelNanos(ClockId.REALTIME);
+        long before = KernelClocks.nanos(ClockId.REALTIME);
         assertThat(log.record(new IllegalStateException("bracketed"))).isTrue();
-        long after = Clocks.kernelNanos(ClockId.REALTIME);
+        long after = KernelClocks.nanos(ClockId.REALTIME);
 
         List<Long> firstObservations = new ArrayList<>();
         int entries = ErrorLogReader.read(buffer, (count, first, last, encoded) -> firstObservations.add(first));
@@ -64,9 +65,9 @@ class TimekeepingAgronaClocksTest {
 
     /** {@code read} lies between kernel reads of {@code clock} taken just before and just after it. */
     private static void assertWithinKernelBrackets(ClockId clock, LongSupplier read) {
-        long before = Clocks.kernelNanos(clock);
+        long before = KernelClocks.nanos(clock);
         long value = read.getAsLong();
-        long after = Clocks.kernelNanos(clock);
+        long after = KernelClocks.nanos(clock);
         assertThat(value).isBetween(before - AGREEMENT_BOUND_NANOS, after + AGREEMENT_BOUND_NANOS);
     }
 }

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.ClockReader;
 import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 
 class TimekeepingTickerTest {
 
@@ -81,9 +82,9 @@ class TimekeepingTickerTest {
 
     /** {@code read} lies between kernel reads of {@code clock} taken just before and just after it. */
     private static void assertWithinKernelBrackets(ClockId clock, LongSupplier read) {
-        long before = Clocks.kernelNanos(clock);
+        long before = KernelClocks.nanos(clock);
         long value = read.getAsLong();
-        long after = Clocks.kernelNanos(clock);
+        long after = KernelClocks.nanos(clock);
         assertThat(value).isBetween(before - AGREEMENT_BOUND_NANOS, after + AGREEMENT_BOUND_NANOS);
     }
 }

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.ClockReader;
 import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 
 class TimekeepingTickerTest {
 
@@ -37,13 +38,13 @@ class TimekeepingTickerTest {
 
     @Test
     void shouldTimeAStopwatchWithinKernelBrackets() throws InterruptedException {
-        long before = Clocks.kernelNanos(ClockId.MONOTONIC);
+        long before = KernelClocks.nanos(ClockId.MONOTONIC);
         Stopwatch stopwatch = Stopwatch.createStarted(TimekeepingTicker.monotonic());
-        long inside = Clocks.kernelNanos(ClockId.MONOTONIC);
+        long inside = KernelClocks.nanos(ClockId.MONOTONIC);
         Thread.sleep(2);
-        long insideEnd = Clocks.kernelNanos(ClockId.MONOTONIC);
+        long insideEnd = KernelClocks.nanos(ClockId.MONOTONIC);
         stopwatch.stop();
-        long after = Clocks.kernelNanos(ClockId.MONOTONIC);
+        long after = KernelClocks.nanos(ClockId.MONOTONIC);
 
         // The stopwatch ran at least over [inside, insideEnd] and at most over [before, after].
         assertThat(stopwatch.elapsed(TimeUnit.NANOSECONDS)).isBetween(
@@ -90,9 +91,9 @@ class TimekeepingTickerTest {
 
     /** {@code read} lies between kernel reads of {@code clock} taken just before and just after it. */
     private static void assertWithinKernelBrackets(ClockId clock, LongSupplier read) {
-        long before = Clocks.kernelNanos(clock);
+        long before = KernelClocks.nanos(clock);
         long value = read.getAsLong();
-        long after = Clocks.kernelNanos(clock);
+        long after = KernelClocks.nanos(clock);
         assertThat(value).isBetween(before - AGREEMENT_BOUND_NANOS, after + AGREEMENT_BOUND_NANOS);
     }
 }

@@ -16,7 +16,7 @@ import org.apache.logging.log4j.core.time.MutableInstant;
 import org.apache.logging.log4j.core.util.ClockFactory;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 
 /** Runs in surefire's forked JVM with {@code log4j2.clock=org.timekeeping4j.log4j.RecordingClock} (see pom.xml). */
 class TimekeepingLog4jClockTest {
@@ -54,9 +54,9 @@ class TimekeepingLog4jClockTest {
         context.updateLoggers();
         Logger logger = LogManager.getLogger(TimekeepingLog4jClockTest.class);
         try {
-            long before = Clocks.kernelNanos(ClockId.REALTIME);
+            long before = KernelClocks.nanos(ClockId.REALTIME);
             logger.info("bracketed");
-            long after = Clocks.kernelNanos(ClockId.REALTIME);
+            long after = KernelClocks.nanos(ClockId.REALTIME);
 
             assertThat(RecordingClock.CREATED.get()).as("the clock Log4j built from log4j2.clock").isNotNull();
             assertThat(appender.instants).hasSize(1);
@@ -83,12 +83,12 @@ class TimekeepingLog4jClockTest {
         TimekeepingLog4jClock clock = new TimekeepingLog4jClock();
         MutableInstant instant = new MutableInstant();
 
-        long before = Clocks.kernelNanos(ClockId.REALTIME);
+        long before = KernelClocks.nanos(ClockId.REALTIME);
         clock.init(instant);
-        long after = Clocks.kernelNanos(ClockId.REALTIME);
-        long millisBefore = Clocks.kernelNanos(ClockId.REALTIME);
+        long after = KernelClocks.nanos(ClockId.REALTIME);
+        long millisBefore = KernelClocks.nanos(ClockId.REALTIME);
         long millis = clock.currentTimeMillis();
-        long millisAfter = Clocks.kernelNanos(ClockId.REALTIME);
+        long millisAfter = KernelClocks.nanos(ClockId.REALTIME);
 
         assertThat(instant.getNanoOfSecond()).isBetween(0, 999_999_999);
         assertThat(instant.getEpochSecond() * NANOS_PER_SECOND + instant.getNanoOfSecond())

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.ClockReader;
 import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 
 class TimekeepingMicrometerClockTest {
 
@@ -34,12 +35,12 @@ class TimekeepingMicrometerClockTest {
         SimpleMeterRegistry registry = new SimpleMeterRegistry(SimpleConfig.DEFAULT, clock);
         Timer timer = Timer.builder("bracketed").register(registry);
 
-        long outerStart = Clocks.kernelNanos(ClockId.MONOTONIC);
+        long outerStart = KernelClocks.nanos(ClockId.MONOTONIC);
         Timer.Sample sample = Timer.start(registry);
-        long innerStart = Clocks.kernelNanos(ClockId.MONOTONIC);
-        long innerEnd = Clocks.kernelNanos(ClockId.MONOTONIC);
+        long innerStart = KernelClocks.nanos(ClockId.MONOTONIC);
+        long innerEnd = KernelClocks.nanos(ClockId.MONOTONIC);
         long recorded = sample.stop(timer);
-        long outerEnd = Clocks.kernelNanos(ClockId.MONOTONIC);
+        long outerEnd = KernelClocks.nanos(ClockId.MONOTONIC);
 
         assertThat(handedOut).as("MONOTONIC reads by the Timer.Sample").hasSizeGreaterThanOrEqualTo(2);
         assertThat(differencesOf(handedOut)).as("the duration is the difference of two reads of the adapter")
@@ -66,12 +67,12 @@ class TimekeepingMicrometerClockTest {
     void shouldReadWallTimeMillisAndMonotonicNanosWithinKernelBrackets() {
         TimekeepingMicrometerClock clock = TimekeepingMicrometerClock.getInstance();
 
-        long realtimeBefore = Clocks.kernelNanos(ClockId.REALTIME);
+        long realtimeBefore = KernelClocks.nanos(ClockId.REALTIME);
         long wallMillis = clock.wallTime();
-        long realtimeAfter = Clocks.kernelNanos(ClockId.REALTIME);
-        long monotonicBefore = Clocks.kernelNanos(ClockId.MONOTONIC);
+        long realtimeAfter = KernelClocks.nanos(ClockId.REALTIME);
+        long monotonicBefore = KernelClocks.nanos(ClockId.MONOTONIC);
         long monotonicNanos = clock.monotonicTime();
-        long monotonicAfter = Clocks.kernelNanos(ClockId.MONOTONIC);
+        long monotonicAfter = KernelClocks.nanos(ClockId.MONOTONIC);
 
         assertThat(wallMillis).isBetween(
                 (realtimeBefore - AGREEMENT_BOUND_NANOS) / 1_000_000, (realtimeAfter + AGREEMENT_BOUND_NANOS) / 1_000_000);

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.ClockReader;
 import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 
 class TimekeepingOtelClockTest {
 
@@ -45,10 +46,10 @@ class TimekeepingOtelClockTest {
                 .build()) {
             Tracer tracer = provider.get("timekeeping4j-test");
 
-            long before = Clocks.kernelNanos(ClockId.REALTIME);
+            long before = KernelClocks.nanos(ClockId.REALTIME);
             Span span = tracer.spanBuilder("bracketed").startSpan();
             span.end();
-            long after = Clocks.kernelNanos(ClockId.REALTIME);
+            long after = KernelClocks.nanos(ClockId.REALTIME);
 
             List<SpanData> spans = exporter.getFinishedSpanItems();
             assertThat(spans).hasSize(1);
@@ -66,12 +67,12 @@ class TimekeepingOtelClockTest {
     void shouldReadRealtimeAndMonotonicWithinKernelBrackets() {
         TimekeepingOtelClock clock = TimekeepingOtelClock.getInstance();
 
-        long realtimeBefore = Clocks.kernelNanos(ClockId.REALTIME);
+        long realtimeBefore = KernelClocks.nanos(ClockId.REALTIME);
         long now = clock.now();
-        long realtimeAfter = Clocks.kernelNanos(ClockId.REALTIME);
-        long monotonicBefore = Clocks.kernelNanos(ClockId.MONOTONIC);
+        long realtimeAfter = KernelClocks.nanos(ClockId.REALTIME);
+        long monotonicBefore = KernelClocks.nanos(ClockId.MONOTONIC);
         long nanoTime = clock.nanoTime();
-        long monotonicAfter = Clocks.kernelNanos(ClockId.MONOTONIC);
+        long monotonicAfter = KernelClocks.nanos(ClockId.MONOTONIC);
 
         assertThat(now).isBetween(realtimeBefore - AGREEMENT_BOUND_NANOS, realtimeAfter + AGREEMENT_BOUND_NANOS);
         assertThat(nanoTime)

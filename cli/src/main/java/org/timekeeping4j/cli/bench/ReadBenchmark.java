@@ -47,7 +47,7 @@ public final class ReadBenchmark {
      * @param p50Ns          median batch's ns per call
      * @param p99Ns          99th-percentile batch's ns per call
      * @param calls          calls measured
-     * @param call           the call measured, e.g. Clocks.kernelNanos
+     * @param call           the call measured, e.g. KernelClocks.nanos
      * @param baselineCall   the JDK call compared with (System.nanoTime, Instant.now)
      * @param baselineMeanNs its mean ns per call in the same run
      * @param baselineP50Ns  its median ns per call in the same run

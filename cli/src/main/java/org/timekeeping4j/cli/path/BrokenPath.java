@@ -1,7 +1,7 @@
 package org.timekeeping4j.cli.path;
 
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 
 /**
  * {@code broken} (hidden): a deliberately wrong MONOTONIC that goes back {@link #STEP_BACK_NANOS} on every
@@ -41,7 +41,7 @@ final class BrokenPath implements ClockPath {
     public PathReader reader(ClockId clock) {
         ClockPaths.requireServed(this, clock);
         return () -> {
-            long t = Clocks.kernelNanos(ClockId.MONOTONIC);
+            long t = KernelClocks.nanos(ClockId.MONOTONIC);
             return (++reads & (PERIOD - 1)) == 0 ? t - STEP_BACK_NANOS : t;
         };
     }

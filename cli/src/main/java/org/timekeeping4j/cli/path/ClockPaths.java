@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Optional;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.Snapshot;
 import org.timekeeping4j.linux.LinuxTime;
 
@@ -24,12 +25,12 @@ public final class ClockPaths {
     private ClockPaths() {}
 
     /**
-     * The kernel reference that agreement brackets every path with: {@link Clocks#kernelNanos} (libc
+     * The kernel reference that agreement brackets every path with: {@link KernelClocks#nanos(ClockId)} (libc
      * clock_gettime, served by the vDSO where the kernel can); bound 0, the reference itself.
      */
     public static final ClockPath KERNEL = new SimplePath("kernel",
-            "Clocks.kernelNanos: the vDSO's clock_gettime (libc's where the vDSO has none)",
-            Clocks::isSupported, c -> () -> Clocks.kernelNanos(c), c -> 0, c -> "Clocks.kernelNanos")
+            "KernelClocks.nanos: the vDSO's clock_gettime (libc's where the vDSO has none)",
+            Clocks::isSupported, c -> () -> KernelClocks.nanos(c), c -> 0, c -> "KernelClocks.nanos")
             .withKernelResolution();
 
     /** The JDK's clocks: the baseline bench compares against. */
@@ -71,9 +72,9 @@ public final class ClockPaths {
             // syscall(SYS_clock_gettime), never the vDSO: the kernel's own timekeeper, read under its seqcount, on
             // the same time line as the vDSO (bound 0); clock_getres is the kernel's answer for the clock, whichever
             // way it is read afterwards.
-            new SimplePath("syscall", "Clocks.syscallNanos: the clock_gettime system call, bypassing the vDSO",
-                    c -> LinuxTime.syscallClockGettimeErrno(c.id()) == 0, c -> () -> Clocks.syscallNanos(c), c -> 0,
-                    c -> "Clocks.syscallNanos").withKernelResolution(),
+            new SimplePath("syscall", "KernelClocks.syscallNanos: the clock_gettime system call, bypassing the vDSO",
+                    c -> LinuxTime.syscallClockGettimeErrno(c.id()) == 0, c -> () -> KernelClocks.syscallNanos(c), c -> 0,
+                    c -> "KernelClocks.syscallNanos").withKernelResolution(),
             JDK,
             new JdkPath(true),
             // The user-space fast clocks: exact mode's reads are the kernel's values, and a clock that Clocks.nanos

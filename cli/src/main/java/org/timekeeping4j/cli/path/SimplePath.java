@@ -8,6 +8,7 @@ import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 
 /**
  * A path made of its parts, so that registering a new one in {@link ClockPaths} is one line, e.g.
@@ -43,7 +44,7 @@ public record SimplePath(String name, String description, Predicate<ClockId> ser
     /** This path reporting the kernel's clock_getres, for paths that read the kernel's own clock. */
     public SimplePath withKernelResolution() {
         return new SimplePath(name, description, serves, readers, bound, calls,
-                c -> OptionalLong.of(Clocks.resolutionNanos(c)), ordered, unavailable);
+                c -> OptionalLong.of(KernelClocks.resolutionNanos(c)), ordered, unavailable);
     }
 
     /** This path over an unordered read: its causality is measured, not promised. */

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.TimeSpec;
 import org.timekeeping4j.cli.path.ClockPath;
 import org.timekeeping4j.linux.Errno;
@@ -20,7 +21,7 @@ import org.timekeeping4j.linux.LinuxTime;
  *   <li>unsupported clocks: every read method and every path refuses them with UnsupportedOperationException
  *       naming the clock (no crash, no garbage value);</li>
  *   <li>getres: every path that reports a resolution reports the same one, and it stays constant;</li>
- *   <li>normalised: every timespec from {@link Clocks#kernelTime} has 0 &lt;= nsec &lt; 1e9 and sec &gt;= 0, and every
+ *   <li>normalised: every timespec from {@link KernelClocks#time} has 0 &lt;= nsec &lt; 1e9 and sec &gt;= 0, and every
  *       path's nanoseconds are >= 0.</li>
  * </ul>
  */
@@ -67,9 +68,9 @@ public final class AbiCheck {
         TimeSpec ts = new TimeSpec();
         for (ClockId c : ClockId.values()) {
             if (!Clocks.isSupported(c)) {
-                refused += expectRefusal(wrong, "Clocks.kernelNanos", c, () -> Clocks.kernelNanos(c));
-                refused += expectRefusal(wrong, "Clocks.syscallNanos", c, () -> Clocks.syscallNanos(c));
-                refused += expectRefusal(wrong, "Clocks.kernelTime", c, () -> Clocks.kernelTime(c, ts).seconds());
+                refused += expectRefusal(wrong, "KernelClocks.nanos", c, () -> KernelClocks.nanos(c));
+                refused += expectRefusal(wrong, "KernelClocks.syscallNanos", c, () -> KernelClocks.syscallNanos(c));
+                refused += expectRefusal(wrong, "KernelClocks.time", c, () -> KernelClocks.time(c, ts).seconds());
             }
             for (ClockPath p : paths) {
                 if (!p.serves(c)) {
@@ -146,10 +147,10 @@ public final class AbiCheck {
                 continue;
             }
             for (int i = 0; i < reads && wrong.size() < 10; i++) {
-                Clocks.kernelTime(c, ts);
+                KernelClocks.time(c, ts);
                 checked++;
                 if (ts.seconds() < 0 || ts.nanos() < 0 || ts.nanos() >= 1_000_000_000) {
-                    wrong.add("Clocks.kernelTime(" + c + ") gave sec " + ts.seconds() + " nsec " + ts.nanos());
+                    wrong.add("KernelClocks.time(" + c + ") gave sec " + ts.seconds() + " nsec " + ts.nanos());
                 }
             }
             for (ClockPath p : paths) {

@@ -17,7 +17,7 @@ class RoundsTest {
     /** A cell whose mean ratio (2.0) and p50 ratio (about 0.8) differ, as after a few preempted batches. */
     private static ReadBenchmark.CellResult fast(double... rounds) {
         return new ReadBenchmark.CellResult(new Cell(ClockPaths.KERNEL, ClockId.MONOTONIC), 40, 16, 30, 1000,
-                "Clocks.kernelNanos", "System.nanoTime", 20, 20, rounds);
+                "KernelClocks.nanos", "System.nanoTime", 20, 20, rounds);
     }
 
     @Test
@@ -63,7 +63,7 @@ class RoundsTest {
         List<String> lines = table.toString().lines().toList();
         int column = lines.get(0).indexOf("call");
         assertThat(lines.get(1)).as(table.toString()).isEqualTo("CLOCK_MONOTONIC");
-        assertThat(lines.get(2).indexOf("Clocks.kernelNanos")).as(table.toString()).isEqualTo(column);
+        assertThat(lines.get(2).indexOf("KernelClocks.nanos")).as(table.toString()).isEqualTo(column);
         assertThat(lines.get(3).indexOf("Clocks.nanosUnordered")).as(table.toString()).isEqualTo(column);
         // Without the calls (the default): the ratios still start in one column, under their heading.
         StringWriter plain = new StringWriter();

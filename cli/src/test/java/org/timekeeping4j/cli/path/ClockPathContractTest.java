@@ -15,9 +15,9 @@ class ClockPathContractTest {
 
     static Stream<ClockPath> paths() {
         // Plus a path registered the one-line way, as fast / ticks / snapshot will be.
-        ClockPath oneLiner = new SimplePath("one-liner", "Clocks.kernelNanos for MONOTONIC and BOOTTIME",
-                c -> c == ClockId.MONOTONIC || c == ClockId.BOOTTIME, c -> () -> org.timekeeping4j.Clocks.kernelNanos(c),
-                c -> 0L, c -> "Clocks.kernelNanos");
+        ClockPath oneLiner = new SimplePath("one-liner", "KernelClocks.nanos for MONOTONIC and BOOTTIME",
+                c -> c == ClockId.MONOTONIC || c == ClockId.BOOTTIME, c -> () -> org.timekeeping4j.KernelClocks.nanos(c),
+                c -> 0L, c -> "KernelClocks.nanos");
         return Stream.concat(ClockPaths.available().stream(), Stream.of(oneLiner));
     }
 

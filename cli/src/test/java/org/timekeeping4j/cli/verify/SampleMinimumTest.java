@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.cli.path.ClockPath;
 import org.timekeeping4j.cli.path.PathReader;
 
@@ -39,7 +39,7 @@ class SampleMinimumTest {
                 if (delayNanos > 0 && Thread.currentThread().getName().startsWith("tk4j-verify-")) {
                     LockSupport.parkNanos(delayNanos);
                 }
-                long t = Clocks.kernelNanos(ClockId.MONOTONIC);
+                long t = KernelClocks.nanos(ClockId.MONOTONIC);
                 return goesBack && n.incrementAndGet() % 64 == 0 ? t - 1_000_000_000L : t;
             };
         }

@@ -1,0 +1,128 @@
+package org.timekeeping4j;
+
+import org.timekeeping4j.linux.Errno;
+import org.timekeeping4j.linux.ErrnoException;
+import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.machine.ClockGettimeStub;
+
+/**
+ * The kernel's own paths to its clocks: clock_gettime as the vDSO serves it, the system call itself, clock_getres,
+ * and a caller-owned {@link TimeSpec}. {@link Clocks#nanos} is the fast path; these are what it is checked against
+ * and what serves where it cannot.
+ *
+ * <p><b>Paths.</b> {@link #nanos(ClockId)} calls the vDSO's clock_gettime (libc's where the vDSO has none), as
+ * System.nanoTime does: the high-resolution and COARSE clocks are read in user space, the others enter the kernel.
+ * {@link #syscallNanos} always enters the kernel (syscall(2)), as the vDSO itself does when it cannot trust the
+ * counter: the reference against which faster paths are verified.
+ *
+ * <p><b>Allocation.</b> None: {@link #nanos(ClockId)} keeps its timespec on the native stack, {@link #time} writes
+ * into the caller's {@link TimeSpec}.
+ *
+ * <p><b>Errors.</b> A clock this kernel or configuration lacks throws {@link UnsupportedOperationException} saying
+ * why and what would enable it ({@link Clocks#whyUnsupported} asks without throwing); a descriptor that is no open
+ * clock device, {@link IllegalArgumentException}.
+ */
+public final class KernelClocks {
+
+    private KernelClocks() {}
+
+    /**
+     * The clock's current value in nanoseconds, through the vDSO's clock_gettime (libc's where the vDSO has
+     * none), which reads the clock in user space where the kernel publishes it there. Until the library's
+     * clock_gettime stubs are mapped (just after the first read), MONOTONIC and REALTIME are the JDK's reads of the
+     * same clocks and the others libc's clock_gettime.
+     *
+     * @throws UnsupportedOperationException if this kernel cannot read the clock now, saying why
+     * @param clock the clock
+     * @return the clock's value in ns from clock_gettime
+     */
+    public static long nanos(ClockId clock) {
+        // The body is Clocks' own: its reads fall back to it, and their first call must load no other class.
+        return Clocks.kernelNanos(clock);
+    }
+
+    /**
+     * As {@link #nanos(ClockId)}, for a clock behind an open file descriptor (a PTP device).
+     *
+     * @param clock a clock behind an open file descriptor
+     * @return the clock's value in ns
+     * @throws IllegalArgumentException if the descriptor is not an open clock device
+     */
+    public static long nanos(DynamicClockId clock) {
+        try {
+            return ClockGettimeStub.clockGettimeNanos(clock.id());
+        } catch (ErrnoException e) {
+            throw dynamicFailed(clock, e);
+        }
+    }
+
+    /**
+     * The clock's current value in nanoseconds through the clock_gettime system call itself, bypassing
+     * the vDSO (the forced-syscall path, about 10x slower).
+     *
+     * @throws UnsupportedOperationException if this kernel cannot read the clock now, saying why
+     * @param clock the clock
+     * @return the clock's value in ns from the system call
+     */
+    public static long syscallNanos(ClockId clock) {
+        try {
+            return LinuxTime.syscallClockGettimeNanos(clock.id());
+        } catch (ErrnoException e) {
+            throw Clocks.unsupported(clock, e);
+        }
+    }
+
+    /**
+     * Fills {@code into} with the clock's current (seconds, nanoseconds) from clock_gettime, allocating
+     * nothing.
+     *
+     * @return {@code into}, for chaining
+     * @throws UnsupportedOperationException if this kernel cannot read the clock now, saying why
+     * @param clock the clock
+     * @param into  the holder to fill
+     */
+    public static TimeSpec time(ClockId clock, TimeSpec into) {
+        try {
+            LinuxTime.clockGettime(clock.id(), into.segment());
+            return into;
+        } catch (ErrnoException e) {
+            throw Clocks.unsupported(clock, e);
+        }
+    }
+
+    /**
+     * The clock's resolution as clock_getres(2) reports it: 1 ns for the high-resolution clocks, one
+     * tick (e.g. 4 ms at HZ=250) for the COARSE ones.
+     *
+     * @throws UnsupportedOperationException if this kernel does not know the clock
+     * @param clock the clock
+     * @return the resolution in ns
+     */
+    public static long resolutionNanos(ClockId clock) {
+        try {
+            return LinuxTime.clockGetresNanos(clock.id());
+        } catch (ErrnoException e) {
+            throw Clocks.unsupported(clock, e);
+        }
+    }
+
+    /**
+     * clock_getres for a clock behind an open file descriptor.
+     *
+     * @param clock a clock behind an open file descriptor
+     * @return the resolution in ns
+     * @throws IllegalArgumentException if the descriptor is not an open clock device
+     */
+    public static long resolutionNanos(DynamicClockId clock) {
+        try {
+            return LinuxTime.clockGetresNanos(clock.id());
+        } catch (ErrnoException e) {
+            throw dynamicFailed(clock, e);
+        }
+    }
+
+    private static IllegalArgumentException dynamicFailed(DynamicClockId clock, ErrnoException e) {
+        return new IllegalArgumentException("file descriptor " + clock.fd() + " is not an open clock device: "
+                + Errno.describe(e.errno()), e);
+    }
+}
