@@ -1,9 +1,7 @@
 package org.timekeeping4j;
 
 import java.time.Clock;
-import java.time.InstantSource;
 import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.Optional;
 import org.timekeeping4j.linux.Errno;
@@ -28,7 +26,7 @@ import org.timekeeping4j.serving.FastPath;
  *
  * <p><b>Errors.</b> A clock this kernel or configuration lacks (an AUX clock not enabled, an alarm clock
  * without an RTC) throws {@link UnsupportedOperationException} saying why and what would enable it;
- * {@link #isSupported} answers the same question without throwing. Outside 64-bit Linux with the generic
+ * {@link #whyUnsupported} answers the same question without throwing. Outside 64-bit Linux with the generic
  * ABI ({@code linux.Platform}: x86_64, aarch64, riscv64, loongarch64, s390x) every method throws
  * {@link UnsupportedOperationException} on first use; where no counter descriptor exists (every one of
  * those but x86_64 and aarch64) the kernel's clocks serve every read.
@@ -462,16 +460,6 @@ public final class Clocks {
     }
 
     /**
-     * Whether clock_gettime can read this clock now (false for disabled AUX clocks, alarm clocks without RTC).
-     *
-     * @param clock any clock
-     * @return true when clock_gettime reads it now
-     */
-    public static boolean isSupported(ClockId clock) {
-        return LinuxTime.clockGettimeErrno(clock.id()) == 0;
-    }
-
-    /**
      * Why this clock cannot be read now, or empty where it can.
      *
      * @param clock any clock
@@ -483,20 +471,10 @@ public final class Clocks {
     }
 
     /**
-     * An {@link InstantSource} reading REALTIME or TAI through {@link #nanos} (the fast path where it serves). For TAI the instants are TAI
-     * seconds since the TAI epoch, which java.time labels as UTC: they run ahead of REALTIME by the
-     * kernel's TAI offset (see {@link SyncStatus#taiOffsetSeconds()}).
-     *
-     * @throws IllegalArgumentException for any clock other than REALTIME or TAI
-     * @param clock REALTIME or TAI
-     * @return an InstantSource over {@code clock}
-     */
-    public static InstantSource instantSource(ClockId clock) {
-        return javaClock(clock, ZoneOffset.UTC);
-    }
-
-    /**
-     * A {@link java.time.Clock} in {@code zone} reading REALTIME or TAI through {@link #nanos}.
+     * A {@link java.time.Clock} in {@code zone} reading REALTIME or TAI through {@link #nanos} (the fast path where it
+     * serves); a Clock is also the {@link java.time.InstantSource} over the clock. For TAI the instants are TAI
+     * seconds since the TAI epoch, which java.time labels as UTC: they run ahead of REALTIME by the kernel's TAI
+     * offset (see {@link SyncStatus#taiOffsetSeconds()}).
      *
      * @throws IllegalArgumentException for any clock other than REALTIME or TAI
      * @param clock REALTIME or TAI

@@ -6,6 +6,7 @@ import java.util.Map;
 import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.clocksource.CounterSelector;
 import org.timekeeping4j.config.Configuration;
+import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.serving.FastPath;
 import org.timekeeping4j.vdso.KernelVdso;
 import org.timekeeping4j.vdso.VdsoLayout;
@@ -143,7 +144,7 @@ final class PathReport {
                 m.put(c, new ServingPath(c, ServingPath.Path.KERNEL,
                         "kernel clock_gettime (vDSO): COARSE means the kernel's value at its last tick", since));
             } else {
-                m.put(c, new ServingPath(c, ServingPath.Path.KERNEL, Clocks.isSupported(c)
+                m.put(c, new ServingPath(c, ServingPath.Path.KERNEL, LinuxTime.clockGettimeErrno(c.id()) == 0
                         ? "kernel clock_gettime: no counter-based equivalent"
                         : "unsupported: " + Clocks.whyUnsupported(c).orElse(""), since));
             }

@@ -13,7 +13,7 @@ import org.timekeeping4j.linux.LinuxTime;
  *
  * <p><b>Adding a path</b>: one {@link SimplePath} line in {@link #ALL}, for example
  * <pre>{@code
- * new SimplePath("fast", "Clocks.nanos: counter x mult >> shift in user space", Clocks::isSupported,
+ * new SimplePath("fast", "Clocks.nanos: counter x mult >> shift in user space", ClockPaths::readable,
  *         c -> () -> Clocks.nanos(c), c -> 1_000L, c -> "Clocks.nanos"),
  * }</pre>
  * (name, description, which clocks it serves, the zero-allocation reader per clock, its agreement bound in ns
@@ -30,14 +30,24 @@ public final class ClockPaths {
      */
     public static final ClockPath KERNEL = new SimplePath("kernel",
             "KernelClocks.nanos: the vDSO's clock_gettime (libc's where the vDSO has none)",
-            Clocks::isSupported, c -> () -> KernelClocks.nanos(c), c -> 0, c -> "KernelClocks.nanos")
+            ClockPaths::readable, c -> () -> KernelClocks.nanos(c), c -> 0, c -> "KernelClocks.nanos")
             .withKernelResolution();
 
     /** The JDK's clocks: the baseline bench compares against. */
     public static final ClockPath JDK = new JdkPath(false);
 
+    /**
+     * Whether clock_gettime reads {@code c} now (false for disabled AUX clocks, alarm clocks without an RTC).
+     *
+     * @param c any clock
+     * @return true when clock_gettime reads it now
+     */
+    public static boolean readable(ClockId c) {
+        return LinuxTime.clockGettimeErrno(c.id()) == 0;
+    }
+
     static boolean counterServed(ClockId c) {
-        return Clocks.isCounterBacked(c) && Clocks.isSupported(c);
+        return Clocks.isCounterBacked(c) && ClockPaths.readable(c);
     }
 
     /**
@@ -81,7 +91,7 @@ public final class ClockPaths {
             // serves from the kernel is the kernel's: both must agree exactly.
             new SimplePath("fast", "Clocks.nanos: the counter in user space, exact from the kernel's vDSO data "
                     + "(else the kernel's clock_gettime)",
-                    Clocks::isSupported, c -> () -> Clocks.nanos(c), c -> 0, c -> "Clocks.nanos"),
+                    ClockPaths::readable, c -> () -> Clocks.nanos(c), c -> 0, c -> "Clocks.nanos"),
             // Unordered counter reads: ordered within a thread, not across threads (causality measured, not
             // promised), and up to UNORDERED_BOUND_NANOS early against the kernel.
             new SimplePath("ticks", "Clocks.ticks (unordered counter read) converted by Clocks.ticksToNanos",

@@ -7,13 +7,12 @@ import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.Clocks;
 import org.timekeeping4j.KernelClocks;
 
 /**
  * A path made of its parts, so that registering a new one in {@link ClockPaths} is one line, e.g.
  * <pre>{@code
- * new SimplePath("fast", "Clocks.nanos: user-space counter x mult >> shift", Clocks::isSupported,
+ * new SimplePath("fast", "Clocks.nanos: user-space counter x mult >> shift", ClockPaths::readable,
  *         c -> () -> Clocks.nanos(c), c -> 1_000L, c -> "Clocks.nanos")
  * }</pre>
  * and, where the path differs from the defaults of {@link ClockPath}, {@link #withKernelResolution()},

@@ -6,10 +6,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.Clocks;
 import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.TimeSpec;
 import org.timekeeping4j.cli.path.ClockPath;
+import org.timekeeping4j.cli.path.ClockPaths;
 import org.timekeeping4j.linux.Errno;
 import org.timekeeping4j.linux.LinuxTime;
 
@@ -67,7 +67,7 @@ public final class AbiCheck {
         int refused = 0;
         TimeSpec ts = new TimeSpec();
         for (ClockId c : ClockId.values()) {
-            if (!Clocks.isSupported(c)) {
+            if (!ClockPaths.readable(c)) {
                 refused += expectRefusal(wrong, "KernelClocks.nanos", c, () -> KernelClocks.nanos(c));
                 refused += expectRefusal(wrong, "KernelClocks.syscallNanos", c, () -> KernelClocks.syscallNanos(c));
                 refused += expectRefusal(wrong, "KernelClocks.time", c, () -> KernelClocks.time(c, ts).seconds());
@@ -143,7 +143,7 @@ public final class AbiCheck {
         TimeSpec ts = new TimeSpec();
         long checked = 0;
         for (ClockId c : ClockId.values()) {
-            if (!Clocks.isSupported(c)) {
+            if (!ClockPaths.readable(c)) {
                 continue;
             }
             for (int i = 0; i < reads && wrong.size() < 10; i++) {
