@@ -8,7 +8,7 @@ public class FirstCall {
         long t0 = System.nanoTime();
         long v = Clocks.nanos(ClockId.MONOTONIC);
         long t1 = System.nanoTime();
-        while (Clocks.servingPaths().get(ClockId.MONOTONIC).path() != ServingPath.Path.COUNTER) { Thread.onSpinWait(); }
+        while (Clocks.diagnostics().clocks().get(ClockId.MONOTONIC).path() != Diagnostics.Path.COUNTER) { Thread.onSpinWait(); }
         long t2 = System.nanoTime();
         System.out.printf("first nanos %.1f ms, counter serving after %.1f ms%n", (t1-t0)/1e6, (t2-t0)/1e6);
     }

@@ -27,7 +27,7 @@ import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
 import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.EventRecorder;
-import org.timekeeping4j.ServingPath;
+import org.timekeeping4j.Diagnostics;
 
 public final class CriuLoop {
     static final ClockId[] CLOCKS = {ClockId.REALTIME, ClockId.MONOTONIC, ClockId.MONOTONIC_RAW, ClockId.BOOTTIME,
@@ -54,16 +54,16 @@ public final class CriuLoop {
      * {@code reason[0]}.
      */
     static String serving(String[] reason) {
-        Map<ClockId, ServingPath> paths = Clocks.servingPaths();
+        Map<ClockId, Diagnostics.Serving> paths = Clocks.diagnostics().clocks();
         String kind = null;
         for (ClockId c : CLOCKS) {
-            ServingPath p = paths.get(c);
-            String k = p.path() == ServingPath.Path.KERNEL ? "kernel"
-                    : !p.reason().startsWith("exact") ? "tracker"
-                    : p.reason().contains("read by exact mode") ? "exact" : "exact-not-serving";
+            Diagnostics.Serving p = paths.get(c);
+            String k = p.path() == Diagnostics.Path.KERNEL ? "kernel"
+                    : !p.why().startsWith("exact") ? "tracker"
+                    : p.why().contains("read by exact mode") ? "exact" : "exact-not-serving";
             kind = kind == null || kind.equals(k) ? k : "mixed";
         }
-        reason[0] = paths.get(ClockId.MONOTONIC).reason();
+        reason[0] = paths.get(ClockId.MONOTONIC).why();
         return kind;
     }
 

@@ -2,7 +2,6 @@ package org.timekeeping4j;
 
 import java.time.Clock;
 import java.time.ZoneId;
-import java.util.Map;
 import java.util.Optional;
 import org.timekeeping4j.linux.Errno;
 import org.timekeeping4j.linux.ColdClockGettime;
@@ -40,7 +39,7 @@ public final class Clocks {
      * MONOTONIC_RAW, BOOTTIME and TAI are read over the CPU counter in user space: in exact mode (the
      * default wherever the kernel's vDSO data validates) from the kernel's own parameters with the vDSO's
      * arithmetic, equal to clock_gettime bit for bit. Every other clock, every read exact mode cannot serve,
-     * and every read where it refused goes to clock_gettime. See {@link #servingPaths()}.
+     * and every read where it refused goes to clock_gettime. See {@link #diagnostics()}.
      *
      * <p>Guarantees: never goes backwards for MONOTONIC, MONOTONIC_RAW and BOOTTIME, including when the
      * path changes; every path returns the kernel's value.
@@ -303,18 +302,6 @@ public final class Clocks {
     }
 
     /**
-     * Whether {@link #ticks()} returns counter cycles, so that {@link #ticksToNanos} converts them with the same
-     * parameters a read at that counter value used (exact mode). False on the kernel path: ticks are then
-     * MONOTONIC_RAW ns, and other clocks convert through an offset measured at each conversion, within the width
-     * of a clock_gettime bracket.
-     *
-     * @return true where ticks are counter cycles
-     */
-    public static boolean ticksAreCounterCycles() {
-        return FastPath.countsCycles();
-    }
-
-    /**
      * Reads the counter, then fills {@code into} with {@code clock} and MONOTONIC_RAW at that counter value,
      * converted with the parameters in force there (the kernel's ktime_get_snapshot_id()).
      *
@@ -368,7 +355,7 @@ public final class Clocks {
      * kernel serves every read, so there is nothing to wait for. Kept for benchmarks and services that ask
      * before they begin.
      *
-     * @return true where exact mode serves; false at once where it does not ({@link #servingPaths()} says why)
+     * @return true where exact mode serves; false at once where it does not ({@link #diagnostics()} says why)
      * @param timeout how long to wait at most (unused: the answer is known at once)
      */
     public static boolean awaitFastPath(java.time.Duration timeout) {
@@ -376,31 +363,15 @@ public final class Clocks {
     }
 
     /**
-     * The counter calibration in use; {@code valid() == false} on the kernel path.
+     * What serves each clock and why, the stage of this process (discovery, exact mode, the kernel's clocks), the
+     * kernel's vDSO data and parameters now, and whether ticks are counter cycles. Waits for a discovery that runs
+     * (tens of milliseconds in a cold JVM); reads the kernel's data under its seq; not for hot paths.
      *
-     * @return the counter calibration in use, or one with {@code valid() == false}
+     * @return this process's diagnostics, now
+     * @throws IllegalArgumentException if {@code timekeeping4j.counter} names no mode
      */
-    public static Calibration calibration() {
-        return PathReport.calibration();
-    }
-
-    /**
-     * Exact mode: whether the counter-backed clocks are read from the kernel's own vDSO data, the layout
-     * recognised, and the kernel's mult/shift now. Reads the data under its seq; not for hot paths.
-     *
-     * @return a description of exact mode in this process
-     */
-    public static KernelData kernelData() {
-        return PathReport.kernelData();
-    }
-
-    /**
-     * Which path serves each clock now, and why.
-     *
-     * @return every clock's path (counter or kernel) with its one-line reason
-     */
-    public static Map<ClockId, ServingPath> servingPaths() {
-        return PathReport.servingPaths();
+    public static Diagnostics diagnostics() {
+        return PathReport.diagnostics();
     }
 
     /**

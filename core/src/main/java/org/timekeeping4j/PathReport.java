@@ -3,48 +3,44 @@ package org.timekeeping4j;
 import java.time.Instant;
 import java.util.EnumMap;
 import java.util.Map;
-import org.timekeeping4j.timekeeper.CounterClock;
+import org.timekeeping4j.Diagnostics.Path;
+import org.timekeeping4j.Diagnostics.Serving;
 import org.timekeeping4j.clocksource.CounterSelector;
 import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.serving.FastPath;
+import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.vdso.KernelVdso;
 import org.timekeeping4j.vdso.VdsoLayout;
 
 /**
- * What serves the clocks and with which parameters ({@link Clocks#servingPaths()}, {@link Clocks#calibration()},
- * {@link Clocks#kernelData()}): descriptions for people and tools, built on the caller's thread, never on a read.
+ * What serves the clocks and with which parameters ({@link Clocks#diagnostics()}): a description for people and
+ * tools, built on the caller's thread, never on a read.
  */
 final class PathReport {
 
     private PathReport() {}
 
-    static Calibration calibration() {
-        return switch (ServingMode.PROCESS) {
-            case EXACT -> exactCalibration();
-            case KERNEL -> kernelCalibration();
-        };
-    }
-
-    /** Exact mode: the kernel's own CS_RAW parameters. */
-    private static Calibration exactCalibration() {
-        KernelVdso.Fields raw = KernelVdso.fields(VdsoLayout.CS_RAW);
-        KernelVdso.VdsoNanos at = new KernelVdso.VdsoNanos();
-        if (raw == null || !KernelVdso.convert(raw.cycleLast(), CounterClock.MONOTONIC_RAW, at)) {
-            return new Calibration(false, 0, 0, 0, 0, 0, 0, 0, "exact mode: the kernel's vDSO data no longer serves "
-                    + "the counter (clock_mode changed)");
+    static Diagnostics diagnostics() {
+        FastPath.awaitSettled(); // the kernel's data and the ticks' meaning are the discovery's outcome
+        FastPath.Stage stage = FastPath.stage();
+        Instant since = since();
+        String why = FastPath.reason();
+        if (stage == FastPath.Stage.DENIED) { // nothing native may be touched
+            return new Diagnostics(Diagnostics.Stage.DENIED, why, since, denied(since), false,
+                    new Diagnostics.Kernel(false, why, null, "none", "none", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
         }
-        long maxCycles = raw.maxCycles() > 0 ? raw.maxCycles() : Long.MAX_VALUE;
-        return new Calibration(true, raw.frequencyHz(), raw.mult(), raw.shift(), 0, raw.cycleLast(),
-                at.nanos(), (long) Math.min(Long.MAX_VALUE, maxCycles / raw.frequencyHz() * 1e9),
-                "the kernel's own CS_RAW mult/shift from its vDSO data (" + KernelVdso.state().layout()
-                        .description() + "); exact, updated by the kernel");
-    }
-
-    /** Kernel mode: no calibration, and why. */
-    private static Calibration kernelCalibration() {
-        checkConfiguration();
-        return new Calibration(false, 0, 0, 0, 0, 0, 0, 0, kernelReason());
+        Map<ClockId, Serving> clocks = switch (stage) {
+            case DISCOVERING -> sources(Path.KERNEL, "kernel clock_gettime while exact mode is discovered ("
+                    + millis(System.nanoTime() - FastPath.since()) + " ms so far): MONOTONIC and REALTIME as the JDK"
+                    + " reads them, the others through libc", since);
+            default -> switch (ServingMode.PROCESS) {
+                case EXACT -> exactSource(since);
+                case KERNEL -> kernelSource(since);
+            };
+        };
+        return new Diagnostics(Diagnostics.Stage.valueOf(stage.name()), why, since, clocks, FastPath.countsCycles(),
+                kernel());
     }
 
     /** Throws the configuration error every read reports, if there is one. */
@@ -61,61 +57,51 @@ final class PathReport {
                 : KernelVdso.reason();
     }
 
-    static KernelData kernelData() {
+    /** The kernel's vDSO data: exact mode's parameters now, or, in kernel mode, why not and what it found. */
+    private static Diagnostics.Kernel kernel() {
         var st = KernelVdso.state();
         String layout = st.layout() == null ? null : st.layout().description();
         if (ServingMode.PROCESS != ServingMode.EXACT) { // kernel mode: the kernel's data does not serve
-            return new KernelData(false, KernelVdso.reason(), layout, "none", 0, 0, 0, 0, 0, st.layout() == null ? "none"
-                    : "pvclock: " + KernelVdso.pvclock() + "; hvclock: " + KernelVdso.hvclock());
+            checkConfiguration();
+            return new Diagnostics.Kernel(false, kernelReason(), layout, "none", st.layout() == null ? "none"
+                    : "pvclock: " + KernelVdso.pvclock() + "; hvclock: " + KernelVdso.hvclock(),
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
         }
         KernelVdso.Fields h = KernelVdso.fields(VdsoLayout.CS_HRES_COARSE);
         KernelVdso.Fields r = KernelVdso.fields(VdsoLayout.CS_RAW);
         var ns = KernelVdso.timens();
-        return new KernelData(true, null, layout, KernelVdso.counterRead(), h.mult(), h.shift(), r.mult(), r.shift(),
-                h.seq(), KernelVdso.vclockNow() + (ns.inNamespace() ? "; in a time namespace: MONOTONIC and"
-                        + " MONOTONIC_RAW + " + ns.monotonic() + " ns, BOOTTIME + " + ns.boottime() + " ns" : ""));
-    }
-
-    static Map<ClockId, ServingPath> servingPaths() {
-        switch (FastPath.stage()) {
-            case DISCOVERING:
-                return sources(new ServingPath(ClockId.MONOTONIC, ServingPath.Path.KERNEL, "kernel clock_gettime while"
-                        + " exact mode is discovered (" + millis(System.nanoTime() - FastPath.since()) + " ms so far):"
-                        + " MONOTONIC and REALTIME as the JDK reads them, the others through libc", null));
-            case DENIED:
-                return denied();
-            default:
-                break;
-        }
-        return switch (ServingMode.PROCESS) {
-            case EXACT -> exactSource();
-            case KERNEL -> kernelSource();
-        };
+        String vclock = KernelVdso.vclockNow() + (ns.inNamespace() ? "; in a time namespace: MONOTONIC and"
+                + " MONOTONIC_RAW + " + ns.monotonic() + " ns, BOOTTIME + " + ns.boottime() + " ns" : "");
+        // The raw line at the kernel's last update: where the counter no longer serves (clock_mode changed), none.
+        KernelVdso.VdsoNanos at = new KernelVdso.VdsoNanos();
+        boolean converts = KernelVdso.convert(r.cycleLast(), CounterClock.MONOTONIC_RAW, at);
+        long maxCycles = r.maxCycles() > 0 ? r.maxCycles() : Long.MAX_VALUE;
+        long validFor = converts ? (long) Math.min(Long.MAX_VALUE, maxCycles / r.frequencyHz() * 1e9) : 0;
+        return new Diagnostics.Kernel(true, null, layout, KernelVdso.counterRead(), vclock, h.seq(), h.mult(),
+                h.shift(), r.mult(), r.shift(), converts ? r.cycleLast() : 0, converts ? at.nanos() : 0, validFor,
+                ns.inNamespace() ? ns.monotonic() : 0, ns.inNamespace() ? ns.boottime() : 0);
     }
 
     /** The kernel serves the counter-backed clocks (kernel mode). */
-    private static Map<ClockId, ServingPath> kernelSource() {
+    private static Map<ClockId, Serving> kernelSource(Instant since) {
         checkConfiguration();
-        String why = kernelReason();
-        return sources(new ServingPath(ClockId.MONOTONIC, ServingPath.Path.KERNEL, "kernel clock_gettime: " + why, null));
+        return sources(Path.KERNEL, "kernel clock_gettime: " + kernelReason(), since);
     }
 
-    private static Map<ClockId, ServingPath> exactSource() {
-        return sources(new ServingPath(ClockId.MONOTONIC, ServingPath.Path.COUNTER, "exact: the kernel's vDSO data ("
-                + KernelVdso.state().layout().description() + ") with the vDSO's arithmetic around "
-                + KernelVdso.counterRead() + ", equal to clock_gettime; now " + KernelVdso.vclockNow()
-                + (KernelVdso.timens().inNamespace() ? "; with the time namespace's offsets" : ""), null));
+    private static Map<ClockId, Serving> exactSource(Instant since) {
+        return sources(Path.COUNTER, "exact: the kernel's vDSO data (" + KernelVdso.state().layout().description()
+                + ") with the vDSO's arithmetic around " + KernelVdso.counterRead() + ", equal to clock_gettime; now "
+                + KernelVdso.vclockNow() + (KernelVdso.timens().inNamespace() ? "; with the time namespace's offsets"
+                        : ""), since);
     }
 
     /** Native access denied: the JDK's two clocks, and every other clock refused with what to add. */
-    private static Map<ClockId, ServingPath> denied() {
-        Instant since = since();
-        Map<ClockId, ServingPath> m = new EnumMap<>(ClockId.class);
+    private static Map<ClockId, Serving> denied(Instant since) {
+        Map<ClockId, Serving> m = new EnumMap<>(ClockId.class);
         for (ClockId c : ClockId.values()) {
             m.put(c, c == ClockId.MONOTONIC || c == ClockId.REALTIME
-                    ? new ServingPath(c, ServingPath.Path.KERNEL, "the JDK's clock (clock_gettime): "
-                            + FastPath.reason(), since)
-                    : new ServingPath(c, ServingPath.Path.KERNEL, "unsupported: " + FastPath.reason(), since));
+                    ? new Serving(c, Path.KERNEL, "the JDK's clock (clock_gettime): " + FastPath.reason(), since)
+                    : new Serving(c, Path.KERNEL, "unsupported: " + FastPath.reason(), since));
         }
         return m;
     }
@@ -130,21 +116,21 @@ final class PathReport {
         return nanos / 1_000_000L;
     }
 
-    /** Every clock's source: {@code counterBacked}'s path and reason for the counter-backed ones, the kernel else. */
-    private static Map<ClockId, ServingPath> sources(ServingPath counterBacked) {
-        Map<ClockId, ServingPath> m = new EnumMap<>(ClockId.class);
-        Instant since = since();
+    /** Every clock's path: {@code counterBacked} and {@code why} for the counter-backed ones, the kernel else. */
+    private static Map<ClockId, Serving> sources(Path counterBacked, String why, Instant since) {
+        Map<ClockId, Serving> m = new EnumMap<>(ClockId.class);
         for (ClockId c : ClockId.values()) {
             if (Clocks.isCounterBacked(c)) {
-                m.put(c, new ServingPath(c, counterBacked.path(), counterBacked.reason(), since));
-            } else if (c.isAux() && ServingMode.PROCESS == ServingMode.EXACT && KernelVdso.servesAux(c.id() - ClockId.AUX_BASE)) {
-                m.put(c, new ServingPath(c, ServingPath.Path.COUNTER, "exact: the kernel's AUX clock data with the "
+                m.put(c, new Serving(c, counterBacked, why, since));
+            } else if (c.isAux() && counterBacked == Path.COUNTER && ServingMode.PROCESS == ServingMode.EXACT
+                    && KernelVdso.servesAux(c.id() - ClockId.AUX_BASE)) {
+                m.put(c, new Serving(c, Path.COUNTER, "exact: the kernel's AUX clock data with the "
                         + "vDSO's arithmetic (do_aux), equal to clock_gettime", since));
             } else if (c == ClockId.REALTIME_COARSE || c == ClockId.MONOTONIC_COARSE) {
-                m.put(c, new ServingPath(c, ServingPath.Path.KERNEL,
+                m.put(c, new Serving(c, Path.KERNEL,
                         "kernel clock_gettime (vDSO): COARSE means the kernel's value at its last tick", since));
             } else {
-                m.put(c, new ServingPath(c, ServingPath.Path.KERNEL, LinuxTime.clockGettimeErrno(c.id()) == 0
+                m.put(c, new Serving(c, Path.KERNEL, LinuxTime.clockGettimeErrno(c.id()) == 0
                         ? "kernel clock_gettime: no counter-based equivalent"
                         : "unsupported: " + Clocks.whyUnsupported(c).orElse(""), since));
             }

@@ -71,7 +71,7 @@ final class TicksConverter {
             return;
         }
         throw new IllegalStateException("the kernel's vDSO data cannot convert ticks now (clock_mode is no "
-                + "longer the counter): " + Clocks.servingPaths().get(ClockId.MONOTONIC).reason());
+                + "longer the counter): " + Clocks.diagnostics().clocks().get(ClockId.MONOTONIC).why());
     }
 
     /** Kernel mode: ticks are MONOTONIC_RAW ns, converted by the clocks' current offset. */

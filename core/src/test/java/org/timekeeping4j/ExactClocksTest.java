@@ -24,16 +24,18 @@ class ExactClocksTest {
     void theCounterBackedClocksShouldBeServedExactlyFromTheFirstCall() {
         KernelVdsoTest.assumeExactModePossible();
         assertThat(Clocks.awaitFastPath(java.time.Duration.ZERO)).isTrue();
-        Map<ClockId, ServingPath> sources = Clocks.servingPaths();
+        Diagnostics d = Clocks.diagnostics();
+        Map<ClockId, Diagnostics.Serving> sources = d.clocks();
         for (CounterClock c : CounterClock.values()) {
-            assertThat(sources.get(c.clock()).path()).isEqualTo(ServingPath.Path.COUNTER);
-            assertThat(sources.get(c.clock()).reason()).startsWith("exact");
+            assertThat(sources.get(c.clock()).path()).isEqualTo(Diagnostics.Path.COUNTER);
+            assertThat(sources.get(c.clock()).why()).startsWith("exact");
         }
-        assertThat(sources.get(ClockId.MONOTONIC_COARSE).path()).isEqualTo(ServingPath.Path.KERNEL);
-        Calibration cal = Clocks.calibration();
-        assertThat(cal.valid()).isTrue();
-        assertThat(cal.uncertaintyPpb()).isZero();
-        assertThat(cal.mult()).isEqualTo(KernelVdso.fields(VdsoLayout.CS_RAW).mult());
+        assertThat(sources.get(ClockId.MONOTONIC_COARSE).path()).isEqualTo(Diagnostics.Path.KERNEL);
+        assertThat(d.stage()).isEqualTo(Diagnostics.Stage.EXACT);
+        assertThat(d.ticksAreCounterCycles()).isTrue();
+        assertThat(d.kernel().serves()).isTrue();
+        assertThat(d.kernel().convertsCounter()).isTrue();
+        assertThat(d.kernel().rawMult()).isEqualTo(KernelVdso.fields(VdsoLayout.CS_RAW).mult());
     }
 
     @Test

@@ -30,14 +30,16 @@ class KernelModeTest {
     /** The child JVM's checks: exits 1 with the first broken promise. */
     public static final class Main {
         public static void main(String[] args) {
-            check(!Clocks.kernelData().enabled(), "exact mode serves despite timekeeping4j.vdso=off");
+            Diagnostics d = Clocks.diagnostics();
+            check(!d.kernel().serves(), "exact mode serves despite timekeeping4j.vdso=off");
             check(!Clocks.awaitFastPath(java.time.Duration.ofSeconds(1)), "awaitFastPath says the counter serves");
-            check(!Clocks.ticksAreCounterCycles(), "ticks are counter cycles");
-            check(!Clocks.calibration().valid(), "a calibration is in use: " + Clocks.calibration());
+            check(!d.ticksAreCounterCycles(), "ticks are counter cycles");
+            check(!d.kernel().convertsCounter(), "the kernel's raw line converts ticks: " + d.kernel());
+            check(d.stage() == Diagnostics.Stage.KERNEL, "stage " + d.stage());
             for (ClockId c : List.of(ClockId.REALTIME, ClockId.MONOTONIC, ClockId.MONOTONIC_RAW, ClockId.BOOTTIME,
                     ClockId.TAI)) {
-                ServingPath s = Clocks.servingPaths().get(c);
-                check(s.path() == ServingPath.Path.KERNEL && s.reason().contains("timekeeping4j.vdso=off"),
+                Diagnostics.Serving s = d.clocks().get(c);
+                check(s.path() == Diagnostics.Path.KERNEL && s.why().contains("timekeeping4j.vdso=off"),
                         c + " is served by " + s);
                 long k0 = KernelClocks.nanos(c);
                 long v = Clocks.nanos(c);

@@ -2,7 +2,7 @@ package org.timekeeping4j.benchmarks;
 
 import java.time.Duration;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.ServingPath;
+import org.timekeeping4j.Diagnostics;
 import org.timekeeping4j.Clocks;
 
 /**
@@ -20,19 +20,19 @@ final class FastPathReady {
     static void await() {
         if (!Clocks.awaitFastPath(Duration.ofSeconds(TIMEOUT_SECONDS))) {
             throw new IllegalStateException("the fast path did not engage within " + TIMEOUT_SECONDS
-                    + " s, refusing to measure the kernel fallback: " + Clocks.servingPaths().get(ClockId.MONOTONIC));
+                    + " s, refusing to measure the kernel fallback: " + Clocks.diagnostics().clocks().get(ClockId.MONOTONIC));
         }
     }
 
     /** Fails if the fast path fell back to the kernel (call after each iteration: the numbers would be wrong). */
     static void check() {
-        if (path() != ServingPath.Path.COUNTER) {
+        if (path() != Diagnostics.Path.COUNTER) {
             throw new IllegalStateException("the fast path fell back to the kernel during the measurement: "
-                    + Clocks.servingPaths().get(ClockId.MONOTONIC));
+                    + Clocks.diagnostics().clocks().get(ClockId.MONOTONIC));
         }
     }
 
-    private static ServingPath.Path path() {
-        return Clocks.servingPaths().get(ClockId.MONOTONIC).path();
+    private static Diagnostics.Path path() {
+        return Clocks.diagnostics().clocks().get(ClockId.MONOTONIC).path();
     }
 }

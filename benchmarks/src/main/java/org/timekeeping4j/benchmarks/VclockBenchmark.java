@@ -19,7 +19,7 @@ import org.timekeeping4j.vdso.KernelVdso;
  * calls: {@code Clocks.nanos(MONOTONIC)} against {@code System.nanoTime}, {@code Clocks.nanos(REALTIME)}
  * against {@code Instant.now()}, and the kernel path ({@code KernelClocks.nanos}) that a fallback takes.
  * Setup refuses to run where exact mode does not serve, and says which vclock serves
- * ({@code Clocks.kernelData()}), so a figure cannot silently be the kernel's.
+ * ({@code Clocks.diagnostics().kernel()}), so a figure cannot silently be the kernel's.
  *
  * <pre>
  * $JDK/bin/java -jar benchmarks/target/benchmarks.jar VclockBenchmark -f 3 -wi 3 -i 5 -prof gc
@@ -45,14 +45,14 @@ public class VclockBenchmark extends PerCallBenchmark {
 
     @Setup(Level.Trial)
     public void setup() throws IOException {
-        if (!Clocks.kernelData().enabled()) {
-            throw new IllegalStateException("exact mode does not serve here: " + Clocks.kernelData().reason());
+        if (!Clocks.diagnostics().kernel().serves()) {
+            throw new IllegalStateException("exact mode does not serve here: " + Clocks.diagnostics().kernel().why());
         }
         if (SWITCH_TO != null) {
             original = Files.readString(CURRENT).trim();
             Files.writeString(CURRENT, SWITCH_TO);
         }
-        System.out.println("# vclock: " + Clocks.kernelData().vclock());
+        System.out.println("# vclock: " + Clocks.diagnostics().kernel().vclock());
     }
 
     @TearDown(Level.Trial)

@@ -68,11 +68,11 @@ final class CaptureCommand implements Callable<Integer> {
         }
         if (!Clocks.awaitFastPath(java.time.Duration.ofSeconds(20))) {
             out.println("capture: exact mode does not serve here ("
-                    + Clocks.servingPaths().get(ClockId.REALTIME).reason() + "); nothing to measure");
+                    + Clocks.diagnostics().clocks().get(ClockId.REALTIME).why() + "); nothing to measure");
             return Tk4j.EXIT_SKIPPED;
         }
         Clocksource counter = sel.clocksource();
-        double nsPerCycle = 1e9 / Clocks.calibration().frequencyHz();
+        double nsPerCycle = 1e9 / Clocks.diagnostics().kernel().frequencyHz();
         Snapshot snapshot = new Snapshot();
         Map<String, Probe> probes = new LinkedHashMap<>();
         probes.put("counter read (reference)", c0 -> counter.read());

@@ -9,8 +9,8 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
+import org.timekeeping4j.Diagnostics;
 import org.timekeeping4j.KernelClocks;
-import org.timekeeping4j.KernelData;
 import org.timekeeping4j.SyncStatus;
 import org.timekeeping4j.clocksource.CounterSelection;
 import org.timekeeping4j.clocksource.CounterSelector;
@@ -56,12 +56,13 @@ final class InfoCommand implements Callable<Integer> {
         r.put("availableClocksources", KernelInfo.availableClocksources());
         r.put("counterFlags", KernelInfo.counterFlags());
         cost.ifPresent(c -> r.put("clocksourceCost", c.toMap()));
-        r.put("exactMode", exactReport(Clocks.kernelData()));
+        Diagnostics d = Clocks.diagnostics();
+        r.put("exactMode", exactReport(d.kernel()));
         r.put("counter", counterReport(CounterSelector.selected()));
         // A VMClock page (the hypervisor's disruption marker), or its ACPI device without a driver: one line.
         VmClockCommand.infoLine().ifPresent(l -> r.put("vmclock", l));
-        r.put("calibration", calibrationReport(Clocks.calibration()));
-        r.put("timeNamespace", timeNamespace(Clocks.kernelData().enabled()));
+        r.put("calibration", calibrationReport(d.kernel()));
+        r.put("timeNamespace", timeNamespace(d.kernel().serves()));
         List<Map<String, Object>> clocks = new ArrayList<>();
         for (ClockId c : ClockId.values()) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -111,34 +112,48 @@ final class InfoCommand implements Callable<Integer> {
                         : "clock_gettime applies them (exact mode does not serve)");
     }
 
-    static Map<String, Object> exactReport(KernelData k) {
+    static Map<String, Object> exactReport(Diagnostics.Kernel k) {
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("enabled", k.enabled());
-        m.put("mode", k.enabled() ? "exact: the kernel's vDSO data with the vDSO's arithmetic, one downcall around "
-                + k.counterRead() : "kernel clock_gettime (exact mode refused: " + k.reason() + ")");
+        m.put("enabled", k.serves());
+        m.put("mode", k.serves() ? "exact: the kernel's vDSO data with the vDSO's arithmetic, one downcall around "
+                + k.counterRead() : "kernel clock_gettime (exact mode refused: " + k.why() + ")");
         m.put("layout", k.layout());
         m.put("vclock", k.vclock());
-        if (k.enabled()) {
-            m.put("hresMult", k.hresMult());
-            m.put("hresShift", k.hresShift());
+        if (k.serves()) {
+            m.put("hresMult", k.steeredMult());
+            m.put("hresShift", k.steeredShift());
             m.put("rawMult", k.rawMult());
             m.put("rawShift", k.rawShift());
-            m.put("rawFrequencyHz", k.rawFrequencyHz());
+            m.put("rawFrequencyHz", k.frequencyHz());
             m.put("steeringPpb", k.steeringPpb());
         }
         return m;
     }
 
-    /** What converts counter values now ({@link Clocks#calibration()}): the kernel's mult/shift, or none. */
-    static Map<String, Object> calibrationReport(org.timekeeping4j.Calibration c) {
+    /**
+     * What converts counter values now ({@link Diagnostics.Kernel}'s raw line): the kernel's own mult/shift, exact
+     * (uncertainty 0), or none and why.
+     */
+    static Map<String, Object> calibrationReport(Diagnostics.Kernel k) {
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("valid", c.valid());
-        m.put("frequencyHz", c.frequencyHz());
-        m.put("uncertaintyPpb", c.uncertaintyPpb());
-        m.put("mult", c.mult());
-        m.put("shift", c.shift());
-        m.put("source", c.source());
+        boolean valid = k.convertsCounter();
+        m.put("valid", valid);
+        m.put("frequencyHz", valid ? k.frequencyHz() : 0.0);
+        m.put("uncertaintyPpb", 0.0);
+        m.put("mult", valid ? k.rawMult() : 0L);
+        m.put("shift", valid ? k.rawShift() : 0);
+        m.put("source", calibrationSource(k));
         return m;
+    }
+
+    /** Where the conversion's parameters come from, or why there are none (one line). */
+    static String calibrationSource(Diagnostics.Kernel k) {
+        if (k.convertsCounter()) {
+            return "the kernel's own CS_RAW mult/shift from its vDSO data (" + k.layout()
+                    + "); exact, updated by the kernel";
+        }
+        return k.serves() ? "exact mode: the kernel's vDSO data no longer serves the counter (clock_mode changed)"
+                : k.why();
     }
 
     static Map<String, Object> counterReport(CounterSelection s) {
@@ -219,7 +234,7 @@ final class InfoCommand implements Callable<Integer> {
         Map<String, Object> k = (Map<String, Object>) r.get("counter");
         out.label("counter", "%s read with %s (mode %s); ticks with %s", k.get("clocksource"), k.get("read"),
                 k.get("mode"), k.get("ticksRead"));
-        // What converts counter values (Clocks.calibration()), then the selector's own start-up measurement of the
+        // What converts counter values (the diagnostics' kernel raw line), then the selector's own start-up measurement of the
         // counter, which only decides whether the counter can be trusted.
         Map<String, Object> cal = (Map<String, Object>) r.get("calibration");
         if ((Boolean) cal.get("valid")) {

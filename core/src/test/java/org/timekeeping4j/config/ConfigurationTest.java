@@ -12,7 +12,7 @@ import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
-import org.timekeeping4j.ServingPath;
+import org.timekeeping4j.Diagnostics;
 import org.timekeeping4j.clocksource.CounterSelection;
 import org.timekeeping4j.clocksource.CounterSelector;
 import org.timekeeping4j.clocksource.Rejection;
@@ -87,9 +87,9 @@ class ConfigurationTest {
         System.out.println("pvclock " + KernelVdso.pvclock());
         System.out.println("rejected " + s.rejected().stream().map(Rejection::reason).toList());
         Clocks.awaitFastPath(java.time.Duration.ofSeconds(30)); // the paths once discovery has decided
-        Map<ClockId, ServingPath> paths = Clocks.servingPaths();
+        Map<ClockId, Diagnostics.Serving> paths = Clocks.diagnostics().clocks();
         for (ClockId clock : List.of(ClockId.REALTIME, ClockId.MONOTONIC, ClockId.MONOTONIC_RAW)) {
-            System.out.println("path " + clock + " " + paths.get(clock).path() + " " + paths.get(clock).reason());
+            System.out.println("path " + clock + " " + paths.get(clock).path() + " " + paths.get(clock).why());
         }
     }
 

@@ -20,10 +20,10 @@ public final class AgreementMain {
     private AgreementMain() {}
 
     public static void main(String[] args) {
-        var k = Clocks.kernelData();
+        var k = Clocks.diagnostics().kernel();
         Discovery.Timens ns = KernelVdso.timens();
-        System.out.println("STATE enabled=" + k.enabled() + " timens=" + ns.monotonic() + "," + ns.boottime()
-                + " vclock=" + k.vclock() + (k.enabled() ? "" : " reason=" + k.reason()));
+        System.out.println("STATE enabled=" + k.serves() + " timens=" + ns.monotonic() + "," + ns.boottime()
+                + " vclock=" + k.vclock() + (k.serves() ? "" : " reason=" + k.why()));
         String ready = System.getProperty("tk4j.test.ready"); // a file the parent waits for: discovery is done
         if (ready != null) {
             try {
@@ -56,7 +56,7 @@ public final class AgreementMain {
             System.out.println("CLOCK " + CLOCKS[c] + " reads " + reads[c] + " outside " + outside[c] + " worst "
                     + worst[c]);
         }
-        System.out.println("AFTER vclock=" + Clocks.kernelData().vclock() + " entrySwitches=" + KernelVdso.entrySwitches());
+        System.out.println("AFTER vclock=" + Clocks.diagnostics().kernel().vclock() + " entrySwitches=" + KernelVdso.entrySwitches());
     }
 
     private static void read(int c, long[] reads, long[] outside, long[] worst) {
