@@ -3,9 +3,15 @@
  *
  * <p>The packages are shaped like the kernel's own time code. Exported, and API:
  * <ul>
- *   <li>{@code org.timekeeping4j}: the clocks ({@code Clocks}, {@code ClockId}, {@code ClockReader}), snapshots,
- *       cross-timestamps and the kernel's NTP status. What most applications need, and all they need.</li>
- *   <li>{@code org.timekeeping4j.device}: PTP hardware clocks, PPS sources, bounded clocks (ClockBound,
+ *   <li>{@code org.timekeeping4j}: start here. {@code Clocks.nanos(ClockId)} reads a clock by the fastest correct
+ *       path, {@code Clocks.clock(ClockId)} binds a {@code ClockReader} for hot loops, {@code Clocks.ticks()} and
+ *       {@code Clocks.ticksToNanos} timestamp now and convert later ({@code EventRecorder} records events that
+ *       way), {@code Snapshot} and {@code CrossTimestamp} read clocks at one instant; {@code KernelClocks} is the
+ *       kernel's own paths (clock_gettime, the system call, clock_getres), {@code Clocks.diagnostics()} says what
+ *       serves each clock and why, {@code SyncStatus} is the kernel's NTP state. What most applications need,
+ *       and all they need.</li>
+ *   <li>{@code org.timekeeping4j.device}: PTP hardware clocks (and {@code DynamicClockId}, any clock behind an open
+ *       file descriptor), PPS sources, bounded clocks (ClockBound,
  *       adjtimex bounds) and the VMClock page (time and disruptions in a VM).</li>
  *   <li>{@code org.timekeeping4j.clocksource}: the counter abstraction (kernel/time/clocksource.c):
  *       {@code Clocksource}, the hardware counters and their selection, and {@code SimulatedCounter}, a counter

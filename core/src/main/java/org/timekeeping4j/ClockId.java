@@ -5,7 +5,7 @@ package org.timekeeping4j;
  * Every fixed Linux clock id (include/uapi/linux/time.h), with the kernel's number.
  *
  * <p>Ids 10 (the removed CLOCK_SGI_CYCLE) and 12..15 are not clocks; negative ids encode CPU-time
- * clocks of other processes and clocks of open file descriptors ({@link DynamicClockId}). The AUX
+ * clocks of other processes and clocks of open file descriptors ({@code device.DynamicClockId}). The AUX
  * clocks (Linux 6.17+) exist only where the kernel has them and only once enabled.
  */
 public enum ClockId {

@@ -1,9 +1,7 @@
 package org.timekeeping4j;
 
-import org.timekeeping4j.linux.Errno;
 import org.timekeeping4j.linux.ErrnoException;
 import org.timekeeping4j.linux.LinuxTime;
-import org.timekeeping4j.machine.ClockGettimeStub;
 
 /**
  * The kernel's own paths to its clocks: clock_gettime as the vDSO serves it, the system call itself, clock_getres,
@@ -19,8 +17,8 @@ import org.timekeeping4j.machine.ClockGettimeStub;
  * into the caller's {@link TimeSpec}.
  *
  * <p><b>Errors.</b> A clock this kernel or configuration lacks throws {@link UnsupportedOperationException} saying
- * why and what would enable it ({@link Clocks#whyUnsupported} asks without throwing); a descriptor that is no open
- * clock device, {@link IllegalArgumentException}.
+ * why and what would enable it ({@link Clocks#whyUnsupported} asks without throwing). A clock behind an open file
+ * descriptor (a PTP device) reads itself: {@code device.DynamicClockId}.
  */
 public final class KernelClocks {
 
@@ -39,21 +37,6 @@ public final class KernelClocks {
     public static long nanos(ClockId clock) {
         // The body is Clocks' own: its reads fall back to it, and their first call must load no other class.
         return Clocks.kernelNanos(clock);
-    }
-
-    /**
-     * As {@link #nanos(ClockId)}, for a clock behind an open file descriptor (a PTP device).
-     *
-     * @param clock a clock behind an open file descriptor
-     * @return the clock's value in ns
-     * @throws IllegalArgumentException if the descriptor is not an open clock device
-     */
-    public static long nanos(DynamicClockId clock) {
-        try {
-            return ClockGettimeStub.clockGettimeNanos(clock.id());
-        } catch (ErrnoException e) {
-            throw dynamicFailed(clock, e);
-        }
     }
 
     /**
@@ -104,25 +87,5 @@ public final class KernelClocks {
         } catch (ErrnoException e) {
             throw Clocks.unsupported(clock, e);
         }
-    }
-
-    /**
-     * clock_getres for a clock behind an open file descriptor.
-     *
-     * @param clock a clock behind an open file descriptor
-     * @return the resolution in ns
-     * @throws IllegalArgumentException if the descriptor is not an open clock device
-     */
-    public static long resolutionNanos(DynamicClockId clock) {
-        try {
-            return LinuxTime.clockGetresNanos(clock.id());
-        } catch (ErrnoException e) {
-            throw dynamicFailed(clock, e);
-        }
-    }
-
-    private static IllegalArgumentException dynamicFailed(DynamicClockId clock, ErrnoException e) {
-        return new IllegalArgumentException("file descriptor " + clock.fd() + " is not an open clock device: "
-                + Errno.describe(e.errno()), e);
     }
 }

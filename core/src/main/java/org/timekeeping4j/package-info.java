@@ -7,6 +7,7 @@
  * system call, clock_getres). {@link org.timekeeping4j.ClockReader} binds one clock for
  * hot loops; {@link org.timekeeping4j.Snapshot} and {@link org.timekeeping4j.CrossTimestamp} read several clocks
  * at one instant; {@link org.timekeeping4j.EventRecorder} timestamps events cheaply and converts them later;
+ * {@link org.timekeeping4j.Diagnostics} says what serves each clock and why;
  * {@link org.timekeeping4j.SyncStatus} is the kernel's NTP state (adjtimex).
  */
 package org.timekeeping4j;

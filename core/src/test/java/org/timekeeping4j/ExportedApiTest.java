@@ -51,13 +51,13 @@ class ExportedApiTest {
 
     /** The public top-level types of each exported package: what its package-info promises. */
     private static final Map<String, Set<String>> PUBLIC_TYPES = Map.of(
-            ROOT, Set.of("ClockId", "ClockReader", "Clocks", "CrossTimestamp", "Diagnostics", "DynamicClockId",
+            ROOT, Set.of("ClockId", "ClockReader", "Clocks", "CrossTimestamp", "Diagnostics",
                     "EventRecorder", "KernelClocks", "Snapshot", "SyncStatus", "TimeSpec"),
             ROOT + ".adjust", Set.of("ClockAdjustment", "NtpAdjuster"),
             ROOT + ".clocksource", Set.of("Clocksource", "CounterArch", "CounterFlavour", "CounterSelection",
-                    "CounterSelector", "Frequency", "HardwareCounter", "KernelCounter", "MultShift", "Rejection",
+                    "CounterSelector", "Frequency", "HardwareCounter", "MultShift", "Rejection",
                     "SimulatedCounter"),
-            ROOT + ".device", Set.of("BoundedClock", "ClockBound", "DeviceException", "DeviceSyscalls",
+            ROOT + ".device", Set.of("BoundedClock", "ClockBound", "DeviceException", "DeviceSyscalls", "DynamicClockId",
                     "PpsCapabilities", "PpsEvent", "PpsSource", "PtpCapabilities", "PtpClock", "PtpOffset",
                     "TimeBounds", "VmClock", "VmClockPage"),
             ROOT + ".timekeeper", Set.of("ConvertedNanos", "CounterClock", "Timekeeper", "TimekeeperBuilder",
@@ -132,6 +132,21 @@ class ExportedApiTest {
         List<String> leaks = new ArrayList<>();
         checkType(LeakingForTest.class, leaks);
         assertThat(leaks).singleElement().asString().contains("linux.Platform");
+    }
+
+    /**
+     * The exported public types, nested ones counted: a ceiling that only comes down (the issue's aim is 30; what
+     * keeps the rest exported is listed in the api branch's report). A new type replaces one, or lowers it.
+     */
+    private static final int EXPORTED_TYPES_AT_MOST = 54;
+
+    @Test
+    void theExportedTypesWithTheNestedOnesShouldNotGrow() throws Exception {
+        List<String> all = new ArrayList<>();
+        for (String pkg : exported) {
+            publicTypesOf(pkg).forEach(t -> all.add(t.getName()));
+        }
+        assertThat(all).as("exported public types, nested ones counted").hasSizeLessThanOrEqualTo(EXPORTED_TYPES_AT_MOST);
     }
 
     @Test

@@ -35,7 +35,8 @@ import org.timekeeping4j.machine.Stubs;
  *   <li>The self-test passes: the counter never goes backwards over a burst of reads, and its frequency
  *       agrees with CLOCK_MONOTONIC_RAW within {@link #SELF_TEST_PPM} ppm.</li>
  * </ol>
- * Otherwise the selection falls back to {@link KernelCounter} and records every rejection's reason.
+ * Otherwise the selection falls back to the kernel's MONOTONIC_RAW as a counter ({@code KernelCounter}) and
+ * records every rejection's reason.
  *
  * <h2>Frequency</h2>
  * From what the platform states without privilege (arm64 cntfrq_el0; x86 CPUID leaf 0x15 or the

@@ -8,13 +8,13 @@ import org.timekeeping4j.machine.ClockGettimeStub;
  * What the vDSO does when the clocksource's mode is VDSO_CLOCKMODE_NONE: ask the kernel. Always correct,
  * never faster than the kernel.
  */
-public final class KernelCounter extends Clocksource {
+final class KernelCounter extends Clocksource {
 
     /** The kernel's rating does not apply; rank it below any usable hardware counter. */
     private static final int RATING = 100;
 
     /** The kernel's CLOCK_MONOTONIC_RAW as a 64-bit, 1 GHz counter. */
-    public KernelCounter() {
+    KernelCounter() {
         super("kernel (CLOCK_MONOTONIC_RAW)", 64, 1e9, RATING, true, true);
     }
 

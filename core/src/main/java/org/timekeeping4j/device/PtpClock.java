@@ -9,7 +9,6 @@ import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.Set;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.DynamicClockId;
 import org.timekeeping4j.linux.DeviceIo;
 import org.timekeeping4j.linux.Errno;
 

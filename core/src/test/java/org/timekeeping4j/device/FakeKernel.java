@@ -10,7 +10,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
-import org.timekeeping4j.DynamicClockId;
 import org.timekeeping4j.linux.Errno;
 
 /**
