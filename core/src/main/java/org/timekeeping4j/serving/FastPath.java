@@ -6,6 +6,7 @@ import org.timekeeping4j.linux.ColdClockGettime;
 import org.timekeeping4j.linux.Os;
 import org.timekeeping4j.machine.ClockGettimeStub;
 import org.timekeeping4j.machine.VdsoStub;
+import org.timekeeping4j.vdso.DiscoveryPhases;
 import org.timekeeping4j.vdso.KernelVdso;
 
 /**
@@ -189,7 +190,9 @@ public final class FastPath implements Runnable {
      */
     static void discover() {
         long t0 = System.nanoTime();
+        DiscoveryPhases.begin(FIRST_USE);
         String unavailable = ColdClockGettime.unavailable();
+        DiscoveryPhases.mark(DiscoveryPhases.FFM_BOOTSTRAP);
         if (unavailable != null) {
             discoveryNanos = System.nanoTime() - t0;
             if (PLATFORM == null) { // Linux, and this module may not call native code
@@ -202,7 +205,9 @@ public final class FastPath implements Runnable {
         try {
             ClockGettimeStub.clockGettimeNanos(ClockGettimeStub.CLOCK_MONOTONIC); // maps the kernel path's stubs
             mapped = true;
+            DiscoveryPhases.mark(DiscoveryPhases.KERNEL_STUBS);
             String why = KernelVdso.reason(); // initialises exact mode: Discovery.run
+            DiscoveryPhases.mark(DiscoveryPhases.ENTRIES);
             // Written after KernelVdso finished initialising: a reader that sees true finds it ready.
             exact = why == null;
             countsCycles |= why == null;
@@ -280,6 +285,7 @@ public final class FastPath implements Runnable {
     }
 
     private static void settle(Stage s, String why) {
+        DiscoveryPhases.finish();
         synchronized (LOCK) {
             reason = why;
             since = System.nanoTime();

@@ -164,6 +164,7 @@ public final class Discovery {
         if (arch == null) {
             return Result.refused(CounterArch.noDescriptor(machine));
         }
+        DiscoveryPhases.mark(DiscoveryPhases.SETUP);
         String ns = VvarMapping.timeNamespace();
         VvarMapping mapping;
         try {
@@ -182,6 +183,7 @@ public final class Discovery {
         if (mapping.vdsoStart() != 0 && Long.compareUnsigned(mapping.vdsoStart(), mapping.end()) < 0) {
             return Result.refused("[vdso] does not follow [vvar]: not a Linux vvar mapping");
         }
+        DiscoveryPhases.mark(DiscoveryPhases.PROC_MAPS);
         // Page 0 first, always backed. Other pages only where the kernel backs them: the data page after the
         // namespace's page inside a time namespace; a vclock page once found backed (PageProbe).
         MemorySegment page0 = MemorySegment.ofAddress(mapping.start()).reinterpret(pageSize);
@@ -241,6 +243,7 @@ public final class Discovery {
                         + " MONOTONIC offset " + timens.monotonic() + " ns: not a namespace page exact mode knows");
             }
         }
+        DiscoveryPhases.mark(DiscoveryPhases.LAYOUT);
         Vclock vclock = vclock(layout, mapping, pageSize);
         int mode = page.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED,
                 layout.baseOffset(0) + VdsoLayout.CLOCK_MODE);
@@ -254,13 +257,16 @@ public final class Discovery {
         if (refusal != null) {
             return new Result(refusal, layout, mapping, null, null, rec.rejected(), vclock, timens);
         }
+        DiscoveryPhases.mark(DiscoveryPhases.PAGE_PROBES);
         Stubs.Mapped ordered = VdsoStub.map(layout.algorithm(), true);
+        DiscoveryPhases.mark(DiscoveryPhases.MAPPING);
         if (!ordered.ok()) {
             return new Result("the read's machine code cannot run: " + ordered.failure(), layout, mapping, null,
                     null, rec.rejected(), vclock, timens);
         }
         Result r = new Result(null, layout, mapping, page, ordered.handle(), rec.rejected(), vclock, timens);
         String bad = validate(r);
+        DiscoveryPhases.mark(DiscoveryPhases.VALIDATION);
         return bad == null ? r : r.refusing(bad);
     }
 
