@@ -39,10 +39,19 @@ public final class ClockGettime {
 
     /**
      * int (clockid_t, struct timespec *) on {@link #TARGET}: 0, or non-zero where it failed (then call
-     * {@link LibC#CLOCK_GETTIME_ERRNO} for errno). Critical: it neither blocks nor calls back.
+     * {@link LibC.ClockGettimeErrno} for errno). Critical: it neither blocks nor calls back.
+     *
+     * @return the handle, or null off the supported platforms
      */
-    public static final MethodHandle TIMESPEC = TARGET == null ? null
-            : Linker.nativeLinker().downcallHandle(TARGET.function(), INT_TIMESPEC, Linker.Option.critical(false));
+    public static MethodHandle timespec() {
+        return Timespec.HANDLE;
+    }
+
+    /** {@link #timespec()}'s holder: bound on first use (where the kernel path's stub serves, never). */
+    private static final class Timespec {
+        static final MethodHandle HANDLE = TARGET == null ? null
+                : Linker.nativeLinker().downcallHandle(TARGET.function(), INT_TIMESPEC, Linker.Option.critical(false));
+    }
 
     private ClockGettime() {}
 
@@ -62,8 +71,11 @@ public final class ClockGettime {
         if (Platform.UNSUPPORTED_REASON != null) {
             return null;
         }
-        return Linker.nativeLinker().defaultLookup().find("clock_gettime").orElseThrow(
-                () -> new UnsatisfiedLinkError("libc has no symbol clock_gettime (glibc or musl expected)"));
+        MemorySegment f = Linker.nativeLinker().defaultLookup().find("clock_gettime").orElse(null); // no lambda
+        if (f == null) {
+            throw new UnsatisfiedLinkError("libc has no symbol clock_gettime (glibc or musl expected)");
+        }
+        return f;
     }
 
     /** The vDSO's function where the lookup found it, else libc's (null: unsupported platform). */

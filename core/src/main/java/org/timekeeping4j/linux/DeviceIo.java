@@ -113,7 +113,7 @@ public final class DeviceIo {
     public static int clockGettime(int clockId, MemorySegment timespec) {
         MemorySegment state = capture();
         try {
-            int rc = (int) LibC.CLOCK_GETTIME_ERRNO.invokeExact(state, clockId, timespec);
+            int rc = (int) LibC.ClockGettimeErrno.HANDLE.invokeExact(state, clockId, timespec);
             return rc == 0 ? 0 : -LibC.errno(state);
         } catch (Throwable t) {
             throw LinuxTime.rethrow(t);
@@ -172,7 +172,7 @@ public final class DeviceIo {
     public static MemorySegment mapReadOnlyShared(int fd, long length, Arena arena) {
         MemorySegment state = capture();
         try {
-            MemorySegment addr = (MemorySegment) LibC.MMAP_ERRNO.invokeExact(state, MemorySegment.NULL, length,
+            MemorySegment addr = (MemorySegment) LibC.MmapErrno.HANDLE.invokeExact(state, MemorySegment.NULL, length,
                     LibC.PROT_READ, MAP_SHARED, fd, 0L);
             if (addr.address() == LibC.MAP_FAILED) {
                 throw new ErrnoException("mmap(PROT_READ, MAP_SHARED)", LibC.errno(state));
@@ -187,7 +187,7 @@ public final class DeviceIo {
 
     private static void unmap(MemorySegment mapping) {
         try (Arena a = Arena.ofConfined()) {
-            int ignored = (int) LibC.MUNMAP_ERRNO.invokeExact(a.allocate(LibC.CAPTURE_STATE), mapping,
+            int ignored = (int) LibC.MunmapErrno.HANDLE.invokeExact(a.allocate(LibC.CAPTURE_STATE), mapping,
                     mapping.byteSize());
         } catch (Throwable t) {
             throw LinuxTime.rethrow(t);

@@ -1,12 +1,9 @@
 package org.timekeeping4j.linux;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -43,20 +40,65 @@ public final class KernelInfo {
     }
 
     static Set<String> cpuFlags(Path cpuinfo) {
-        try {
-            for (String line : Files.readAllLines(cpuinfo)) {
-                String lower = line.toLowerCase(Locale.ROOT);
-                if (lower.startsWith("flags") || lower.startsWith("features")) {
-                    int colon = line.indexOf(':');
-                    if (colon >= 0) {
-                        return new LinkedHashSet<>(Arrays.asList(line.substring(colon + 1).trim().split("\\s+")));
-                    }
+        // java.io and a hand-made split: exact mode's discovery reads this (the ordered counter read), and on a
+        // cold JVM every regex, stream or NIO reader first used costs milliseconds.
+        String text = readAscii(cpuinfo.toString(), 1 << 20);
+        if (text == null) {
+            return Set.of(); // unreadable (hardened /proc, not Linux): no flags known
+        }
+        for (int at = 0; at < text.length(); ) {
+            int eol = text.indexOf('\n', at);
+            if (eol < 0) {
+                eol = text.length();
+            }
+            if (text.regionMatches(true, at, "flags", 0, 5) || text.regionMatches(true, at, "features", 0, 8)) {
+                int colon = text.indexOf(':', at);
+                if (colon >= 0 && colon < eol) {
+                    return words(text, colon + 1, eol);
                 }
             }
-        } catch (IOException | RuntimeException e) {
-            // unreadable (hardened /proc, not Linux): no flags known
+            at = eol + 1;
         }
         return Set.of();
+    }
+
+    /** The words (runs of non-whitespace) of {@code text} from {@code from} to {@code to}, in order. */
+    private static Set<String> words(String text, int from, int to) {
+        Set<String> words = new LinkedHashSet<>();
+        int start = -1;
+        for (int i = from; i <= to; i++) {
+            boolean space = i == to || Character.isWhitespace(text.charAt(i));
+            if (space && start >= 0) {
+                words.add(text.substring(start, i));
+                start = -1;
+            } else if (!space && start < 0) {
+                start = i;
+            }
+        }
+        return words;
+    }
+
+    /**
+     * The running kernel's release (uname -r) from /proc/sys/kernel/osrelease (java.io: no FFM handle), or uname(2)'s
+     * where that file cannot be read.
+     *
+     * @return the release, e.g. "6.18.0"
+     */
+    public static String release() {
+        String text = readAscii("/proc/sys/kernel/osrelease", 4096);
+        if (text != null && !text.isBlank()) {
+            return text.strip();
+        }
+        return LinuxTime.uname().release();
+    }
+
+    /** A file's first {@code max} bytes as US-ASCII, or null where it cannot be read; java.io only. */
+    static String readAscii(String file, int max) {
+        try (java.io.FileInputStream in = new java.io.FileInputStream(file)) {
+            return new String(in.readNBytes(max), java.nio.charset.StandardCharsets.US_ASCII);
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
     }
 
     /** Those of {@link #COUNTER_FLAGS} that this CPU has. */
@@ -66,11 +108,11 @@ public final class KernelInfo {
     }
 
     static String firstLine(Path file) {
-        try {
-            List<String> lines = Files.readAllLines(file);
-            return lines.isEmpty() ? "" : lines.get(0).trim();
-        } catch (IOException | RuntimeException e) {
+        String text = readAscii(file.toString(), 1 << 16);
+        if (text == null) {
             return "";
         }
+        int eol = text.indexOf('\n');
+        return (eol < 0 ? text : text.substring(0, eol)).trim();
     }
 }

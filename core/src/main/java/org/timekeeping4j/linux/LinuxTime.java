@@ -58,7 +58,7 @@ public final class LinuxTime {
     public static void clockGettime(int clockId, MemorySegment timespec) {
         int rc;
         try {
-            rc = (int) ClockGettime.TIMESPEC.invokeExact(clockId, timespec);
+            rc = (int) ClockGettime.timespec().invokeExact(clockId, timespec);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -72,7 +72,7 @@ public final class LinuxTime {
         MemorySegment scratch = scratch();
         MemorySegment state = captureState(scratch);
         try {
-            int rc = (int) LibC.CLOCK_GETTIME_ERRNO.invokeExact(state, clockId, scratch);
+            int rc = (int) LibC.ClockGettimeErrno.HANDLE.invokeExact(state, clockId, scratch);
             return rc == 0 ? 0 : LibC.errno(state);
         } catch (Throwable t) {
             throw rethrow(t);
@@ -98,7 +98,7 @@ public final class LinuxTime {
         }
         long rc;
         try {
-            rc = (long) LibC.SYSCALL_CLOCK_GETTIME.invokeExact(number, (long) clockId, ts);
+            rc = (long) LibC.SyscallClockGettime.HANDLE.invokeExact(number, (long) clockId, ts);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -125,7 +125,7 @@ public final class LinuxTime {
         }
         MemorySegment state = captureState(scratch);
         try {
-            long rc = (long) LibC.SYSCALL_CLOCK_GETTIME_ERRNO.invokeExact(state, number, (long) clockId, scratch);
+            long rc = (long) LibC.SyscallClockGettimeErrno.HANDLE.invokeExact(state, number, (long) clockId, scratch);
             return rc == 0 ? 0 : LibC.errno(state);
         } catch (Throwable t) {
             throw rethrow(t);
@@ -148,7 +148,7 @@ public final class LinuxTime {
         MemorySegment state = captureState(scratch);
         int rc;
         try {
-            rc = (int) LibC.CLOCK_GETRES_ERRNO.invokeExact(state, clockId, scratch);
+            rc = (int) LibC.ClockGetresErrno.HANDLE.invokeExact(state, clockId, scratch);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -180,7 +180,7 @@ public final class LinuxTime {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment timex = arena.allocate(LibC.Timex.SIZE, 8); // zeroed: modes = 0 means read only
             MemorySegment state = arena.allocate(LibC.CAPTURE_STATE);
-            int rc = (int) LibC.CLOCK_ADJTIME_ERRNO.invokeExact(state, clockId, timex);
+            int rc = (int) LibC.ClockAdjtimeErrno.HANDLE.invokeExact(state, clockId, timex);
             if (rc < 0) {
                 throw new ErrnoException("clock_adjtime(" + clockId + ", modes=0)", LibC.errno(state));
             }
@@ -211,7 +211,7 @@ public final class LinuxTime {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment uts = arena.allocate(LibC.Utsname.SIZE);
             MemorySegment state = arena.allocate(LibC.CAPTURE_STATE);
-            int rc = (int) LibC.UNAME_ERRNO.invokeExact(state, uts);
+            int rc = (int) LibC.UnameErrno.HANDLE.invokeExact(state, uts);
             if (rc != 0) {
                 throw new ErrnoException("uname", LibC.errno(state));
             }

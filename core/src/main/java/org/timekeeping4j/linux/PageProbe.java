@@ -23,12 +23,14 @@ import java.lang.invoke.MethodHandle;
  */
 public final class PageProbe {
 
-    private static final MethodHandle PIPE2_ERRNO =
-            LibC.handle("pipe2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), LibC.ERRNO_OPTION);
-    private static final MethodHandle WRITE_ERRNO =
-            LibC.handle("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG), LibC.ERRNO_OPTION);
-    private static final MethodHandle CLOSE =
-            LibC.handle("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    /** libc's pipe2, write and close: where {@link LibC#SYS_PIPE2} is not known (else one syscall handle serves). */
+    private static final class Libc {
+        static final MethodHandle PIPE2_ERRNO =
+                LibC.handle("pipe2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), LibC.ERRNO_OPTION);
+        static final MethodHandle WRITE_ERRNO = LibC.handle("write",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG), LibC.ERRNO_OPTION);
+        static final MethodHandle CLOSE = LibC.handle("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    }
 
     /** O_CLOEXEC (asm-generic/fcntl.h; x86_64 and aarch64). */
     private static final int O_CLOEXEC = 0x80000;
@@ -50,20 +52,43 @@ public final class PageProbe {
         if (length < 1 || length > 4096) {
             throw new IllegalArgumentException("length " + length + " is not 1..4096");
         }
+        if (LibC.SYS_PIPE2 < 0) {
+            return copyErrnoThroughLibc(address, length);
+        }
+        // Through the one syscall(2) handle the stubs' mapping binds too (LibC.Syscall): no handle of its own.
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment capture = arena.allocate(LibC.CAPTURE_STATE);
             MemorySegment fds = arena.allocate(JAVA_INT, 2);
-            if ((int) PIPE2_ERRNO.invokeExact(capture, fds, O_CLOEXEC) != 0) {
+            if (LibC.syscall(capture, LibC.SYS_PIPE2, fds.address(), O_CLOEXEC, 0, 0, 0, 0) != 0) {
                 throw new ErrnoException("pipe2", LibC.errno(capture));
             }
             int r = fds.getAtIndex(JAVA_INT, 0);
             int w = fds.getAtIndex(JAVA_INT, 1);
             try {
-                long n = (long) WRITE_ERRNO.invokeExact(capture, w, address, (long) length);
+                long n = LibC.syscall(capture, LibC.SYS_WRITE, w, address, length, 0, 0, 0);
                 return n == length ? 0 : n < 0 ? LibC.errno(capture) : EFAULT; // a short copy: a fault in it
             } finally {
-                int ignored = (int) CLOSE.invokeExact(r);
-                ignored = (int) CLOSE.invokeExact(w);
+                LibC.syscall(capture, LibC.SYS_CLOSE, r, 0, 0, 0, 0, 0);
+                LibC.syscall(capture, LibC.SYS_CLOSE, w, 0, 0, 0, 0, 0);
+            }
+        }
+    }
+
+    private static int copyErrnoThroughLibc(long address, int length) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment capture = arena.allocate(LibC.CAPTURE_STATE);
+            MemorySegment fds = arena.allocate(JAVA_INT, 2);
+            if ((int) Libc.PIPE2_ERRNO.invokeExact(capture, fds, O_CLOEXEC) != 0) {
+                throw new ErrnoException("pipe2", LibC.errno(capture));
+            }
+            int r = fds.getAtIndex(JAVA_INT, 0);
+            int w = fds.getAtIndex(JAVA_INT, 1);
+            try {
+                long n = (long) Libc.WRITE_ERRNO.invokeExact(capture, w, address, (long) length);
+                return n == length ? 0 : n < 0 ? LibC.errno(capture) : EFAULT; // a short copy: a fault in it
+            } finally {
+                int ignored = (int) Libc.CLOSE.invokeExact(r);
+                ignored = (int) Libc.CLOSE.invokeExact(w);
             }
         } catch (RuntimeException e) {
             throw e;

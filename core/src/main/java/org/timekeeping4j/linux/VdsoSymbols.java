@@ -27,9 +27,16 @@ public final class VdsoSymbols {
     /** getauxval's key for the vDSO's ELF header (include/uapi/linux/auxvec.h). */
     static final long AT_SYSINFO_EHDR = 33;
 
-    /** unsigned long getauxval(unsigned long type): man 3 getauxval (glibc 2.16+, musl). */
-    private static final MethodHandle GETAUXVAL =
-            LibC.handle("getauxval", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG));
+    /**
+     * unsigned long getauxval(unsigned long type): man 3 getauxval (glibc 2.16+, musl); bound only where
+     * /proc/self/auxv cannot be read (a downcall handle of its own descriptor costs a cold JVM milliseconds).
+     */
+    private static final class Getauxval {
+        static final MethodHandle HANDLE = LibC.handle("getauxval", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG));
+    }
+
+    /** The auxiliary vector's entry size on LP64: a_type and a_val, 8 bytes each (man 5 proc, /proc/pid/auxv). */
+    private static final int AUXV_ENTRY = 16;
 
     // ELF64 (include/uapi/linux/elf.h): header, program header, dynamic entry and symbol offsets and sizes.
     private static final int EHDR_SIZE = 64;
@@ -73,14 +80,40 @@ public final class VdsoSymbols {
 
     /** The vDSO's address in this process (0 where the kernel mapped none, e.g. booted with vdso=0). */
     static long imageAddress() {
-        if (GETAUXVAL == null) {
-            return 0;
+        long fromProc = auxv(AT_SYSINFO_EHDR);
+        if (fromProc >= 0 || Getauxval.HANDLE == null) {
+            return Math.max(fromProc, 0);
         }
         try {
-            return (long) GETAUXVAL.invokeExact(AT_SYSINFO_EHDR);
+            return (long) Getauxval.HANDLE.invokeExact(AT_SYSINFO_EHDR);
         } catch (Throwable t) {
             throw LinuxTime.rethrow(t);
         }
+    }
+
+    /**
+     * Entry {@code type} of this process's auxiliary vector as /proc/self/auxv has it (the vector the kernel
+     * passed at exec, which getauxval reads too): its value, 0 where the vector has no such entry, or -1 where the
+     * file cannot be read (then ask getauxval). java.io only: no FFM handle, no NIO.
+     */
+    static long auxv(long type) {
+        byte[] v;
+        try (java.io.FileInputStream in = new java.io.FileInputStream("/proc/self/auxv")) {
+            v = in.readAllBytes();
+        } catch (java.io.IOException | RuntimeException e) {
+            return -1;
+        }
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(v).order(java.nio.ByteOrder.nativeOrder());
+        for (int at = 0; at + AUXV_ENTRY <= v.length; at += AUXV_ENTRY) {
+            long t = b.getLong(at);
+            if (t == type) {
+                return b.getLong(at + 8);
+            }
+            if (t == 0) { // AT_NULL ends the vector
+                break;
+            }
+        }
+        return v.length == 0 ? -1 : 0;
     }
 
     /**

@@ -27,7 +27,7 @@ import org.timekeeping4j.linux.Platform;
  * its own id, so their downcall passes no argument ({@link #nanos(int)} picks it): measured, that is the last
  * few tenths of a nanosecond between the kernel path and nanoTime. Mapped as the counter stubs are ({@link Stubs#map}: W^X, the
  * {@code timekeeping4j.execmem} configuration); where it is not mapped (another architecture, executable memory
- * refused) {@link #NANOS} is null and readers use {@link ClockGettime#TIMESPEC} with a buffer of their own
+ * refused) {@link #NANOS} is null and readers use {@link ClockGettime#timespec()} with a buffer of their own
  * ({@link #clockGettimeNanos} does both).
  *
  * <p>Sources: x86-clock-gettime.s and arm64-clock-gettime.s next to this file, which AssemblySourcesTest
@@ -37,7 +37,7 @@ public final class ClockGettimeStub {
 
     /**
      * What the stub returns where clock_gettime failed. A successful read whose value is this one (a clock
-     * 292 years before its epoch) is read again through {@link ClockGettime#TIMESPEC}, so the value is never
+     * 292 years before its epoch) is read again through {@link ClockGettime#timespec()}, so the value is never
      * misreported.
      */
     public static final long FAILED = Long.MIN_VALUE;

@@ -64,7 +64,7 @@ public final class VmClockWriterMain {
         try {
             java.lang.foreign.MemorySegment state = arena.allocate(org.timekeeping4j.linux.LibC.CAPTURE_STATE);
             java.lang.foreign.MemorySegment at = (java.lang.foreign.MemorySegment) org.timekeeping4j.linux.LibC
-                    .MMAP_ERRNO.invokeExact(state, java.lang.foreign.MemorySegment.NULL, 4096L,
+                    .MmapErrno.HANDLE.invokeExact(state, java.lang.foreign.MemorySegment.NULL, 4096L,
                             org.timekeeping4j.linux.LibC.PROT_READ | org.timekeeping4j.linux.LibC.PROT_WRITE,
                             org.timekeeping4j.linux.DeviceIo.MAP_SHARED, fd, physical);
             if (at.address() == -1L) {

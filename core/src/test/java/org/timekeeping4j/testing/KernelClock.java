@@ -90,7 +90,7 @@ public final class KernelClock {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment ts = arena.allocate(16, 8);
             MemorySegment state = arena.allocate(LibC.CAPTURE_STATE);
-            int rc = (int) LibC.CLOCK_GETTIME_ERRNO.invokeExact(state, id, ts);
+            int rc = (int) LibC.ClockGettimeErrno.HANDLE.invokeExact(state, id, ts);
             if (rc != 0) {
                 throw new IllegalStateException("libc clock_gettime(" + id + ") failed: rc " + rc);
             }
