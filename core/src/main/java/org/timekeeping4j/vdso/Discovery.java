@@ -253,7 +253,7 @@ public final class Discovery {
             return new Result("the kernel's vDSO does not read the counter itself (clock_mode " + modeName(mode)
                     + why + "): clock_gettime serves", layout, mapping, null, null, rec.rejected(), vclock, timens);
         }
-        String refusal = arch.vdsoRefusal(LinuxTime.uname().release());
+        String refusal = arch.vdsoRefusal(KernelInfo.release());
         if (refusal != null) {
             return new Result(refusal, layout, mapping, null, null, rec.rejected(), vclock, timens);
         }
@@ -333,7 +333,7 @@ public final class Discovery {
         int mask = 0;
         for (int i = 0; i < 8; i++) {
             int id = org.timekeeping4j.ClockId.AUX_BASE + i;
-            if (LinuxTime.clockGettimeErrno(id) != 0) {
+            if (!readable(id)) {
                 continue;
             }
             long vc = r.page().address() + r.layout().auxBaseOffset(i);
@@ -343,6 +343,22 @@ public final class Discovery {
             }
         }
         return mask;
+    }
+
+    /**
+     * Whether clock_gettime reads clock {@code clockId} now: through the kernel path's stub where it is mapped (its
+     * {@link ClockGettimeStub#FAILED} is a failure; no errno-capturing handle bound for the question), else
+     * through the errno-capturing call.
+     */
+    private static boolean readable(int clockId) {
+        if (ClockGettimeStub.NANOS != null) {
+            try {
+                return ClockGettimeStub.nanos(clockId) != ClockGettimeStub.FAILED;
+            } catch (Throwable t) {
+                throw LinuxTime.rethrow(t);
+            }
+        }
+        return LinuxTime.clockGettimeErrno(clockId) == 0;
     }
 
     /** Null when every served clock lies within its clock_gettime brackets, else the first that does not. */

@@ -38,11 +38,15 @@ public record VvarMapping(long start, long end, long vdsoStart, long vclockStart
      * @throws IllegalArgumentException when [vvar] appears more than once or its line is malformed
      */
     public static VvarMapping parse(List<String> maps) {
+        return parse(maps.toArray(new String[0]));
+    }
+
+    private static VvarMapping parse(String[] maps) {
         long[] vvar = null;
         long[] vclock = {0, 0};
         long vdso = 0;
         for (String line : maps) {
-            String[] f = line.trim().split("\\s+");
+            String[] f = fields(line);
             if (f.length < 6) {
                 continue;
             }
@@ -64,6 +68,29 @@ public record VvarMapping(long start, long end, long vdsoStart, long vclockStart
         return vvar == null ? null : new VvarMapping(vvar[0], vvar[1], vdso, vclock[0], vclock[1]);
     }
 
+    /**
+     * The whitespace-separated fields of a maps line: address range, permissions, offset, device, inode, then the
+     * name (a path with spaces is more fields; the name is the last). By hand: a regex costs a cold JVM milliseconds.
+     */
+    private static String[] fields(String line) {
+        String[] f = new String[8];
+        int n = 0;
+        int start = -1;
+        for (int i = 0; i <= line.length(); i++) {
+            boolean space = i == line.length() || Character.isWhitespace(line.charAt(i));
+            if (space && start >= 0) {
+                if (n == f.length) {
+                    f = java.util.Arrays.copyOf(f, 2 * n);
+                }
+                f[n++] = line.substring(start, i);
+                start = -1;
+            } else if (!space && start < 0) {
+                start = i;
+            }
+        }
+        return java.util.Arrays.copyOf(f, n);
+    }
+
     private static long[] range(String field) {
         int dash = field.indexOf('-');
         if (dash <= 0) {
@@ -78,9 +105,26 @@ public record VvarMapping(long start, long end, long vdsoStart, long vclockStart
         // java.io, not java.nio.file: on a cold JVM this is the first file a read opens, and java.io's classes
         // are loaded already (NIO's first use costs tens of ms on a cold JVM: docs/PERFORMANCE.md).
         try (java.io.FileInputStream in = new java.io.FileInputStream("/proc/self/maps")) {
-            return parse(List.of(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII)
-                    .split("\n")));
+            return parse(lines(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII)));
         }
+    }
+
+    /** {@code text}'s lines (no regex, no collection). */
+    private static String[] lines(String text) {
+        int count = 1;
+        for (int i = 0; i < text.length(); i++) {
+            if (text.charAt(i) == '\n') {
+                count++;
+            }
+        }
+        String[] lines = new String[count];
+        int at = 0;
+        for (int k = 0; k < count; k++) {
+            int eol = text.indexOf('\n', at);
+            lines[k] = text.substring(at, eol < 0 ? text.length() : eol);
+            at = eol + 1;
+        }
+        return lines;
     }
 
     /**
