@@ -18,6 +18,10 @@ public class DiscoveryCost {
         boolean exact = Clocks.awaitFastPath(Duration.ofSeconds(5));
         long t2 = System.nanoTime();
         DiscoveryPhases.Report r = DiscoveryPhases.last();
+        if (r == null) {
+            System.out.println("discovery did not finish within 5 s: " + FastPath.reason());
+            return;
+        }
         StringBuilder s = new StringBuilder();
         s.append(String.format("first %.1f exact %s %.1f (await %.1f) wall %.1f cpu %.1f", (t1 - t0) / 1e6,
                 exact, (FastPath.since() - FastPath.firstUse()) / 1e6, (t2 - t0) / 1e6, r.total() / 1e6,
