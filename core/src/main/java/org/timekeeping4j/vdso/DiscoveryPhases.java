@@ -83,7 +83,7 @@ public final class DiscoveryPhases {
         long now = System.nanoTime();
         long c = cpuNanos();
         wall[phase] += now - lastWall;
-        if (c >= 0 && lastCpu >= 0) {
+        if (c >= 0 && lastCpu >= 0 && cpu[phase] >= 0) {
             cpu[phase] += c - lastCpu;
         } else {
             cpu[phase] = -1; // unknown; stays so
@@ -143,6 +143,18 @@ public final class DiscoveryPhases {
      * @param total        wall ns from discovery's start to its last mark
      */
     public record Report(long[] wallNanos, long[] cpuNanos, long startedAfter, long total) {
+
+        /** {@return per phase, wall ns (a copy)} */
+        @Override
+        public long[] wallNanos() {
+            return wallNanos.clone();
+        }
+
+        /** {@return per phase, the discovering thread's CPU ns, -1 where unknown (a copy)} */
+        @Override
+        public long[] cpuNanos() {
+            return cpuNanos.clone();
+        }
 
         /** {@return the number of phases} */
         public static int phases() {
