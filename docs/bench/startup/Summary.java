@@ -208,6 +208,22 @@ public class Summary {
     static final Pattern MALLOC = Pattern.compile("^\\s+malloc: (\\d+)(KB)? #\\d+, peak=(\\d+)(KB)?");
     static final Pattern PROBE = Pattern.compile("rss_kb=(\\d+) anon_kb=(\\d+) file_kb=(\\d+) heap_kb=(\\d+)");
 
+    /** Adds {@code sign} per class to its package's [generated, parsed, archive] count. */
+    static void count(Map<String, String> classes, Map<String, int[]> byPackage, int sign) {
+        for (var e : classes.entrySet()) {
+            String c = e.getKey().replaceAll("\\$\\$.*|/0x.*", "");
+            int dot = c.lastIndexOf('.');
+            String pkg = dot < 0 ? "(default)" : c.substring(0, dot);
+            if (pkg.startsWith("org.timekeeping4j")) {
+                pkg = "org.timekeeping4j (all)";
+            }
+            String src = e.getValue();
+            int[] k = byPackage.computeIfAbsent(pkg, x -> new int[3]);
+            k[src.contains("shared objects file") ? 2 : src.startsWith("jrt:") || src.startsWith("file:")
+                    || src.startsWith("jar:") ? 1 : 0] += sign;
+        }
+    }
+
     static int total(int[] k) {
         return k[0] + k[1] + k[2];
     }
@@ -275,28 +291,17 @@ public class Summary {
             if (n.equals(BARE_FFM) || n.startsWith("aot-")) {
                 continue;
             }
-            Set<String> base = loaded.get(BARE_FFM).keySet();
+            // Counts per package and origin, less the bare program's: generated classes have names of their own in
+            // every JVM (LambdaForm$MH/0x...), so only their numbers compare.
             Map<String, int[]> byPackage = new TreeMap<>();
-            for (var e : loaded.get(n).entrySet()) {
-                if (!base.contains(e.getKey())) {
-                    String c = e.getKey().replaceAll("\\$\\$.*|/0x.*", "");
-                    int dot = c.lastIndexOf('.');
-                    String pkg = dot < 0 ? "(default)" : c.substring(0, dot);
-                    if (pkg.startsWith("org.timekeeping4j")) {
-                        pkg = "org.timekeeping4j (all)";
-                    }
-                    int[] k = byPackage.computeIfAbsent(pkg, x -> new int[3]);
-                    String src = e.getValue();
-                    k[src.contains("shared objects file") ? 2 : src.startsWith("jrt:") || src.startsWith("file:")
-                            || src.startsWith("jar:") ? 1 : 0]++;
-                }
-            }
-            System.out.printf("%n%s loads %d classes the bare FFM program does not; by package, the top 15"
+            count(loaded.get(n), byPackage, 1);
+            count(loaded.get(BARE_FFM), byPackage, -1);
+            System.out.printf("%n%s loads %d classes more than the bare FFM program; by package, the top 15"
                     + " (generated at run time, parsed from a jar or the JDK's image, mapped from the archive):%n%n", n,
                     byPackage.values().stream().mapToInt(k -> k[0] + k[1] + k[2]).sum());
             System.out.printf("    %-45s %9s %6s %8s%n", "package", "generated", "parsed", "archive");
             byPackage.entrySet().stream()
-                    .sorted((a, b) -> total(b.getValue()) - total(a.getValue()))
+                    .sorted((a, b) -> Math.abs(total(b.getValue())) - Math.abs(total(a.getValue())))
                     .limit(15).forEach(e -> System.out.printf("    %-45s %9d %6d %8d%n", e.getKey(), e.getValue()[0],
                             e.getValue()[1], e.getValue()[2]));
         }
