@@ -11,19 +11,21 @@
 #
 # Options: --rounds N (10), --core JAR|DIR (the library: a jar or a classes directory; default: core/target's jar,
 # built with Maven first), --no-aot (skip the AOT-cache variants), --only REGEX (variants whose name matches),
-# --keep DIR (keep the raw lines, the AOT caches and the logs there), --footprint.
+# --keep DIR (keep the raw lines, the AOT caches and the logs there), --jvm "OPTIONS" (added to every JVM, e.g.
+# -XX:TieredStopAtLevel=1), --footprint.
 # The programs: docs/bench/startup/{Bare,Lib,Probe}.java, summarised by docs/bench/startup/Summary.java.
 # Finds a JDK 25 with scripts/java25; needs nothing else but Maven (only to build core when --core is not given).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-rounds=10 core="" aot=1 only="" keep="" footprint=0
-usage() { sed -n '2,16s/^# \{0,1\}//p' "$0"; }
+rounds=10 core="" aot=1 only="" keep="" footprint=0 jvm=""
+usage() { sed -n '2,17s/^# \{0,1\}//p' "$0"; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds="$2"; shift 2 ;;
     --core) core="$2"; shift 2 ;;
     --no-aot) aot=0; shift ;;
     --only) only="$2"; shift 2 ;;
+    --jvm) jvm="$2"; shift 2 ;;
     --keep) keep="$2"; shift 2 ;;
     --footprint) footprint=1; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -112,8 +114,8 @@ run() {
   local prog args
   mapfile -t args < <(jvmargs "$v")
   IFS='|' read -r _ _ _ prog <<<"$v"
-  # shellcheck disable=SC2086 # the program and its arguments are words
-  "$J/java" "${args[@]}" "$@" "-Dsb.launchMicros=${EPOCHREALTIME/[.,]/}" $prog
+  # shellcheck disable=SC2086 # --jvm's options, the program and its arguments are words
+  "$J/java" "${args[@]}" $jvm "$@" "-Dsb.launchMicros=${EPOCHREALTIME/[.,]/}" $prog
 }
 
 cpu="$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')"
@@ -122,7 +124,7 @@ jdkv="$("$J/java" -version 2>&1 | sed -n 2p)"
 {
   echo "code: $code"
   echo "cpu: $cpu, $(nproc) CPUs, Linux $(uname -r), clocksource $cs"
-  echo "jdk: $jdkv"
+  echo "jdk: $jdkv${jvm:+, with $jvm}"
 } >"$work/header"
 
 if [ "$footprint" = 1 ]; then

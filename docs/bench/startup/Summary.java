@@ -99,6 +99,10 @@ public class Summary {
             System.out.printf("%nExact mode serves %.1f ms after the first read (median; range %.1f-%.1f; %d of %d"
                     + " runs never served within 10 s)%n", median(serve, "serve_ns") / 1e6,
                     min(serve, "serve_ns") / 1e6, max(serve, "serve_ns") / 1e6, failed, serve.size());
+            System.out.printf("VmRSS once it serves (and at least 300 ms after the first read; the diagnostics"
+                    + " included): %.1f MB, %s against %s%n", median(serve, "rss_kb") / 1024,
+                    Double.isNaN(bareRss) ? "?" : String.format("%+.1f MB", (median(serve, "rss_kb") - bareRss) / 1024),
+                    BARE_FFM);
         }
         targets(runs, baseline, bareRss);
     }
