@@ -1,0 +1,90 @@
+import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.Clocks;
+
+/**
+ * The library's variants of scripts/startup-bench.sh: a cold JVM's first read of a clock through timekeeping4j.
+ * Arguments: the clock ({@code monotonic}, {@code realtime}, {@code boottime}), the call ({@code nanos}:
+ * Clocks.nanos(id); {@code reader}: Clocks.clock(id).nanos(), both in the first read), and optionally {@code serve}:
+ * after the first read, wait until exact mode serves and print how long that took. Every library class the first
+ * read initialises (ClockId included) is initialised inside the timed call.
+ */
+public final class Lib {
+
+    private Lib() {}
+
+    public static void main(String[] args) throws Throwable {
+        String clock = args[0];
+        boolean reader = args[1].equals("reader");
+        boolean serve = args.length > 2 && args[2].equals("serve");
+        long t0 = System.nanoTime();
+        long v = reader ? firstReader(clock) : firstNanos(clock);
+        long t1 = System.nanoTime();
+        long ms = System.currentTimeMillis();
+        long serveNanos = -1;
+        if (serve) {
+            serveNanos = awaitExactMode(10_000_000_000L) ? System.nanoTime() - t1 : -2;
+        }
+        Probe.report(t1 - t0, t1, ms, serveNanos, v);
+    }
+
+    private static long firstNanos(String clock) {
+        if (clock.equals("monotonic")) {
+            return Clocks.nanos(ClockId.MONOTONIC);
+        } else if (clock.equals("realtime")) {
+            return Clocks.nanos(ClockId.REALTIME);
+        } else if (clock.equals("boottime")) {
+            return Clocks.nanos(ClockId.BOOTTIME);
+        }
+        throw new IllegalArgumentException(clock);
+    }
+
+    private static long firstReader(String clock) {
+        if (clock.equals("monotonic")) {
+            return Clocks.clock(ClockId.MONOTONIC).nanos();
+        } else if (clock.equals("realtime")) {
+            return Clocks.clock(ClockId.REALTIME).nanos();
+        } else if (clock.equals("boottime")) {
+            return Clocks.clock(ClockId.BOOTTIME).nanos();
+        }
+        throw new IllegalArgumentException(clock);
+    }
+
+    /**
+     * Waits until exact mode (the kernel's vDSO data read in user space) serves MONOTONIC. The only place the
+     * benchmark asks the library's diagnostics anything, by reflection so that one program measures the API of
+     * f71f948 ({@code Clocks.servingPaths()}: MONOTONIC's path COUNTER for a reason "exact: ...") and the one that
+     * replaces it ({@code Clocks.diagnostics().stage() == EXACT}); when the API changes again, change this method.
+     *
+     * @param timeoutNanos how long to wait at most
+     * @return true once exact mode serves, false at the timeout
+     */
+    static boolean awaitExactMode(long timeoutNanos) throws ReflectiveOperationException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        java.lang.reflect.Method diagnostics = null;
+        try {
+            diagnostics = Clocks.class.getMethod("diagnostics");
+        } catch (NoSuchMethodException e) {
+            // f71f948's API: servingPaths() below
+        }
+        do {
+            Clocks.awaitFastPath(Duration.ofMillis(1));
+            if (diagnostics != null) {
+                Object d = diagnostics.invoke(null);
+                if (String.valueOf(d.getClass().getMethod("stage").invoke(d)).equals("EXACT")) {
+                    return true;
+                }
+            } else {
+                Object p = ((java.util.Map<?, ?>) Clocks.class.getMethod("servingPaths").invoke(null))
+                        .get(ClockId.MONOTONIC);
+                if (String.valueOf(p.getClass().getMethod("path").invoke(p)).equals("COUNTER")
+                        && String.valueOf(p.getClass().getMethod("reason").invoke(p)).startsWith("exact")) {
+                    return true;
+                }
+            }
+            LockSupport.parkNanos(200_000L);
+        } while (System.nanoTime() - deadline < 0);
+        return false;
+    }
+}
