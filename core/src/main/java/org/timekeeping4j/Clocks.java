@@ -3,13 +3,9 @@ package org.timekeeping4j;
 import java.time.Clock;
 import java.time.ZoneId;
 import java.util.Optional;
-import org.timekeeping4j.linux.Errno;
-import org.timekeeping4j.linux.ColdClockGettime;
-import org.timekeeping4j.linux.ErrnoException;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.vdso.KernelVdso;
 import org.timekeeping4j.timekeeper.CounterClock;
-import org.timekeeping4j.machine.ClockGettimeStub;
 import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.serving.FastPath;
 
@@ -76,7 +72,7 @@ public final class Clocks {
                 return v;
             }
         }
-        return kernelNanos(clock);
+        return KernelClocks.nanos(clock);
     }
 
     /**
@@ -183,7 +179,7 @@ public final class Clocks {
     private static long jdkRealtime() {
         refuseOnError();
         if (FastPath.mapped()) {
-            return kernelNanos(ClockId.REALTIME);
+            return KernelClocks.nanos(ClockId.REALTIME);
         }
         java.time.Instant now = java.time.Instant.now();
         return now.getEpochSecond() * 1_000_000_000L + now.getNano();
@@ -192,7 +188,7 @@ public final class Clocks {
     /** A counter-backed clock where exact mode does not serve: clock_gettime. */
     private static long kernelServes(ClockId clock) {
         refuseOnError();
-        return kernelNanos(clock);
+        return KernelClocks.nanos(clock);
     }
 
     /** Throws what keeps this process from reading clocks: another platform, or a bad configuration. */
@@ -219,7 +215,7 @@ public final class Clocks {
      * folds the two into one; and a negative value, which no clock the kernel keeps has, is the kernel's to answer.
      */
     private static long exactOr(long exact, ClockId clock) {
-        return exact >= 0 ? exact : kernelNanos(clock);
+        return exact >= 0 ? exact : KernelClocks.nanos(clock);
     }
 
     /**
@@ -245,7 +241,7 @@ public final class Clocks {
 
     /** {@link #ticks()} until exact mode serves: waits for discovery, then the counter or MONOTONIC_RAW ns. */
     private static long ticksUntilExact() {
-        return FastPath.countsCycles() ? VdsoStub.readCounterUnordered() : kernelNanos(ClockId.MONOTONIC_RAW);
+        return FastPath.countsCycles() ? VdsoStub.readCounterUnordered() : KernelClocks.nanos(ClockId.MONOTONIC_RAW);
     }
 
     /**
@@ -375,62 +371,6 @@ public final class Clocks {
     }
 
     /**
-     * {@link KernelClocks#nanos(ClockId)}: kept here, where the reads above fall back to it, so that a first read
-     * loads no class but this one's.
-     */
-    static long kernelNanos(ClockId clock) {
-        if (!FastPath.mapped()) {
-            return kernelNanosUntilMapped(clock);
-        }
-        try {
-            // Identity tests, as nanos has them: a clock held in a variable reaches its own clock_gettime stub
-            // with its id as a constant (ClockGettimeStub's). Its id loaded and switched on measured 1.5 ns more a read
-            // (DowncallCostBenchmark.kernelNanosMonotonicFromAField); a constant clock folds either way.
-            if (clock == ClockId.MONOTONIC) {
-                return ClockGettimeStub.clockGettimeNanos(ClockGettimeStub.CLOCK_MONOTONIC);
-            }
-            if (clock == ClockId.REALTIME) {
-                return ClockGettimeStub.clockGettimeNanos(ClockGettimeStub.CLOCK_REALTIME);
-            }
-            if (clock == ClockId.MONOTONIC_RAW) {
-                return ClockGettimeStub.clockGettimeNanos(ClockGettimeStub.CLOCK_MONOTONIC_RAW);
-            }
-            if (clock == ClockId.BOOTTIME) {
-                return ClockGettimeStub.clockGettimeNanos(ClockGettimeStub.CLOCK_BOOTTIME);
-            }
-            if (clock == ClockId.TAI) {
-                return ClockGettimeStub.clockGettimeNanos(ClockGettimeStub.CLOCK_TAI);
-            }
-            return ClockGettimeStub.clockGettimeNanos(clock.id());
-        } catch (ErrnoException e) {
-            throw unsupported(clock, e);
-        }
-    }
-
-    /**
-     * {@link #kernelNanos} until the kernel path's stubs are mapped (on the discovery thread), and where they never
-     * are: MONOTONIC and REALTIME by the JDK, the others by libc's clock_gettime, each bound at the cost of a bare
-     * program's first call.
-     */
-    private static long kernelNanosUntilMapped(ClockId clock) {
-        if (FastPath.PLATFORM != null) {
-            throw new UnsupportedOperationException(FastPath.PLATFORM);
-        }
-        if (clock == ClockId.MONOTONIC) {
-            return System.nanoTime();
-        }
-        if (clock == ClockId.REALTIME) {
-            java.time.Instant now = java.time.Instant.now();
-            return now.getEpochSecond() * 1_000_000_000L + now.getNano();
-        }
-        try {
-            return ColdClockGettime.nanos(clock.id());
-        } catch (ErrnoException e) {
-            throw unsupported(clock, e);
-        }
-    }
-
-    /**
      * Why this clock cannot be read now, or empty where it can.
      *
      * @param clock any clock
@@ -438,7 +378,7 @@ public final class Clocks {
      */
     public static Optional<String> whyUnsupported(ClockId clock) {
         int errno = LinuxTime.clockGettimeErrno(clock.id());
-        return errno == 0 ? Optional.empty() : Optional.of(reason(clock, errno));
+        return errno == 0 ? Optional.empty() : Optional.of(KernelClocks.reason(clock, errno));
     }
 
     /**
@@ -458,30 +398,5 @@ public final class Clocks {
                     "java.time views exist for REALTIME and TAI only; " + clock + " does not count from the epoch");
         }
         return TimeJavaClock.of(clock, zone);
-    }
-
-    static String reason(ClockId clock, int errno) {
-        String name = clock.kernelName();
-        if (clock.isAux()) {
-            int n = clock.id() - ClockId.AUX_BASE;
-            // The vDSO answers clock_getres for every AUX id on 6.17+ whether or not the kernel was built with
-            // CONFIG_POSIX_AUX_CLOCKS: the sysfs directory is what says the clocks exist.
-            return java.nio.file.Files.isDirectory(java.nio.file.Path.of("/sys/kernel/time/aux_clocks"))
-                    ? name + " is not enabled: write 1 to /sys/kernel/time/aux_clocks/" + n
-                            + "/aux_clock_enable (needs CAP_SYS_TIME)"
-                    : name + " does not exist in this kernel: AUX clocks need Linux 6.17+ with CONFIG_POSIX_AUX_CLOCKS"
-                            + " (clock_gettime answers " + Errno.describe(errno) + ")";
-        }
-        if (clock == ClockId.REALTIME_ALARM || clock == ClockId.BOOTTIME_ALARM) {
-            return name + " needs an alarm-capable RTC and this system registers none (clock_gettime answers "
-                    + Errno.describe(errno) + ")";
-        }
-        return "the kernel refuses " + name + ": clock_gettime answers " + Errno.describe(errno);
-    }
-
-    static UnsupportedOperationException unsupported(ClockId clock, ErrnoException e) {
-        UnsupportedOperationException u = new UnsupportedOperationException(reason(clock, e.errno()));
-        u.initCause(e);
-        return u;
     }
 }
