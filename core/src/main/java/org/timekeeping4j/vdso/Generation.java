@@ -34,6 +34,8 @@ final class Generation {
     final MemorySegment pvti;
     /** The namespace's page (page 0 of [vvar]) inside a time namespace, else null. */
     final MemorySegment nsPage;
+    /** Page 0 of [vvar]'s seq and clock_mode where exact mode serves (made once: the check allocates nothing), else null. */
+    private final MemorySegment page0;
     /** Per {@link CounterClock#record()}: the address of the clock's base and of its basetime slot. */
     final long[] base = new long[CounterClock.values().length];
     final long[] timestamp = new long[CounterClock.values().length];
@@ -54,6 +56,8 @@ final class Generation {
         this.nsPage = enabled && state.timens().inNamespace()
                 ? MemorySegment.ofAddress(state.mapping().start()).reinterpret(state.page().address()
                         - state.mapping().start()) : null;
+        this.page0 = enabled ? MemorySegment.ofAddress(state.mapping().start()).reinterpret(VdsoLayout.CLOCK_MODE + 4)
+                : null;
         for (CounterClock c : CounterClock.values()) {
             base[c.record()] = state.base(VdsoLayout.base(c));
             timestamp[c.record()] = state.timestamp(c);
@@ -112,10 +116,9 @@ final class Generation {
      * continue), or moved otherwise. Two plain loads; called only where a read already fell back.
      */
     boolean movedIntoNamespace() {
-        if (!enabled() || nsPage != null) {
+        if (page0 == null || nsPage != null) {
             return false;
         }
-        MemorySegment page0 = MemorySegment.ofAddress(state.mapping().start()).reinterpret(VdsoLayout.CLOCK_MODE + 4);
         return (page0.get(ValueLayout.JAVA_INT_UNALIGNED, VdsoLayout.SEQ) & 1) != 0
                 && page0.get(ValueLayout.JAVA_INT_UNALIGNED, VdsoLayout.CLOCK_MODE) == VdsoLayout.CLOCKMODE_TIMENS;
     }

@@ -20,8 +20,9 @@ import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
 
 /**
- * The hand-over from the kernel's clocks to exact mode, in a fresh JVM: three threads start reading before the
- * library is touched, so their first reads start discovery and they keep reading across the switch. Every read of
+ * The hand-over from the JDK's and libc's clocks to what discovery decides (exact mode, or the kernel path's stubs where
+ * exact mode refuses, as under qemu-user), in a fresh JVM: two threads start reading before the library is touched,
+ * so their first reads start discovery and they keep reading across the switch. Every read of
  * MONOTONIC, MONOTONIC_RAW, BOOTTIME and REALTIME lies inside a bracket of clock_gettime calls made by this test's
  * own FFM binding; MONOTONIC, MONOTONIC_RAW and BOOTTIME never go backwards within a thread, nor across threads:
  * a read is never below a value another thread published (a volatile store) before it. The verdict needs reads
@@ -37,7 +38,7 @@ class HandOverTest {
 
     /** Run in the child JVM. Prints one line of counts. */
     public static void main(String[] args) throws Exception {
-        int threads = 3;
+        int threads = 2; // two readers on two cores still leave the discovery thread room (emulators are slow)
         AtomicLongArray published = new AtomicLongArray(CLOCKS.length);
         long[][] counts = new long[threads][5]; // before, after, outside, backwards, below another thread's
         CountDownLatch start = new CountDownLatch(1);
@@ -60,6 +61,7 @@ class HandOverTest {
         }
         System.out.println("before " + sum[0] + " after " + sum[1] + " outside " + sum[2] + " backwards " + sum[3]
                 + " crossthread " + sum[4]);
+        System.out.println("stage " + org.timekeeping4j.serving.FastPath.stage());
     }
 
     private static void read(CountDownLatch start, AtomicLongArray published, long[] counts) {
@@ -67,19 +69,23 @@ class HandOverTest {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment ts = arena.allocate(16, 8);
             start.await();
-            boolean exact = false;
+            boolean settled = false;
             long afterSwitch = 0;
-            for (long i = 0; afterSwitch < 200_000 && i < 50_000_000L; i++) {
+            long guard = System.nanoTime() + Duration.ofMinutes(20).toNanos(); // a hang guard, not a timing
+            for (long i = 0; afterSwitch < 100_000; i++) {
                 if ((i & 63) == 0) {
-                    exact = Clocks.awaitFastPath(Duration.ZERO);
+                    settled = org.timekeeping4j.serving.FastPath.await(0); // discovery ended, whatever it decided
+                    if (!settled && System.nanoTime() - guard > 0) {
+                        throw new IllegalStateException("discovery did not end within 20 minutes");
+                    }
                 }
                 int k = (int) (i % CLOCKS.length);
                 long seen = published.get(k); // volatile: a value another thread read before it published it
                 long b = kernel(CLOCKS[k], ts);
                 long v = Clocks.nanos(CLOCKS[k]);
                 long a = kernel(CLOCKS[k], ts);
-                counts[exact ? 1 : 0]++;
-                afterSwitch += exact ? 1 : 0;
+                counts[settled ? 1 : 0]++;
+                afterSwitch += settled ? 1 : 0;
                 if (v < b || v > a) {
                     counts[2]++;
                 }
@@ -121,8 +127,9 @@ class HandOverTest {
         String counts = out.lines().filter(l -> l.startsWith("before ")).findFirst().orElseThrow(
                 () -> new AssertionError("no counts from the child: " + out));
         String[] f = counts.split(" ");
-        assertThat(Long.parseLong(f[1])).as("reads before exact mode served: " + counts).isPositive();
-        assertThat(Long.parseLong(f[3])).as("reads after exact mode served: " + counts).isPositive();
+        assertThat(Long.parseLong(f[1])).as("reads before discovery ended: " + counts).isPositive();
+        assertThat(Long.parseLong(f[3])).as("reads after discovery ended: " + counts).isPositive();
+        assertThat(out).containsPattern("stage (EXACT|KERNEL)");
         assertThat(counts).endsWith("outside 0 backwards 0 crossthread 0");
     }
 }
