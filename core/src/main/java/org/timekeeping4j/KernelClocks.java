@@ -73,7 +73,7 @@ public final class KernelClocks {
     }
 
     /**
-     * {@link #kernelNanos} until the kernel path's stubs are mapped (on the discovery thread), and where they never
+     * {@link #read} until the kernel path's stubs are mapped (on the discovery thread), and where they never
      * are: MONOTONIC and REALTIME by the JDK, the others by libc's clock_gettime, each bound at the cost of a bare
      * program's first call.
      */
