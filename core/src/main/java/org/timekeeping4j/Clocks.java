@@ -174,7 +174,8 @@ public final class Clocks {
 
     /**
      * REALTIME where exact mode does not serve: the kernel path's stub once mapped, else the JDK's Instant.now, which
-     * is clock_gettime(CLOCK_REALTIME) in ns (its Instant is scalar-replaced once compiled).
+     * is clock_gettime(CLOCK_REALTIME) in ns (its Instant is scalar-replaced once compiled). KernelClocks.nanos does the
+     * same; the JDK's read is written here again so that a first REALTIME read loads no class of the kernel path.
      */
     private static long jdkRealtime() {
         refuseOnError();

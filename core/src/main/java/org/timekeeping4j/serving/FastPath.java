@@ -213,7 +213,7 @@ public final class FastPath implements Runnable {
             countsCycles |= why == null;
             discoveryNanos = System.nanoTime() - t0;
             if (why == null) {
-                KernelVdso.onMove(new Rediscovery("the kernel's time data moved under the process (page 0 of"
+                KernelVdso.onMove(new MoveListener("the kernel's time data moved under the process (page 0 of"
                         + " [vvar] is a time namespace's page now: restored from a checkpoint)"));
                 CracHook.register(); // where org.crac is present; a CRIU restore is noticed by the reads anyway
             }
@@ -251,7 +251,21 @@ public final class FastPath implements Runnable {
         t.start();
     }
 
-    /** A re-discovery's work, and the callback a read makes when it finds the kernel data moved. */
+    /** What a read calls when it finds the kernel data moved: starts a re-discovery and returns at once. */
+    private static final class MoveListener implements Runnable {
+        private final String why;
+
+        MoveListener(String why) {
+            this.why = why;
+        }
+
+        @Override
+        public void run() {
+            rediscover(why);
+        }
+    }
+
+    /** The re-discovery thread's work. */
     private static final class Rediscovery implements Runnable {
         private final String why;
 
@@ -261,14 +275,6 @@ public final class FastPath implements Runnable {
 
         @Override
         public void run() {
-            if (Thread.currentThread().getName().equals("timekeeping4j-rediscovery")) {
-                redo();
-            } else {
-                rediscover(why); // a reader found the move: start the thread, return at once
-            }
-        }
-
-        private void redo() {
             long t0 = System.nanoTime();
             String refused;
             try {

@@ -189,9 +189,7 @@ public final class Discovery {
         MemorySegment page0 = MemorySegment.ofAddress(mapping.start()).reinterpret(pageSize);
         Timens timens = Timens.NONE;
         MemorySegment page = page0;
-        boolean nsPage = (page0.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, VdsoLayout.SEQ) & 1) != 0
-                && page0.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, VdsoLayout.CLOCK_MODE)
-                == VdsoLayout.CLOCKMODE_TIMENS;
+        boolean nsPage = isNamespacePage(page0);
         if (ns.startsWith("other") || nsPage) {
             String where = ns.startsWith("other") ? ns.substring(7) : "page 0 of [vvar] is a namespace page";
             if (arch != CounterArch.X86_64) {
@@ -212,7 +210,7 @@ public final class Discovery {
             // (do_hres_timens: vdso_timens_data(vd) = vd + PAGE_SIZE). The offsets sit in the basetime slots
             // of the namespace page's bases (union with struct timens_offset {s64 sec; u64 nsec}); both 6.13+
             // layouts have their base 0 at +0 and basetime at +40.
-            timens = new Timens(true, offsetNanos(page0, 40 + 16 * 1), offsetNanos(page0, 40 + 16 * 7));
+            timens = new Timens(true, offsetNanos(page0, namespaceSlot(1)), offsetNanos(page0, namespaceSlot(7)));
             page = MemorySegment.ofAddress(mapping.start() + pageSize).reinterpret(pageSize);
         }
         VdsoLayout layout = null;
@@ -270,8 +268,32 @@ public final class Discovery {
         return bad == null ? r : r.refusing(bad);
     }
 
+    /**
+     * Whether {@code page0} (page 0 of [vvar], at least its seq and clock_mode) is a time namespace's page: seq odd
+     * and clock_mode VDSO_CLOCKMODE_TIMENS, where the vDSO's readers turn to do_hres_timens. Two plain loads.
+     */
+    static boolean isNamespacePage(MemorySegment page0) {
+        return (page0.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, VdsoLayout.SEQ) & 1) != 0
+                && page0.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, VdsoLayout.CLOCK_MODE)
+                == VdsoLayout.CLOCKMODE_TIMENS;
+    }
+
+    /**
+     * The offset in a time namespace's page of the struct timens_offset holding {@code clockId}'s offset, or -1 for
+     * a clock without one: the basetime slots of the page's bases (both 6.13+ layouts have base 0 at +0 and basetime
+     * at +40, 16 bytes a slot), MONOTONIC's slot for MONOTONIC, MONOTONIC_RAW and MONOTONIC_COARSE, BOOTTIME's for
+     * BOOTTIME and BOOTTIME_ALARM.
+     */
+    static long namespaceSlot(int clockId) {
+        return switch (clockId) {
+            case 1, 4, 6 -> 40 + 16 * 1; // MONOTONIC, MONOTONIC_RAW, MONOTONIC_COARSE
+            case 7, 9 -> 40 + 16 * 7;    // BOOTTIME, BOOTTIME_ALARM
+            default -> -1;
+        };
+    }
+
     /** A struct timens_offset {s64 sec; u64 nsec} at {@code offset} of the namespace page, in ns. */
-    private static long offsetNanos(MemorySegment nsPage, long offset) {
+    static long offsetNanos(MemorySegment nsPage, long offset) {
         long sec = nsPage.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, offset);
         long nsec = nsPage.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, offset + 8);
         return sec * 1_000_000_000L + nsec;

@@ -1,7 +1,6 @@
 package org.timekeeping4j.vdso;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -84,30 +83,16 @@ final class Generation {
     }
 
     /**
-     * The namespace's offset of {@code clockId} now, read from its page (0 outside a namespace): the basetime
-     * slots of the namespace page's bases hold struct timens_offset {s64 sec; u64 nsec} (base 1's slot of
-     * MONOTONIC for MONOTONIC and MONOTONIC_RAW, of BOOTTIME for BOOTTIME; see {@link Discovery}).
+     * The namespace's offset of {@code clockId} now, read from its page (0 outside a namespace; the slot is
+     * {@link Discovery#namespaceSlot}'s).
      */
     long offsetNow(int clockId) {
-        return nsPage == null ? 0 : offset(nsPage, slot(clockId));
+        return nsPage == null ? 0 : offset(nsPage, Discovery.namespaceSlot(clockId));
     }
 
-    /** The namespace page's slot holding {@code clockId}'s offset, or -1 for a clock without one. */
-    private static long slot(int clockId) {
-        return switch (clockId) {
-            case 1, 4, 6 -> 40 + 16 * 1; // MONOTONIC, MONOTONIC_RAW, MONOTONIC_COARSE
-            case 7, 9 -> 40 + 16 * 7;    // BOOTTIME, BOOTTIME_ALARM
-            default -> -1;
-        };
-    }
-
+    /** The offset in {@code nsPage}'s struct timens_offset at {@code slot}, 0 for a clock without one (slot -1). */
     private static long offset(MemorySegment nsPage, long slot) {
-        if (slot < 0) {
-            return 0;
-        }
-        long sec = nsPage.get(ValueLayout.JAVA_LONG_UNALIGNED, slot);
-        long nsec = nsPage.get(ValueLayout.JAVA_LONG_UNALIGNED, slot + 8);
-        return sec * 1_000_000_000L + nsec;
+        return slot < 0 ? 0 : Discovery.offsetNanos(nsPage, slot);
     }
 
     /**
@@ -119,8 +104,7 @@ final class Generation {
         if (page0 == null || nsPage != null) {
             return false;
         }
-        return (page0.get(ValueLayout.JAVA_INT_UNALIGNED, VdsoLayout.SEQ) & 1) != 0
-                && page0.get(ValueLayout.JAVA_INT_UNALIGNED, VdsoLayout.CLOCK_MODE) == VdsoLayout.CLOCKMODE_TIMENS;
+        return Discovery.isNamespacePage(page0);
     }
 
     /**
@@ -171,7 +155,7 @@ final class Generation {
      * fallback values kept); the read itself outside a namespace or for a clock without an offset.
      */
     private MethodHandle withOffset(MethodHandle read, int clockId) {
-        long slot = slot(clockId);
+        long slot = Discovery.namespaceSlot(clockId);
         if (nsPage == null || slot < 0) {
             return read;
         }
