@@ -57,7 +57,7 @@ public class VclockBenchmark extends PerCallBenchmark {
 
     @TearDown(Level.Trial)
     public void restore() throws IOException {
-        System.out.println("# read entry: " + (KernelVdso.modeFirstServes() ? "mode first" : "counter first")
+        System.out.println("# reads served by " + (KernelVdso.clockGettimeServes() ? "clock_gettime" : "the read")
                 + ", " + KernelVdso.entrySwitches() + " switches");
         if (original != null) {
             Files.writeString(CURRENT, original);

@@ -160,6 +160,28 @@ public final class ClockGettimeStub {
         };
     }
 
+    /**
+     * The clock's read as {@code long ()}: its own stub (REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME, TAI), else
+     * {@link #NANOS} with the id bound; the clock in nanoseconds, or {@link #FAILED}. Null where {@link #NANOS}
+     * is (the stubs are not mapped here).
+     *
+     * @param clockId the clock id, as clock_gettime takes it
+     * @return the handle, or null
+     */
+    public static MethodHandle handle(int clockId) {
+        if (NANOS == null) {
+            return null;
+        }
+        return switch (clockId) {
+            case CLOCK_MONOTONIC -> MONOTONIC_NANOS;
+            case CLOCK_REALTIME -> REALTIME_NANOS;
+            case CLOCK_MONOTONIC_RAW -> MONOTONIC_RAW_NANOS;
+            case CLOCK_BOOTTIME -> BOOTTIME_NANOS;
+            case CLOCK_TAI -> TAI_NANOS;
+            default -> MethodHandles.insertArguments(NANOS, 0, clockId);
+        };
+    }
+
     /** The clock's own stub; where that one mapping fails (and NANOS did not), NANOS with the id bound. */
     private static MethodHandle own(int clockId) {
         if (NANOS == null) {

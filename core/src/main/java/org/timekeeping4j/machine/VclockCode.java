@@ -33,11 +33,9 @@ package org.timekeeping4j.machine;
  * caller can count fallbacks without a second call. Mapped without the address, it returns {@code Long.MIN_VALUE}
  * (a flagged 0) and the caller asks clock_gettime.
  *
- * <p><b>Two entries.</b> The counter-first entry ({@link #x86(X86VdsoCode.Flavour, long)}) reads the counter
- * before it knows clock_mode: right where the mode is one it reads, wasted where clock_gettime must answer.
- * The mode-first entry ({@link #x86ModeFirst}) looks at clock_mode first and calls clock_gettime at once for a
- * mode it does not read (unflagged), and runs the counter-first read for a mode it does (flagged). A caller
- * maps both and serves from the one whose reads come back unflagged (vdso.ReadEntry).
+ * <p>Where fallbacks are the rule (a clock_mode the code does not read: NONE for hpet or acpi_pm), the caller
+ * stops entering this code and calls the kernel path's clock_gettime directly until the mode comes back
+ * (vdso.ReadEntry): the counter read before the mode check is then not paid on every read.
  *
  * <p><b>One counter read.</b> The TSC is read first, before the vdso seq, as on the TSC path (an ordered read
  * waits for every older load: loads before it cost their latency on every read). The vDSO reads it after the
@@ -100,9 +98,6 @@ public final class VclockCode {
             + "02 0f 84 2c ff ff ff 48 c1 e2 20 48 09 d0 53 4c 89 d3 48 81 e3 00 f0 ff ff 8b 8b 00 10 00 00 85 c9 74 24 "
             + "48 f7 a3 08 10 00 00 48 89 d0 48 03 83 10 10 00 00 3b 8b 00 10 00 00 5b 75 11 48 0f ba f0 3f e9 6b fe ff "
             + "ff 5b e9 e6 fe ff ff 5b 41 ff c9 0f 85 34 fe ff ff e9 d7 fe ff ff";
-    /** The mode-first entry, put before {@link #CODE} (x86-vclock-read.S built with MODE_FIRST). */
-    private static final String MODE_FIRST = "8b 47 04 83 f8 01 74 1e 83 f8 02 75 07 f6 c1 01 75 14 eb 0a 83 f8 03 75 05 f6 c1 02 75 08 49 89 d3 e9 da "
-            + "00 00 00 48 83 ec 08 e8 0a 00 00 00 48 83 c4 08 48 0f ba e8 3f c3";
     private static final int SLOT = 0x0c;
     /** Where the 8-byte immediate of the fallback's clock_gettime address sits (movabs rax at 0xc7). */
     private static final int FALLBACK_FN = 0xc9;
@@ -140,29 +135,10 @@ public final class VclockCode {
     }
 
     /**
-     * The mode-first entry before the code (see the class comment): clock_mode looked at first, clock_gettime
-     * ({@code clockGettime}, 0: none, then the fallback value) called unflagged where the mode is not one the
-     * code reads (PVCLOCK and HVCLOCK count as read where their bit of the vclock argument is set), the code's
-     * counter read otherwise, its value flagged (bit 63). The test flavour serves the tests of both routes.
-     *
-     * @param flavour      the counter read to put in the slot
-     * @param clockGettime the address of clock_gettime, or 0
-     * @return the function's machine code, a fresh array
-     */
-    public static byte[] x86ModeFirst(X86VdsoCode.Flavour flavour, long clockGettime) {
-        byte[] prologue = MachineCode.x86(MODE_FIRST);
-        byte[] body = x86(flavour, clockGettime);
-        byte[] code = java.util.Arrays.copyOf(prologue, prologue.length + body.length);
-        System.arraycopy(body, 0, code, prologue.length, body.length);
-        return code;
-    }
-
-    /**
-     * One clock's read as {@code int64_t read(void)}: {@code entry} (the counter-first or the mode-first code)
-     * after four movabs that load its arguments (x86-vclock-read.S built with BOUND). A downcall without
+     * One clock's read as {@code int64_t read(void)}: {@code entry} (the read's code) after four movabs that load its arguments (x86-vclock-read.S built with BOUND). A downcall without
      * arguments costs the caller measurably less than one with four, and a clock's arguments are constants.
      *
-     * @param entry  the code of either entry ({@link #x86(X86VdsoCode.Flavour, long)}, {@link #x86ModeFirst})
+     * @param entry  the read's code ({@link #x86(X86VdsoCode.Flavour, long)})
      * @param vc     the clock's vdso base (rdi)
      * @param ts     its vdso_timestamp (rsi)
      * @param third  the third argument: the clock id (rdx)

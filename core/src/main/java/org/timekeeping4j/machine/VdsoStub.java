@@ -92,8 +92,8 @@ public final class VdsoStub {
 
     /**
      * Whether {@code algorithm}'s machine code can call clock_gettime itself where the vDSO would fall back
-     * ({@link #map(VdsoAlgorithm, boolean, boolean)} with {@code completeFallback}) and has a mode-first
-     * entry ({@link #mapModeFirst(VdsoAlgorithm, boolean)}): the x86_64 6.10+ read ({@link VclockCode}).
+     * ({@link #map(VdsoAlgorithm, boolean, boolean)} with {@code completeFallback}) and be mapped per clock
+     * with its arguments bound ({@link #mapBound}): the x86_64 6.10+ read ({@link VclockCode}).
      *
      * @param algorithm the layout's algorithm
      * @return true for {@link VdsoAlgorithm#X86_OVERFLOW}
@@ -103,47 +103,28 @@ public final class VdsoStub {
     }
 
     /**
-     * Maps the mode-first entry of the completing read ({@link VclockCode#x86ModeFirst}): clock_mode looked at
-     * before the counter is read, clock_gettime answering unflagged for a mode the code does not read, the
-     * counter-first read's value flagged (bit 63) for one it does. x86_64 6.10+ layouts only.
-     *
-     * @param algorithm the layout's algorithm
-     * @param ordered   true for the ordered counter read, false for the unordered one
-     * @return the mapped code, or why there is none (arm64, the 5.3-6.9 layouts)
-     */
-    public static Stubs.Mapped mapModeFirst(VdsoAlgorithm algorithm, boolean ordered) {
-        if (!completesFallback(algorithm)) {
-            return new Stubs.Mapped(null, "no mode-first entry for " + algorithm + ": a fallback reads the counter first");
-        }
-        return mapModeFirst(x86Flavour(ordered), CLOCK_GETTIME_ADDRESS);
-    }
-
-    /**
-     * Maps one clock's read of the completing code ({@link VclockCode#x86Bound}): either entry with the clock's
+     * Maps one clock's read of the completing code ({@link VclockCode#x86Bound}): the read with the clock's
      * arguments as immediates, {@code long ()}, calling the kernel path's clock_gettime where the vDSO would fall
-     * back, as {@link #map(VdsoAlgorithm, boolean, boolean)} and {@link #mapModeFirst(VdsoAlgorithm,
-     * boolean)} do with the arguments passed. Where {@link #completesFallback} only.
+     * back, as {@link #map(VdsoAlgorithm, boolean, boolean)} does with the arguments passed. Where
+     * {@link #completesFallback} only.
      *
      * @param algorithm the layout's algorithm
      * @param ordered   true for the ordered counter read, false for the unordered one
-     * @param modeFirst the mode-first entry, else the counter-first one
      * @param vc        the clock's vdso base
      * @param ts        its vdso_timestamp
      * @param clockId   its clock id
      * @param vclock    the vclock word
      * @return the mapped code, or why there is none
      */
-    public static Stubs.Mapped mapBound(VdsoAlgorithm algorithm, boolean ordered, boolean modeFirst, long vc,
-            long ts, int clockId, long vclock) {
+    public static Stubs.Mapped mapBound(VdsoAlgorithm algorithm, boolean ordered, long vc, long ts, int clockId,
+            long vclock) {
         if (!completesFallback(algorithm)) {
             return new Stubs.Mapped(null, "no bound read for " + algorithm);
         }
         X86VdsoCode.Flavour flavour = x86Flavour(ordered);
-        byte[] entry = modeFirst ? VclockCode.x86ModeFirst(flavour, CLOCK_GETTIME_ADDRESS)
-                : VclockCode.x86(flavour, CLOCK_GETTIME_ADDRESS);
-        return Stubs.map("vdso read of clock " + clockId + (modeFirst ? ", mode first" : "") + " ("
-                + flavour.instructions() + ")", VclockCode.x86Bound(entry, vc, ts, clockId, vclock), BOUND_READ,
-                Arch.X86_64);
+        byte[] read = VclockCode.x86(flavour, CLOCK_GETTIME_ADDRESS);
+        return Stubs.map("vdso read of clock " + clockId + " (" + flavour.instructions() + ")",
+                VclockCode.x86Bound(read, vc, ts, clockId, vclock), BOUND_READ, Arch.X86_64);
     }
 
     /** long (): a bound read. */
@@ -152,23 +133,6 @@ public final class VdsoStub {
     /** The x86 counter read: {@link #orderedFlavour()}, or rdtsc for the unordered read. */
     private static X86VdsoCode.Flavour x86Flavour(boolean ordered) {
         return ordered ? orderedFlavour() : X86VdsoCode.Flavour.RDTSC;
-    }
-
-    /**
-     * Maps the mode-first entry around {@code flavour} without clock_gettime (its fallback returns
-     * {@link #FALLBACK}): for tests, with the test flavour.
-     *
-     * @param flavour the counter read
-     * @return the mapped code, or why it could not be mapped
-     */
-    public static Stubs.Mapped mapModeFirst(X86VdsoCode.Flavour flavour) {
-        return mapModeFirst(flavour, 0);
-    }
-
-    private static Stubs.Mapped mapModeFirst(X86VdsoCode.Flavour flavour, long clockGettime) {
-        return Stubs.map("vdso read, mode first (" + flavour.instructions()
-                + (clockGettime == 0 ? ", no clock_gettime" : "") + ")", VclockCode.x86ModeFirst(flavour, clockGettime),
-                READ, Arch.X86_64);
     }
 
     /**

@@ -9,48 +9,16 @@
         .intel_syntax noprefix
         .text
 .ifdef BOUND
-# One clock's read (VclockCode.x86Bound): its four arguments as immediates (VC, TS, ID, VCLOCK), then either
-# entry below, as int64_t read(void). A downcall that passes no argument costs measurably less than one that
+# One clock's read (VclockCode.x86Bound): its four arguments as immediates (VC, TS, ID, VCLOCK), then the
+# read below, as int64_t read(void). A downcall that passes no argument costs measurably less than one that
 # passes four (docs/PERFORMANCE.md), and a clock's arguments are constants of the process.
         movabs  rdi, VC                 # the clock's vdso base
         movabs  rsi, TS                 # its vdso_timestamp
         movabs  rdx, ID                 # its clock id (the fallback's)
         movabs  rcx, VCLOCK             # the vclock word
 .endif
-.ifdef MODE_FIRST
-# The mode-first entry (VclockCode.x86ModeFirst): these bytes, then the code below. For a process whose reads
-# have been falling back (a clock_mode this code does not read: NONE for hpet or acpi_pm, HVCLOCK before a
-# Hyper-V guest confirmed the reader, a vclock page not readable): clock_mode is looked at before the counter
-# is read, and such a mode goes to clock_gettime without the counter read the counter-first entry makes first
-# and then wastes. The load is a hint, taken outside the seq: a stale or torn value only picks the route,
-# and each route answers for itself (clock_gettime is the kernel's answer; the read below re-checks seq and
-# clock_mode itself). Its other route returns flagged (bit 63 set), as the counter-first entry's fallback does:
-# the caller counts the flags to pick which entry serves.
-        .globl mode_first
-mode_first:
-        mov     eax, [rdi+4]            # clock_mode, a hint
-        cmp     eax, 1                  # VDSO_CLOCKMODE_TSC
-        je      23f
-        cmp     eax, 2                  # VDSO_CLOCKMODE_PVCLOCK: read where the vclock argument's bit 0 is set
-        jne     21f
-        test    cl, 1
-        jnz     23f
-        jmp     22f
-21:     cmp     eax, 3                  # VDSO_CLOCKMODE_HVCLOCK: where bit 1 is set
-        jne     22f
-        test    cl, 2
-        jnz     23f
-22:     mov     r11, rdx                # the clock id, where the fallback takes it
-        jmp     19f                     # clock_gettime answers: no counter read, no flag
-23:     sub     rsp, 8                  # the read below as a call, rsp as the caller left it
-        call    24f
-        add     rsp, 8
-        bts     rax, 63                 # flagged: the counter was read after all
-        ret
-.endif
         .globl vclock_read
 vclock_read:
-24:
         mov     r11, rdx                # the test build's counter; unused otherwise
         mov     r10, rcx                # the vclock pages and their permission bits
         mov     r9d, 0x100000           # bound on the spins while seq is odd and on vclock retries
@@ -104,7 +72,7 @@ vclock_read:
 # mapping put its address in the immediate below (FALLBACK_FN, patched at map time; 0: return the fallback value
 # and let the caller ask). The clock id is the third argument (production flavours read no test counter). The
 # answer comes back flagged (bit 63 set; Long.MIN_VALUE stays itself): the caller counts fallbacks, and where
-# they are the rule maps the mode-first entry instead, whose own fallback (19) is unflagged.
+# they are the rule calls clock_gettime itself instead of this code (vdso.ReadEntry).
 7:      sub     rsp, 8                  # the fallback as a call, rsp as the caller left it
         call    19f
         add     rsp, 8

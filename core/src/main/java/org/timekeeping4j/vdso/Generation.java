@@ -5,7 +5,9 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import org.timekeeping4j.arch.VdsoAlgorithm;
+import org.timekeeping4j.machine.ClockGettimeStub;
 import org.timekeeping4j.machine.Stubs;
+import org.timekeeping4j.machine.VclockCode;
 import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.timekeeper.CounterClock;
 
@@ -43,9 +45,17 @@ final class Generation {
     final long auxBase;
     final long auxStride;
     final long auxTimestamp;
-    /** Per site (0: generic, 1-5: {@link #BOUND}): the counter-first entry and the mode-first one (or null). */
-    final MethodHandle[] counterFirst;
-    final MethodHandle[] modeFirst;
+    /**
+     * Per site (0: generic, 1-5: {@link #BOUND}): the read, and the kernel path's clock_gettime stub that serves
+     * instead where the read's fallbacks are the rule (null outside a namespace where the stubs are not mapped,
+     * and in a namespace: see {@link #entries}).
+     */
+    final MethodHandle[] read;
+    final MethodHandle[] clockGettime;
+    /** MONOTONIC's clock_mode (4 bytes of the vDSO data), which {@link ReadEntry} watches; null with clockGettime. */
+    final MemorySegment mode;
+    /** The clock_modes the read serves (bit m: mode m), the vclock pages' only where they may be read. */
+    final int modesRead;
 
     Generation(Discovery.Result state) {
         this.state = state;
@@ -65,11 +75,14 @@ final class Generation {
         this.auxBase = auxMask == 0 ? 0 : state.page().address() + state.layout().auxOffset();
         this.auxStride = auxMask == 0 ? 0 : state.layout().stride();
         this.auxTimestamp = auxMask == 0 ? 0 : state.layout().basetimeOffset();
-        this.counterFirst = new MethodHandle[1 + BOUND.length];
-        this.modeFirst = new MethodHandle[counterFirst.length];
+        this.read = new MethodHandle[1 + BOUND.length];
+        this.clockGettime = new MethodHandle[read.length];
+        this.modesRead = enabled ? modesRead(state.layout().algorithm(), vclock) : 0;
         if (enabled) {
             entries();
         }
+        this.mode = enabled && clockGettime[0] != null ? MemorySegment.ofAddress(base[CounterClock.MONOTONIC.record()]
+                + VdsoLayout.CLOCK_MODE).reinterpret(4) : null;
     }
 
     /** {@return true when exact mode serves from this generation} */
@@ -108,40 +121,54 @@ final class Generation {
     }
 
     /**
-     * The read's entries: where the machine code completes its own fallback (x86_64 6.10+), its counter-first and
-     * mode-first entries; where it does not (x86_64 5.3-6.9, arm64), the plain read and a mode-first entry
-     * composed in Java over it; in a time namespace the plain read alone, its value plus the namespace's offset
-     * (clock_gettime's value there carries the offsets already, so no entry may answer with it). The bound
-     * sites: the completing code mapped once per clock with its arguments as immediates (a downcall without
-     * arguments costs less), elsewhere the same handles with the arguments bound in Java.
+     * The read's entries: where the machine code completes its own fallback (x86_64 6.10+), the completing read;
+     * elsewhere (x86_64 5.3-6.9, arm64) the plain read, whose fallback value makes the caller ask clock_gettime. The
+     * bound sites: the completing code mapped once per clock with its arguments as immediates (a downcall without
+     * arguments costs less), elsewhere the same handles with the arguments bound in Java. Outside a time namespace
+     * each site also gets the kernel path's clock_gettime stub of its clock, which serves instead where fallbacks
+     * are the rule ({@link ReadEntry}); in a namespace the plain read alone, its value plus the namespace's offset
+     * (clock_gettime's value there carries the offsets already, so it never stands in for the read: a fallback is
+     * answered by the caller's clock_gettime, and the read serves for good).
      */
     private void entries() {
         MethodHandle plain = state.read();
         VdsoAlgorithm algorithm = state.layout().algorithm();
-        counterFirst[0] = plain;
+        read[0] = plain;
         boolean completing = false;
         if (nsPage == null) {
             Stubs.Mapped cf = VdsoStub.completesFallback(algorithm) ? VdsoStub.map(algorithm, true, true) : null;
             completing = cf != null && cf.ok();
             if (completing) {
-                Stubs.Mapped mf = VdsoStub.mapModeFirst(algorithm, true);
-                counterFirst[0] = cf.handle();
-                modeFirst[0] = mf.ok() ? mf.handle() : null;
-            } else {
-                modeFirst[0] = ReadEntry.modeFirstOver(plain, state.page(), algorithm.modesRead());
+                read[0] = cf.handle();
             }
+            MethodHandle nanos = ClockGettimeStub.NANOS; // null where the kernel path's stubs are not mapped
+            // (vc, ts, clockId, vclock) -> clock_gettime(clockId): the generic site's type.
+            clockGettime[0] = nanos == null ? null : MethodHandles.dropArguments(MethodHandles.dropArguments(
+                    MethodHandles.explicitCastArguments(nanos, MethodType.methodType(long.class, long.class)), 1,
+                    long.class), 0, long.class, long.class);
         }
-        for (int i = 1; i < counterFirst.length; i++) {
+        for (int i = 1; i < read.length; i++) {
             CounterClock c = BOUND[i - 1];
             long vc = base[c.record()];
             long ts = timestamp[c.record()];
             int id = c.clock().id();
-            // The completing code's entries map bound; the plain read and the entry composed over it bind in Java.
-            counterFirst[i] = withOffset(bound(completing ? VdsoStub.mapBound(algorithm, true, false, vc, ts, id,
-                    vclock) : null, counterFirst[0], vc, ts, id), id);
-            modeFirst[i] = modeFirst[0] == null ? null : bound(completing
-                    ? VdsoStub.mapBound(algorithm, true, true, vc, ts, id, vclock) : null, modeFirst[0], vc, ts, id);
+            // The completing code maps bound; the plain read binds in Java.
+            read[i] = withOffset(bound(completing ? VdsoStub.mapBound(algorithm, true, vc, ts, id, vclock) : null,
+                    read[0], vc, ts, id), id);
+            clockGettime[i] = clockGettime[0] == null ? null : ClockGettimeStub.handle(id);
         }
+    }
+
+    /** The clock_modes {@code algorithm}'s read serves with the vclock word {@code vclock} (bit m: mode m). */
+    private static int modesRead(VdsoAlgorithm algorithm, long vclock) {
+        int modes = algorithm.modesRead();
+        if ((vclock & VclockCode.PVCLOCK_READABLE) == 0) {
+            modes &= ~(1 << VclockCode.MODE_PVCLOCK);
+        }
+        if ((vclock & VclockCode.HVCLOCK_READABLE) == 0) {
+            modes &= ~(1 << VclockCode.MODE_HVCLOCK);
+        }
+        return algorithm == VdsoAlgorithm.X86_OVERFLOW ? modes : algorithm.modesRead();
     }
 
     /** {@code mapped}'s handle where it mapped, else {@code generic} with the arguments bound in Java. */

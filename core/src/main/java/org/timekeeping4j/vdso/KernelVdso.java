@@ -69,19 +69,20 @@ public final class KernelVdso {
      * the arguments (any counter clock); sites 1 to 5 are REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME and TAI with
      * theirs bound ({@link Generation#BOUND}, {@link #site}). A re-discovery retargets them.
      */
-    private static final ReadEntry ENTRY = new ReadEntry(FIRST.counterFirst, FIRST.modeFirst);
+    private static final ReadEntry ENTRY = new ReadEntry(FIRST.read, FIRST.clockGettime, FIRST.mode,
+            FIRST.modesRead, ReadEntry.WATCH_MILLIS);
     /** {@link #ENTRY}'s invokers: static finals, so the JIT inlines the serving entry's downcall. */
-    private static final MethodHandle READ = ENTRY.invoker();
+    private static final MethodHandle READ = ENTRY.invoker(0);
     private static final MethodHandle REALTIME_READ = ENTRY.invoker(site(CounterClock.REALTIME));
     private static final MethodHandle MONOTONIC_READ = ENTRY.invoker(site(CounterClock.MONOTONIC));
     private static final MethodHandle MONOTONIC_RAW_READ = ENTRY.invoker(site(CounterClock.MONOTONIC_RAW));
     private static final MethodHandle BOOTTIME_READ = ENTRY.invoker(site(CounterClock.BOOTTIME));
     private static final MethodHandle TAI_READ = ENTRY.invoker(site(CounterClock.TAI));
     /**
-     * AUX clocks' read: the first generation's counter-first entry, never switched (see {@link #aux}); it takes
+     * AUX clocks' read: the first generation's read, never switched (see {@link #aux}); it takes
      * the addresses as arguments, so it serves a later generation of the same kernel too.
      */
-    private static final MethodHandle AUX_READ = ENTRY.counterFirst();
+    private static final MethodHandle AUX_READ = ENTRY.read();
 
     /** Called (once per move) when a read found the kernel data moved under the process; see {@link #onMove}. */
     private static volatile Runnable moveListener;
@@ -163,7 +164,7 @@ public final class KernelVdso {
             return "exact mode did not serve at start: " + FIRST.state.reason();
         }
         if (g.enabled()) {
-            ENTRY.retarget(g.counterFirst, g.modeFirst);
+            ENTRY.retarget(g.read, g.clockGettime, g.mode, g.modesRead);
         }
         now = g; // after the retarget: a reader that sees g finds its sites already on it
         moveReported = false;
@@ -238,12 +239,15 @@ public final class KernelVdso {
         return entry.flagged(v);
     }
 
-    /** True while the mode-first entry serves the ordered reads (see {@link ReadEntry}); for descriptions and tests. */
-    public static boolean modeFirstServes() {
-        return ENTRY.modeFirstServes();
+    /**
+     * True while the kernel path's clock_gettime stubs serve the reads' call sites, their fallbacks having been the
+     * rule (see {@link ReadEntry}); for descriptions and tests.
+     */
+    public static boolean clockGettimeServes() {
+        return ENTRY.clockGettimeServes();
     }
 
-    /** How often the ordered reads' entry switched since start; for descriptions and tests. */
+    /** How often the reads' call sites switched between the read and clock_gettime; for descriptions and tests. */
     public static int entrySwitches() {
         return ENTRY.switches();
     }
@@ -285,8 +289,8 @@ public final class KernelVdso {
             return "unknown (exact mode does not serve)";
         }
         int switches = entrySwitches();
-        String entry = switches == 0 ? "" : "; reads enter " + (modeFirstServes() ? "mode first" : "counter first")
-                + " after " + switches + " switch" + (switches == 1 ? "" : "es") + " of entry";
+        String entry = switches == 0 ? "" : "; " + (clockGettimeServes() ? "clock_gettime serves the reads" : "the read serves")
+                + " after " + switches + " switch" + (switches == 1 ? "" : "es") + " (fallbacks were the rule)";
         return modeNow(f.clockMode()) + entry;
     }
 
@@ -331,9 +335,9 @@ public final class KernelVdso {
 
     /** The unordered read's entries, mapped on first use (most processes never call it). */
     private static final class Unordered {
-        static final ReadEntry ENTRY = new ReadEntry(!ENABLED ? null
-                : VdsoStub.map(FIRST.state.layout().algorithm(), false).handle(), null);
-        static final MethodHandle READ = ENTRY.invoker();
+        static final ReadEntry ENTRY = new ReadEntry(new MethodHandle[] {!ENABLED ? null
+                : VdsoStub.map(FIRST.state.layout().algorithm(), false).handle()}, null, null, 0, ReadEntry.WATCH_MILLIS);
+        static final MethodHandle READ = ENTRY.invoker(0);
     }
 
     /** {@link #ENTRY}'s site of a {@link Generation#BOUND} clock: 1 + its place there (site 0 is the generic read). */

@@ -3,126 +3,137 @@ package org.timekeeping4j.vdso;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.lang.invoke.MutableCallSite;
-import org.timekeeping4j.arch.VdsoAlgorithm;
-import org.timekeeping4j.linux.ErrnoException;
-import org.timekeeping4j.machine.ClockGettimeStub;
+import java.util.Arrays;
 import org.timekeeping4j.machine.VdsoStub;
 
 /**
- * Which entry of the completing exact-mode read serves a process: the counter-first one, which reads the counter
- * before it knows clock_mode (right for every mode the code reads: its counter read waits for no load), or the
- * mode-first one, which looks at clock_mode first and calls clock_gettime without reading the counter where the
- * mode is one the code does not read (clock_mode NONE under hpet or acpi_pm, Hyper-V's page before a Hyper-V guest
- * confirmed the reader, a vclock page not found backed). On such a clocksource the counter-first entry pays a
- * wasted counter read on top of clock_gettime's cost; the mode-first one pays clock_gettime's alone.
+ * What serves exact mode's read call sites: the read's own code, or, where its fallbacks are the rule, the kernel
+ * path's clock_gettime stubs ({@code machine.ClockGettimeStub}) called directly.
  *
- * <p>Each entry returns the time unflagged on the route it expects and flagged (bit 63 set) on the other one
- * (machine.VclockCode). The read passes an unflagged value straight through; a flagged one comes here, which
- * strips the flag and counts: {@value #FLAGS_TO_SWITCH} flags since the last switch make the other entry the
- * call site's target. The target lives in a {@link MutableCallSite} whose invoker the reader keeps in a static
- * final: the JIT inlines the current target and records the dependency, so a switch deoptimises the compiled
- * readers once and costs the hot path nothing while it holds. Every switch deoptimises, so switches are
- * bounded: after {@value #MAX_SWITCHES} the counter-first entry serves for good (exact where the mode is read,
- * a counter read wasted where it is not: never wrong, only slower).
+ * <p>The read takes the counter before it knows clock_mode: right for every mode the code reads (its counter read
+ * then waits for no load), wasted for a mode it does not read (clock_mode NONE under hpet or acpi_pm, Hyper-V's
+ * page before a Hyper-V guest confirmed the reader, a vclock page not found backed), where the vDSO itself would
+ * fall back. The x86_64 6.10+ read then calls clock_gettime itself after the wasted counter read; the others
+ * return the fallback value and the caller pays a second downcall. With every read falling back, the clock_gettime
+ * stubs measured 1.012x System.nanoTime where an entry that looked at clock_mode before the counter measured
+ * 1.036x (docs/PERFORMANCE.md): so the stubs serve such a process, and no second entry exists.
  *
- * <p>Both entries give the same answers: the route only decides what a read costs. The counts are plain fields,
- * updated racily on purpose: a lost increment delays a switch by one read, and a switch is decided under this
- * object's lock, where the count is re-checked.
+ * <p>A fallback comes back flagged (bit 63 set; the fallback value is a flagged 0). {@value #FLAGS_TO_SWITCH}
+ * flagged reads since the read last served make the clock_gettime stubs the targets of every site at once, and
+ * start a daemon thread ("timekeeping4j-clock-mode") that loads clock_mode every {@link #watchMillis} ms; once
+ * the mode is one the read serves, it makes the read the targets again and ends. The stubs never flag: that
+ * thread is the way back, and it exists only while the stubs serve. The targets live in {@link MutableCallSite}s
+ * whose invokers the reader keeps in static finals: the JIT inlines the current target and records the
+ * dependency, so a switch deoptimises the compiled readers once and costs the hot path nothing while it holds.
+ * Every switch deoptimises, so switches are bounded: after {@value #MAX_SWITCHES} the stubs serve for good (the
+ * kernel's own answer whatever the mode: never wrong, at most the vDSO's cost instead of the read's).
+ *
+ * <p>Memory ordering, decided here: the flag count is a plain field, updated racily on purpose (a lost increment
+ * delays a switch by one read); a switch is decided under this object's lock, where the count is re-checked. The
+ * targets are set without {@link MutableCallSite#syncAll}: another thread may keep calling the previous target
+ * for a while, and both answer correctly (the read checks seq and clock_mode itself, clock_gettime is the
+ * kernel's answer), so a stale target costs only speed. clock_mode is loaded plainly: a hint that picks the
+ * target, never a value the read returns.
  */
 final class ReadEntry {
 
-    /** Flagged reads since the last switch that make the other entry serve. */
+    /** Flagged reads since the read last served that make the clock_gettime stubs serve. */
     static final int FLAGS_TO_SWITCH = 64;
-    /** Switches after which the counter-first entry serves for good (each deoptimises the readers). */
-    static final int MAX_SWITCHES = 64;
-
     /**
-     * Per site: the counter-first entry, the mode-first one (null: no switching), the call site, its invoker. The
-     * entries change only in {@link #retarget}, under this object's lock; {@link #flagged} reads modeFirst racily
-     * (a stale array costs at most one count), and the switch re-reads it under the lock.
+     * Switches after which the clock_gettime stubs serve for good (each deoptimises the readers). Odd: the switches
+     * alternate, the first to the stubs, so the last one is to the stubs too.
      */
-    private MethodHandle[] counterFirst;
-    private MethodHandle[] modeFirst;
+    static final int MAX_SWITCHES = 63;
+    /** How often the watcher looks at clock_mode while the stubs serve, in production. */
+    static final long WATCH_MILLIS = 200;
+
+    /** Per site: the read and the clock_gettime stub of one type; change only in {@link #retarget}. */
+    private MethodHandle[] read;
+    /** Null: no switching (a time namespace, or the stubs not mapped). */
+    private MethodHandle[] clockGettime;
+    /** Where the watcher loads clock_mode (4 bytes of the vDSO data), and the modes the read serves (bit m). */
+    private MemorySegment mode;
+    private int modesRead;
     private final MutableCallSite[] sites;
     private final MethodHandle[] invokers;
+    private final long watchMillis;
     /** Racy on purpose (see the class comment). */
     private int flags;
+    /** Guarded by this. */
     private int switches;
-    private boolean modeFirstServes;
+    private boolean clockGettimeServes;
+    /** Bumped by {@link #retarget}: a watcher started for an older generation ends. Guarded by this. */
+    private int generation;
 
     /**
-     * One call site.
-     *
-     * @param counterFirst the counter-first entry (or the only one), or null: no read
-     * @param modeFirst    the mode-first entry, or null: then the counter-first one serves for good
-     */
-    ReadEntry(MethodHandle counterFirst, MethodHandle modeFirst) {
-        this(new MethodHandle[] {counterFirst}, new MethodHandle[] {modeFirst});
-    }
-
-    /**
-     * One call site per pair (a clock's read: {@code counterFirst[i]} and {@code modeFirst[i]} of one type), all
+     * One call site per pair (a clock's read: {@code read[i]} and {@code clockGettime[i]} of one type), all
      * switched together: one decision from the flags of every site's reads.
      *
-     * @param counterFirst the counter-first entries; a null one: that site has no read
-     * @param modeFirst    the mode-first entries; any null: the counter-first ones serve for good
+     * @param read         the reads; a null one: that site has no read
+     * @param clockGettime the clock_gettime stubs, or null (or any null): the read serves for good
+     * @param mode         a 4-byte segment over a clock_mode the reads depend on (null with {@code clockGettime})
+     * @param modesRead    the clock_modes the read serves, bit m for mode m
+     * @param watchMillis  how often the watcher looks at clock_mode
      */
-    ReadEntry(MethodHandle[] counterFirst, MethodHandle[] modeFirst) {
-        this.counterFirst = counterFirst.clone();
-        this.modeFirst = java.util.Arrays.asList(modeFirst).contains(null) ? null : modeFirst.clone();
-        this.sites = new MutableCallSite[counterFirst.length];
-        this.invokers = new MethodHandle[counterFirst.length];
-        for (int i = 0; i < counterFirst.length; i++) {
-            sites[i] = counterFirst[i] == null ? null : new MutableCallSite(counterFirst[i]);
+    ReadEntry(MethodHandle[] read, MethodHandle[] clockGettime, MemorySegment mode, int modesRead,
+            long watchMillis) {
+        this.sites = new MutableCallSite[read.length];
+        this.invokers = new MethodHandle[read.length];
+        this.watchMillis = watchMillis;
+        for (int i = 0; i < read.length; i++) {
+            sites[i] = read[i] == null ? null : new MutableCallSite(read[i]);
             invokers[i] = sites[i] == null ? null : sites[i].dynamicInvoker();
         }
+        entries(read, clockGettime, mode, modesRead);
     }
 
-    /** The handle to call: the serving entry, as a call-site invoker (keep it in a static final), or null. */
-    MethodHandle invoker() {
-        return invoker(0);
+    private void entries(MethodHandle[] read, MethodHandle[] clockGettime, MemorySegment mode, int modesRead) {
+        this.read = read.clone();
+        boolean switching = clockGettime != null && mode != null && !Arrays.asList(clockGettime).contains(null);
+        this.clockGettime = switching ? clockGettime.clone() : null;
+        this.mode = switching ? mode : null;
+        this.modesRead = modesRead;
     }
 
-    /** {@return site {@code i}'s handle to call, as {@link #invoker()}} */
+    /** {@return site {@code i}'s handle to call: its serving target, as a call-site invoker (keep it in a static final)} */
     MethodHandle invoker(int i) {
         return invokers[i];
     }
 
-    /** The counter-first entry itself (or the only one): for reads that must not switch the entry. */
-    MethodHandle counterFirst() {
-        return counterFirst[0];
+    /** Site 0's read itself: for reads that must not switch (the AUX clocks, which fall back by design). */
+    MethodHandle read() {
+        return read[0];
     }
 
-    /** True while the mode-first entry serves; for descriptions and tests. */
-    synchronized boolean modeFirstServes() {
-        return modeFirstServes;
+    /** True while the clock_gettime stubs serve; for descriptions and tests. */
+    synchronized boolean clockGettimeServes() {
+        return clockGettimeServes;
     }
 
-    /** How often the entry switched; for descriptions and tests. */
+    /** How often the sites switched; for descriptions and tests. */
     synchronized int switches() {
         return switches;
     }
 
     /**
      * A flagged read's time ({@link VdsoStub#FALLBACK} where clock_gettime must still answer), counted toward a
-     * switch of entry.
+     * switch to the clock_gettime stubs.
      *
      * @param flagged a read's value with bit 63 set
      * @return the time, or {@link VdsoStub#FALLBACK}
      */
     long flagged(long flagged) {
-        if (modeFirst != null && ++flags >= FLAGS_TO_SWITCH) {
-            switchEntry();
+        if (clockGettime != null && ++flags >= FLAGS_TO_SWITCH) {
+            toClockGettime();
         }
         return unflagged(flagged);
     }
 
     /**
      * A flagged read's time without counting it: the flag stripped, a flagged 0 (which {@link VdsoStub#FALLBACK}
-     * is) kept as {@link VdsoStub#FALLBACK}, where clock_gettime must still answer.
+     * is, and a failed clock_gettime stub's value) kept as {@link VdsoStub#FALLBACK}, where clock_gettime must
+     * still answer (and report its error).
      *
      * @param flagged a read's value with bit 63 set
      * @return the time, or {@link VdsoStub#FALLBACK}
@@ -132,89 +143,87 @@ final class ReadEntry {
         return nanos == 0 ? VdsoStub.FALLBACK : nanos;
     }
 
-    /**
-     * A mode-first entry composed in Java, for a read whose machine code has no clock_gettime call of its own
-     * (x86_64 5.3-6.9, arm64), whose fallback returns {@link VdsoStub#FALLBACK} and so costs the caller a second
-     * downcall: clock_mode loaded from {@code page} first; a mode in {@code modesRead} goes to {@code plain}, its
-     * value flagged; any other to the kernel path's clock_gettime stub, unflagged. The load is a hint, as in the
-     * machine code's mode-first entry: {@code plain} re-reads seq and clock_mode under the seqlock itself, and
-     * clock_gettime is the kernel's answer, so a stale or torn mode only picks the route.
-     *
-     * @param plain     the read, {@code (vc, ts, clockId, vclock) -> ns or FALLBACK}
-     * @param page      the vDSO data page the read's {@code vc} arguments point into
-     * @param modesRead the clock_modes the read serves (bit m: mode m; {@link VdsoAlgorithm#modesRead})
-     * @return the composed entry, of {@code plain}'s type
-     */
-    static MethodHandle modeFirstOver(MethodHandle plain, MemorySegment page, int modesRead) {
-        MethodHandles.Lookup lookup = MethodHandles.lookup();
-        try {
-            MethodHandle reads = MethodHandles.insertArguments(lookup.findStatic(ReadEntry.class, "reads",
-                    MethodType.methodType(boolean.class, MemorySegment.class, int.class, long.class)), 0, page,
-                    modesRead);
-            MethodHandle flag = lookup.findStatic(ReadEntry.class, "flag", MethodType.methodType(long.class, long.class));
-            MethodHandle kernel = lookup.findStatic(ReadEntry.class, "kernel",
-                    MethodType.methodType(long.class, long.class));
-            MethodHandle test = MethodHandles.dropArguments(reads, 1, long.class, long.class, long.class);
-            MethodHandle served = MethodHandles.filterReturnValue(plain, flag);
-            MethodHandle other = MethodHandles.dropArguments(MethodHandles.dropArguments(kernel, 1, long.class), 0,
-                    long.class, long.class);
-            return MethodHandles.guardWithTest(test, served, other);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    /** Whether the clock_mode of the base at {@code vc} is one the read serves (a plain load: a hint). */
-    private static boolean reads(MemorySegment page, int modesRead, long vc) {
-        int mode = page.get(ValueLayout.JAVA_INT_UNALIGNED, vc - page.address() + VdsoLayout.CLOCK_MODE);
-        return mode >= 0 && mode < 32 && ((modesRead >>> mode) & 1) != 0;
-    }
-
-    private static long flag(long nanos) {
-        return nanos | Long.MIN_VALUE;
-    }
-
-    /** clock_gettime through the kernel path's stub; an error is {@link VdsoStub#FALLBACK} (the caller reports it). */
-    private static long kernel(long clockId) {
-        try {
-            return ClockGettimeStub.clockGettimeNanos((int) clockId);
-        } catch (ErrnoException e) {
-            return VdsoStub.FALLBACK;
-        }
+    /** Whether {@code clockMode} is one the read serves. */
+    static boolean reads(int modesRead, int clockMode) {
+        return clockMode >= 0 && clockMode < 32 && ((modesRead >>> clockMode) & 1) != 0;
     }
 
     /**
-     * Serves another generation's entries (a re-discovery): the counter-first ones at once, the counts and the
-     * switches started afresh. The sites and their types stay; a site without a read stays without one.
+     * Serves another generation's entries (a re-discovery): its reads at once, the counts and the switches started
+     * afresh, a running watcher ended. The sites and their types stay; a site without a read stays without one.
      *
-     * @param counterFirst the new counter-first entries, one per site, of the old ones' types
-     * @param modeFirst    the new mode-first entries; any null: the counter-first ones serve for good
+     * @param read         the new reads, one per site, of the old ones' types
+     * @param clockGettime the new clock_gettime stubs, or null (or any null): the reads serve for good
+     * @param mode         the new generation's clock_mode segment (null with {@code clockGettime})
+     * @param modesRead    the clock_modes its read serves
      */
-    synchronized void retarget(MethodHandle[] counterFirst, MethodHandle[] modeFirst) {
-        this.counterFirst = counterFirst.clone();
-        this.modeFirst = java.util.Arrays.asList(modeFirst).contains(null) ? null : modeFirst.clone();
+    synchronized void retarget(MethodHandle[] read, MethodHandle[] clockGettime, MemorySegment mode, int modesRead) {
+        entries(read, clockGettime, mode, modesRead);
         flags = 0;
         switches = 0;
-        modeFirstServes = false;
-        for (int i = 0; i < sites.length; i++) {
-            if (sites[i] != null && counterFirst[i] != null) {
-                sites[i].setTarget(counterFirst[i]);
-            }
-        }
-        MutableCallSite.syncAll(java.util.Arrays.stream(sites).filter(java.util.Objects::nonNull)
+        clockGettimeServes = false;
+        generation++;
+        setTargets(this.read);
+        // Unlike a switch, a new generation's addresses replace the old ones: no thread may keep reading through
+        // the previous generation's read once this returns.
+        MutableCallSite.syncAll(Arrays.stream(sites).filter(java.util.Objects::nonNull)
                 .toArray(MutableCallSite[]::new));
     }
 
-    private synchronized void switchEntry() {
-        if (modeFirst == null || flags < FLAGS_TO_SWITCH || switches >= MAX_SWITCHES) {
+    private synchronized void toClockGettime() {
+        if (clockGettime == null || clockGettimeServes || flags < FLAGS_TO_SWITCH || switches >= MAX_SWITCHES) {
             return; // another thread switched meanwhile, or the bound is reached
         }
         flags = 0;
         switches++;
-        modeFirstServes = !modeFirstServes && switches < MAX_SWITCHES; // the last switch is to counter-first
+        clockGettimeServes = true;
+        setTargets(clockGettime);
+        if (switches < MAX_SWITCHES) { // the last switch (to the stubs: MAX_SWITCHES is odd) is for good
+            Thread t = new Thread(new Watcher(generation), "timekeeping4j-clock-mode");
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
+    /** Makes the read serve again, unless a re-discovery came in between; true when the watcher is done. */
+    private synchronized boolean toRead(int watched) {
+        if (generation != watched || !clockGettimeServes) {
+            return true;
+        }
+        if (!reads(modesRead, mode.get(ValueLayout.JAVA_INT_UNALIGNED, 0))) {
+            return false;
+        }
+        flags = 0;
+        switches++;
+        clockGettimeServes = false;
+        setTargets(read);
+        return true;
+    }
+
+    private void setTargets(MethodHandle[] targets) {
         for (int i = 0; i < sites.length; i++) {
-            if (sites[i] != null) {
-                sites[i].setTarget(modeFirstServes ? modeFirst[i] : counterFirst[i]);
+            if (sites[i] != null && targets[i] != null) {
+                sites[i].setTarget(targets[i]);
+            }
+        }
+    }
+
+    /** While the stubs serve: clock_mode every {@link #watchMillis} ms, until the read serves it again. */
+    private final class Watcher implements Runnable {
+        private final int watched;
+
+        Watcher(int watched) {
+            this.watched = watched;
+        }
+
+        @Override
+        public void run() {
+            try {
+                do {
+                    Thread.sleep(watchMillis);
+                } while (!toRead(watched));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // the stubs keep serving: never wrong
             }
         }
     }

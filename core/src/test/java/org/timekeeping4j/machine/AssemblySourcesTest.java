@@ -97,17 +97,7 @@ class AssemblySourcesTest {
         {"TEST", "mov rax, r11; mov rdx, r11; shr rdx, 32"},
     };
 
-    @Test
-    void theModeFirstEntryShouldBeItsSourceAssembled() throws Exception {
-        requireTools(X86_AS, X86_OBJCOPY, "binutils");
-        for (String[] slot : X86_SLOTS) {
-            assertThat(assemble(X86_AS, X86_OBJCOPY, "x86-vclock-read.S", slot[1], "--64", "--defsym", "MODE_FIRST=1"))
-                    .as("mode first, %s", slot[0])
-                    .containsExactly(VclockCode.x86ModeFirst(X86VdsoCode.Flavour.valueOf(slot[0]), 0));
-        }
-    }
-
-    /** One clock's bound read, both entries: its arguments as distinct values with every byte set. */
+    /** One clock's bound read: its arguments as distinct values with every byte set. */
     @Test
     void theBoundReadsShouldBeTheirSourcesAssembled() throws Exception {
         requireTools(X86_AS, X86_OBJCOPY, "binutils");
@@ -118,14 +108,8 @@ class AssemblySourcesTest {
         for (String[] slot : X86_SLOTS) {
             X86VdsoCode.Flavour flavour = X86VdsoCode.Flavour.valueOf(slot[0]);
             assertThat(assemble(X86_AS, X86_OBJCOPY, "x86-vclock-read.S", slot[1], bound))
-                    .as("bound, counter first, %s", slot[0])
+                    .as("bound, %s", slot[0])
                     .containsExactly(VclockCode.x86Bound(VclockCode.x86(flavour), vc, ts, id, vclock));
-            String[] modeFirst = java.util.Arrays.copyOf(bound, bound.length + 2);
-            modeFirst[bound.length] = "--defsym";
-            modeFirst[bound.length + 1] = "MODE_FIRST=1";
-            assertThat(assemble(X86_AS, X86_OBJCOPY, "x86-vclock-read.S", slot[1], modeFirst))
-                    .as("bound, mode first, %s", slot[0])
-                    .containsExactly(VclockCode.x86Bound(VclockCode.x86ModeFirst(flavour, 0), vc, ts, id, vclock));
         }
     }
 

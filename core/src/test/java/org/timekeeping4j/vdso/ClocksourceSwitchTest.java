@@ -56,8 +56,8 @@ class ClocksourceSwitchTest {
                 long before = reader.reads.get();
                 Thread.sleep(PHASE_MS);
                 readsPerPhase[p] = reader.reads.get() - before;
-                seen.add(source + ": clock_mode " + mode + ", " + readsPerPhase[p] + " reads, reads enter "
-                        + (KernelVdso.modeFirstServes() ? "mode first" : "counter first"));
+                seen.add(source + ": clock_mode " + mode + ", " + readsPerPhase[p] + " reads, served by "
+                        + (KernelVdso.clockGettimeServes() ? "clock_gettime" : "the read"));
             }
         } finally {
             switchTo("tsc");
@@ -71,10 +71,10 @@ class ClocksourceSwitchTest {
                 seen, reader.firstFailure()).isZero();
         assertThat(reader.backwards.get()).as("reads going back (%s; first: %s)", seen, reader.firstFailure())
                 .isZero();
-        // hpet and acpi_pm: every read falls back, so the read's entry goes mode first (ReadEntry); tsc brings the
-        // counter-first entry back.
-        assertThat(seen.get(0)).as("the entry on hpet (%s)", seen).endsWith("reads enter mode first");
-        assertThat(seen.get(2)).as("the entry back on tsc (%s)", seen).endsWith("reads enter counter first");
+        // hpet and acpi_pm: every read falls back, so the call sites go to the clock_gettime stubs (ReadEntry); on
+        // tsc the watcher brings the read back.
+        assertThat(seen.get(0)).as("the sites on hpet (%s)", seen).endsWith("served by clock_gettime");
+        assertThat(seen.get(2)).as("the sites back on tsc (%s)", seen).endsWith("served by the read");
         assertThat(KernelVdso.entrySwitches()).as("entry switches (%s)", seen).isGreaterThanOrEqualTo(2);
         System.out.println("ClocksourceSwitchTest: " + seen + ", " + reader.reads.get() + " bracketed reads, 0 outside");
     }

@@ -151,7 +151,8 @@ class VclockHostTest {
             assertThat(s.switches()).as("switches").isGreaterThanOrEqualTo(16);
             assertAgreement(s.report(), 1_000_000, 0);
             // The same with the pvclock reader off: on kvm-clock every read falls back, on tsc none does, so the
-            // read's entry switches to mode first and back (ReadEntry) while the reads stay inside the brackets.
+            // call sites switch to the clock_gettime stubs and back (ReadEntry) while the reads stay inside the
+            // brackets.
             // The child's discovery runs on tsc (on kvm-clock with the reader off exact mode would not serve at all):
             // the switches start once it says it is done.
             Switched fs = whileSwitching(other, List.of("-Dtimekeeping4j.vclock=off"), "6", true);
@@ -159,7 +160,7 @@ class VclockHostTest {
             assertThat(fs.switches()).as("switches").isGreaterThanOrEqualTo(8);
             assertThat(f.state()).contains("enabled=true");
             assertAgreement(f, 100_000, 0);
-            assertThat(f.after()).as("the read's entry followed the clocksource").containsPattern(
+            assertThat(f.after()).as("the call sites followed the clocksource").containsPattern(
                     "entrySwitches=([4-9]|[1-9][0-9])");
         } finally {
             switchTo(original);
