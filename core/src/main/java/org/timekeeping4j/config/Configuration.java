@@ -22,7 +22,7 @@ import java.util.Map;
  * three is the process's configuration error ({@link #error()}: every read reports it); a bad {@value #VCLOCK}
  * refuses exact mode only, with its error as the reason.
  *
- * @param counter      the counter mode
+ * @param counterName  the counter mode's name, lower case (auto where unset or bad; {@link #counter()})
  * @param exactMode    false when {@value #VDSO}=off
  * @param execmem      false when {@value #EXECMEM}=deny
  * @param vclock       false when {@value #VCLOCK}=off
@@ -33,7 +33,7 @@ import java.util.Map;
  * @param onCaller     true when {@value #DISCOVERY}=caller
  * @param discoveryError null, or why {@value #DISCOVERY}'s value is neither background nor caller
  */
-public record Configuration(CounterMode counter, boolean exactMode, boolean execmem, boolean vclock,
+public record Configuration(String counterName, boolean exactMode, boolean execmem, boolean vclock,
         String counterError, String vdsoError, String execmemError, String vclockError, boolean onCaller,
         String discoveryError) {
 
@@ -50,8 +50,8 @@ public record Configuration(CounterMode counter, boolean exactMode, boolean exec
 
     /**
      * This process's configuration, read from the system properties on first use of this class. The first read
-     * of a clock pays for this class: no lambda (a cold JVM's first costs milliseconds), no class beyond it and
-     * {@link CounterMode}.
+     * of a clock pays for this class: no lambda (a cold JVM's first costs milliseconds), no class beyond it
+     * ({@link CounterMode} loads only where {@value #COUNTER} is set).
      */
     public static final Configuration PROCESS = read(System.getProperties());
 
@@ -63,12 +63,14 @@ public record Configuration(CounterMode counter, boolean exactMode, boolean exec
      */
     public static Configuration read(Map<?, ?> properties) {
         String counterValue = value(properties, COUNTER);
-        CounterMode counter = CounterMode.AUTO;
+        String counterName = "auto";
         String counterError = null;
-        try {
-            counter = CounterMode.parse(counterValue);
-        } catch (IllegalArgumentException e) {
-            counterError = e.getMessage();
+        if (counterValue != null) {
+            try {
+                counterName = CounterMode.parse(counterValue).name().toLowerCase(Locale.ROOT);
+            } catch (IllegalArgumentException e) {
+                counterError = e.getMessage();
+            }
         }
         String vdsoValue = value(properties, VDSO);
         String vdso = normal(vdsoValue, "auto");
@@ -87,7 +89,7 @@ public record Configuration(CounterMode counter, boolean exactMode, boolean exec
         String discoveryError = discovery.equals("background") || discovery.equals("caller") ? null
                 : "unknown " + DISCOVERY + "=" + discoveryValue + ": valid values are background (a daemon thread"
                         + " discovers exact mode while the kernel's clocks serve) and caller (the first read does)";
-        return new Configuration(counter, !vdso.equals("off"), !execmem.equals("deny"), !vclock.equals("off"),
+        return new Configuration(counterName, !vdso.equals("off"), !execmem.equals("deny"), !vclock.equals("off"),
                 counterError, vdsoError, execmemError, vclockError, discovery.equals("caller"), discoveryError);
     }
 
@@ -99,9 +101,14 @@ public record Configuration(CounterMode counter, boolean exactMode, boolean exec
         return value == null ? unset : value.trim().toLowerCase(Locale.ROOT);
     }
 
+    /** {@return the counter mode} */
+    public CounterMode counter() {
+        return CounterMode.parse(counterName);
+    }
+
     /** {@return whether {@value #COUNTER}=kernel chose the kernel's clocks: no counter is read, exact mode neither} */
     public boolean kernelChosen() {
-        return counter == CounterMode.KERNEL;
+        return counterName.equals("kernel");
     }
 
     /**
