@@ -4,7 +4,7 @@ import org.timekeeping4j.arch.VdsoAlgorithm;
 
 /**
  * The arm64 machine code of the kernel-data read ({@link VdsoAlgorithm#ARM64_GENERIC}, every arm64
- * layout), byte for byte, with its disassembly, in the shape of {@link X86VdsoCode}: {@link #code} returns the
+ * layout), byte for byte, in the shape of {@link X86VdsoCode}: {@link #code} returns the
  * function with a {@link Flavour}'s counter read in its slot. One function under
  * AAPCS64 (arguments in x0, x1, x2; result in x0; x0-x17 free to clobber; x18, the platform register, and
  * the callee-saved x19-x29 untouched; no stack frame, so no use of x30 but ret), called through an FFM
@@ -24,51 +24,11 @@ import org.timekeeping4j.arch.VdsoAlgorithm;
  * <p><b>Not for arm64 5.3-5.6 pages.</b> Their clock_mode meant "use the syscall" (0 = read the counter,
  * 1 = syscall); this code reads the counter on 1. The caller must fall back on those kernels.
  *
- * <p>Its source is arm64-vdso-read.S next to this file: AssemblySourcesTest reassembles it for every slot and
- * compares the words (GNU as, binutils-aarch64-linux-gnu), and Arm64VdsoCodeTest checks them against an
- * independent encoding; with {@link Flavour#ISB_CNTVCT} as assembled:
- * <pre>
- *    0: 52a00209  movz  w9, #0x10, lsl #16     ; spin budget: 2^20 looks at an odd seq
- *    4: b9400003  ldr   w3, [x0]               ; retry: seq
- *    8: 37000343  tbnz  w3, #0, 0x70           ;   odd: a writer inside, or a time-namespace page
- *    c: d50339bf  dmb   ishld                  ; the loads below come after the seq load (smp_rmb)
- *   10: b9400404  ldr   w4, [x0, #4]           ; clock_mode
- *   14: 51000484  sub   w4, w4, #1
- *   18: 7100049f  cmp   w4, #1
- *   1c: 540003a8  b.hi  0x90                   ; clock_mode - 1 &gt; 1 unsigned: not 1 or 2, fall back
- *   20: d5033fdf  isb                          ; SLOT (8 bytes): the counter read, into x5
- *   24: d53be045  mrs   x5, cntvct_el0
- *   28: ca0500a6  eor   x6, x5, x5             ; 0, computed from the counter
- *   2c: 8b2663e6  add   x6, sp, x6             ; sp + 0: an address that depends on the counter
- *   30: f94000df  ldr   xzr, [x6]              ; a load that cannot issue before the counter is read
- *   34: a940a007  ldp   x7, x8, [x0, #8]       ; cycle_last, mask
- *   38: 29432c0a  ldp   w10, w11, [x0, #24]    ; mult, shift (zero-extended)
- *   3c: a940342c  ldp   x12, x13, [x1]         ; sec, nsec
- *   40: cb0700a5  sub   x5, x5, x7             ; cycles - cycle_last
- *   44: 8a0800a5  and   x5, x5, x8             ;   &amp; mask: delta
- *   48: 9b0a34a5  madd  x5, x5, x10, x13       ; delta * mult + nsec (u64)
- *   4c: 9acb24a5  lsr   x5, x5, x11            ; &gt;&gt; shift: ns
- *   50: d50339bf  dmb   ishld                  ; every load above (the dummy one too) before the re-read
- *   54: b940000e  ldr   w14, [x0]              ; seq again
- *   58: 6b0301df  cmp   w14, w3
- *   5c: 54fffd41  b.ne  0x4                    ; changed: retry
- *   60: d299400f  movz  x15, #0xca00
- *   64: f2a7734f  movk  x15, #0x3b9a, lsl #16  ; 1_000_000_000
- *   68: 9b0f1580  madd  x0, x12, x15, x5       ; sec * 1e9 + ns (u64)
- *   6c: d65f03c0  ret
- *   70: b9400404  ldr   w4, [x0, #4]           ; odd seq: clock_mode
- *   74: 12b00006  movn  w6, #0x8000, lsl #16   ; 0x7fffffff, VDSO_CLOCKMODE_TIMENS
- *   78: 6b06009f  cmp   w4, w6
- *   7c: 540000a0  b.eq  0x90                   ; a time-namespace page: fall back
- *   80: 71000529  subs  w9, w9, #1
- *   84: 54000060  b.eq  0x90                   ; the budget spent: fall back
- *   88: d503203f  yield                        ; cpu_relax()
- *   8c: 17ffffde  b     0x4                    ; retry
- *   90: d2f00000  movz  x0, #0x8000, lsl #48   ; Long.MIN_VALUE: call clock_gettime
- *   94: d65f03c0  ret
- * </pre>
- * The slot at 0x20-0x27 holds the counter read; the variants differ there only, NOPs before the real
- * instruction, so no branch offset changes: see {@link Flavour}.
+ * <p>Its source, with the instructions and their comments, is arm64-vdso-read.S next to this file:
+ * AssemblySourcesTest reassembles it for every slot and compares the words (GNU as,
+ * binutils-aarch64-linux-gnu), and Arm64VdsoCodeTest checks them against an independent encoding. The slot at
+ * 0x20-0x27 holds the counter read; the variants differ there only, NOPs before the real instruction, so no
+ * branch offset changes: see {@link Flavour}.
  *
  * <p><b>Memory ordering, decided here</b> (the kernel's do_hres and update_vsyscall; Arm's model lets loads,
  * and loads and system-register reads, complete out of program order):

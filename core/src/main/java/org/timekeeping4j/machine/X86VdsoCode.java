@@ -5,7 +5,7 @@ import org.timekeeping4j.arch.VdsoAlgorithm;
 /**
  * Machine code of the x86_64 kernel-data read: the vDSO's do_hres over the kernel's own vDSO time data, one
  * function per {@link VdsoAlgorithm} of x86_64 ({@link #code}; the X86_OVERFLOW code is
- * {@link VclockCode}'s: the listing below, shifted by one move on entry, plus the PVCLOCK and HVCLOCK modes), as
+ * {@link VclockCode}'s: the TSC path plus the PVCLOCK and HVCLOCK modes), as
  * {@code int64_t vdso_read(const struct vdso_clock *vc, const struct vdso_timestamp *ts, uint64_t test_counter)}.
  * It returns {@code sec * 10^9 + ns} (u64 arithmetic) for the clock whose basetime
  * slot is {@code ts}, exactly as lib/vdso/gettimeofday.c computes sec and ns before vdso_set_timespec
@@ -24,63 +24,12 @@ import org.timekeeping4j.arch.VdsoAlgorithm;
  * counter value. The padding sits before the counter read, off the value's dependency chain.
  *
  * <p><b>Layout 6.10+ ({@link VdsoAlgorithm#X86_OVERFLOW}: vdso_data 6.10-6.14 and vdso_clock 6.15+,
- * max_cycles at +16):</b>
- * <pre>
- *    0: 49 89 d3             mov    r11, rdx              ; the test build's counter
- *    3: 41 b9 00 00 10 00    mov    r9d, 0x100000         ; spin bound while seq is odd
- *    9: 0f 1f 80 00 00 00 00 nop                          ; counter slot (10 bytes), first: see below
- *   10: 0f 01 f9             rdtscp                       ; edx:eax = TSC
- *   13: 44 8b 07             mov    r8d, [rdi]            ; seq = READ_ONCE(vc-&gt;seq)
- *   16: 41 f7 c0 01 00 00 00 test   r8d, 1
- *   1d: 75 7e                jne    9d                    ; odd: writer inside, or a time-namespace page
- *   1f: 83 7f 04 01          cmp    dword [rdi+4], 1      ; clock_mode == VDSO_CLOCKMODE_TSC?
- *   23: 0f 85 88 00 00 00    jne    b1                    ;   else clock_gettime answers
- *   29: 48 c1 e2 20          shl    rdx, 32
- *   2d: 48 09 d0             or     rax, rdx              ; cycles
- *   30: 48 2b 47 08          sub    rax, [rdi+8]          ; delta = cycles - cycle_last (mask: see 5b)
- *   34: 48 3b 47 10          cmp    rax, [rdi+16]         ; delta &gt; max_cycles (unsigned)?
- *   38: 77 21                ja     5b
- *   3a: 8b 4f 20             mov    ecx, [rdi+32]         ; mult
- *   3d: 48 0f af c1          imul   rax, rcx              ; delta * mult (u64)
- *   41: 48 03 46 08          add    rax, [rsi+8]          ; + basetime.nsec (ns &lt;&lt; shift)
- *   45: 8b 4f 24             mov    ecx, [rdi+36]         ; shift
- *   48: 48 d3 e8             shr    rax, cl               ; ns
- *   4b: 48 69 16 00 ca 9a 3b imul   rdx, [rsi], 10^9      ; basetime.sec * 10^9 (u64)
- *   52: 48 01 d0             add    rax, rdx
- *   55: 44 3b 07             cmp    r8d, [rdi]            ; vdso_read_retry: seq unchanged?
- *   58: 75 af                jne    9                     ;   else read the counter again
- *   5a: c3                   ret
- *   5b: 48 03 47 08          add    rax, [rdi+8]          ; cycles again, now &amp; S64_MAX (6.10+
- *   5f: 48 0f ba f0 3f       btr    rax, 63               ;   __arch_get_hw_counter)
- *   64: 48 2b 47 08          sub    rax, [rdi+8]          ; the kernel's delta
- *   68: 48 3b 47 10          cmp    rax, [rdi+16]
- *   6c: 76 cc                jbe    3a                    ; within max_cycles after all: bit 63 was set
- *   6e: 48 0f ba e0 3e       bt     rax, 62               ; negative motion: the sign bit is bit 62
- *   73: 72 1c                jb     91
- *   75: 48 0f ba f0 3f       btr    rax, 63               ; delta &amp; S64_MAX
- *   7a: 8b 4f 20             mov    ecx, [rdi+32]
- *   7d: 48 f7 e1             mul    rcx                   ; rdx:rax = delta * mult (128 bits)
- *   80: 48 03 46 08          add    rax, [rsi+8]
- *   84: 48 83 d2 00          adc    rdx, 0
- *   88: 8b 4f 24             mov    ecx, [rdi+36]
- *   8b: 48 0f ad d0          shrd   rax, rdx, cl          ; mul_u64_u32_add_u64_shr
- *   8f: eb ba                jmp    4b
- *   91: 48 8b 46 08          mov    rax, [rsi+8]          ; behind cycle_last: basetime.nsec &gt;&gt; shift
- *   95: 8b 4f 24             mov    ecx, [rdi+36]
- *   98: 48 d3 e8             shr    rax, cl
- *   9b: eb ae                jmp    4b
- *   9d: 81 7f 04 ff ff ff 7f cmp    dword [rdi+4], 0x7fffffff ; VDSO_CLOCKMODE_TIMENS: seq stays odd
- *   a4: 74 0b                je     b1
- *   a6: f3 90                pause
- *   a8: 41 ff c9             dec    r9d
- *   ab: 0f 85 58 ff ff ff    jne    9
- *   b1: 48 b8 00..00 80      movabs rax, 0x8000000000000000 ; Long.MIN_VALUE: clock_gettime answers
- *   bb: c3                   ret
- * </pre>
+ * max_cycles at +16):</b> x86-vclock-read.S holds the instructions with their comments (this class's comment
+ * does not repeat them: the source is what the test compares).
  * The fast path leaves out the kernel's {@code & S64_MAX} on the counter: the path's chain after the counter
  * read is one instruction shorter, and the result is the same. With the counter's bit 63 clear the two
  * deltas are equal; with it set and cycle_last below 2^63 the unmasked delta exceeds max_cycles and the slow
- * path masks as the kernel does (5f); with both above 2^63 the kernel takes its 128-bit path with the same
+ * path masks as the kernel does (label 3 there); with both above 2^63 the kernel takes its 128-bit path with the same
  * delta, which equals the 64-bit product here because the kernel bounds max_cycles so that max_cycles *
  * (mult + maxadj) fits 64 bits (clocks_calc_max_nsecs), with far more room than basetime.nsec needs.
  *
@@ -90,22 +39,9 @@ import org.timekeeping4j.arch.VdsoAlgorithm;
  * which state a counter value can meet, and both outcomes are the vDSO's own: see the ordering note below.
  *
  * <p><b>Layout 5.3-6.9 ({@link VdsoAlgorithm#X86_LEGACY}: vdso_data without max_cycles; mask +16, mult +24,
- * shift +28).</b>
- * The same frame (counter slot at 9, seq at 13, clock_mode at 1f); between clock_mode and the seq re-check,
- * vdso_calc_delta's x86 form (the mask is ignored, a counter at or behind cycle_last counts as delta 0):
- * <pre>
- *   25: 48 c1 e2 20          shl    rdx, 32
- *   29: 48 09 d0             or     rax, rdx              ; cycles
- *   2c: 48 8b 4f 08          mov    rcx, [rdi+8]          ; cycle_last
- *   30: 31 d2                xor    edx, edx
- *   32: 48 29 c8             sub    rax, rcx
- *   35: 48 0f 46 c2          cmovbe rax, rdx              ; cycles &lt;= cycle_last: 0
- *   39: 8b 4f 18             mov    ecx, [rdi+24]         ; mult
- *   3c: 48 0f af c1          imul   rax, rcx
- *   40: 48 03 46 08          add    rax, [rsi+8]
- *   44: 8b 4f 1c             mov    ecx, [rdi+28]         ; shift
- *   47: 48 d3 e8             shr    rax, cl
- * </pre>
+ * shift +28):</b> x86-vdso-read.S. The same frame (the counter slot, then seq and clock_mode); between
+ * clock_mode and the seq re-check, vdso_calc_delta's x86 form (the mask is ignored, a counter at or behind
+ * cycle_last counts as delta 0).
  *
  * <p><b>Memory ordering, decided here.</b> x86 keeps loads in program order (TSO), so the loads of
  * clock_mode, cycle_last, max_cycles, mult, shift and basetime, all after the first seq load and before the

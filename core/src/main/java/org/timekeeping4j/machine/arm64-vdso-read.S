@@ -1,5 +1,5 @@
 // int64_t vdso_read(const void *vc, const void *ts, uint64_t test_counter): the source of Arm64VdsoCode's words
-// (its class comment has the disassembly and the memory-ordering argument). AssemblySourcesTest assembles it for
+// (its class comment has the memory-ordering argument). AssemblySourcesTest assembles it for
 // each counter slot and compares: `aarch64-linux-gnu-as -o x.o arm64-vdso-read.S`, SLOT replaced by the slot's two
 // instructions (production: isb; mrs x5, cntvct_el0), objcopy -O binary.
         .text
