@@ -1,9 +1,7 @@
 package org.timekeeping4j.vdso;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.arch.VdsoAlgorithm;
 import org.timekeeping4j.clocksource.MultShift;
@@ -383,6 +381,8 @@ public final class KernelVdso {
      * caller-owned, reusable.
      */
     public static final class VdsoNanos {
+        /** The base's state the conversion read (reused: a conversion allocates nothing). */
+        final VdsoFormula.BaseState state = new VdsoFormula.BaseState();
         long nanos;
         boolean exact;
         long cycleLast;
@@ -423,26 +423,12 @@ public final class KernelVdso {
         if (page == null) {
             return null;
         }
-        long b = l.baseOffset(base);
-        for (int spins = 0; spins < 1 << 20; spins++) {
-            int seq = (int) VdsoFormula.SEQ.getAcquire(page, b); // acquire: the field loads stay after it
-            if ((seq & 1) != 0) {
-                Thread.onSpinWait();
-                continue;
-            }
-            int mode = page.get(ValueLayout.JAVA_INT_UNALIGNED, b + VdsoLayout.CLOCK_MODE);
-            long last = page.get(ValueLayout.JAVA_LONG_UNALIGNED, b + VdsoLayout.CYCLE_LAST);
-            int mult = page.get(ValueLayout.JAVA_INT_UNALIGNED, b + l.multOffset());
-            int shift = page.get(ValueLayout.JAVA_INT_UNALIGNED, b + l.shiftOffset());
-            long maxCycles = l.maxCyclesOffset() < 0 ? -1
-                    : page.get(ValueLayout.JAVA_LONG_UNALIGNED, b + l.maxCyclesOffset());
-            VarHandle.loadLoadFence(); // the field loads complete before the seq re-load (vdso_read_retry)
-            if ((int) VdsoFormula.SEQ.get(page, b) == seq) {
-                return new Fields(Integer.toUnsignedLong(seq), mode, last, maxCycles, Integer.toUnsignedLong(mult),
-                        shift);
-            }
+        VdsoFormula.BaseState s = new VdsoFormula.BaseState();
+        if (!VdsoFormula.read(l, page, l.baseOffset(base), 0, s)) {
+            return null;
         }
-        return null;
+        return new Fields(Integer.toUnsignedLong(s.seq), s.mode, s.cycleLast, l.maxCyclesOffset() < 0 ? -1
+                : s.maxCycles, s.mult, s.shift);
     }
 
     /** One base's fields, as read by {@link #fields}. */

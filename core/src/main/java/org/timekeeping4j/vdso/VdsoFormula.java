@@ -99,6 +99,82 @@ final class VdsoFormula {
      */
     static boolean convert(VdsoLayout l, MemorySegment page, long baseOffset, int slot, long counter,
             MemorySegment pvti, long offsetNanos, KernelVdso.VdsoNanos into) {
+        BaseState s = into.state;
+        boolean pvExact = true;
+        long cycles = counter;
+        while (true) {
+            if (!read(l, page, baseOffset, slot, s)) {
+                return false;
+            }
+            if (s.mode == VclockCode.MODE_PVCLOCK && pvti != null && l.algorithm() == VdsoAlgorithm.X86_OVERFLOW) {
+                // Under the vdso seq: the re-check below covers these loads too.
+                long pv = pvclock(pvti, counter);
+                if (pv == Long.MIN_VALUE) {
+                    return false;
+                }
+                if (!unchanged(page, baseOffset, s)) {
+                    continue;
+                }
+                pvExact = pv >= 0;
+                cycles = pv & S64_MAX;
+            } else if (!l.arch().vdsoCountsWith(s.mode)) {
+                return false;
+            }
+            break;
+        }
+        long mask = s.mask;
+        long last = s.cycleLast;
+        long mult = s.mult;
+        int shift = s.shift;
+        long c = l.algorithm() == VdsoAlgorithm.X86_OVERFLOW ? cycles & S64_MAX : cycles & mask;
+        // At or after cycle_last (the forward distance in the lower half of the counter's range): the
+        // window the current state was made for.
+        boolean exact = Long.compareUnsigned((c - last) & mask, mask >>> 1) <= 0;
+        long behind = (last - c) & mask;
+        long n;
+        if (exact) {
+            n = ns(l, c, last, s.maxCycles, mask, mult, shift, s.nsec);
+        } else {
+            // Before cycle_last: the current line, backwards. ns = (nsec - behind * mult) >> shift on
+            // 128 bits (signed), which for a small lag is the vDSO's formula with a negative delta.
+            long prodLo = behind * mult;
+            long prodHi = Math.unsignedMultiplyHigh(behind, mult);
+            long lo = s.nsec - prodLo;
+            long hi = -prodHi - (Long.compareUnsigned(s.nsec, prodLo) < 0 ? 1 : 0);
+            n = (lo >>> shift) | (hi << (64 - shift)); // arithmetic on the 128-bit value, low word
+        }
+        into.nanos = s.sec * 1_000_000_000L + n + offsetNanos;
+        into.exact = exact && pvExact;
+        into.cycleLast = last;
+        into.mult = (int) mult;
+        into.shift = shift;
+        return true;
+    }
+
+    /**
+     * One base's state as one seq saw it: the fields the formula and the descriptions use, and one clock's
+     * basetime. Mutable and reused by its owner, so that a read allocates nothing.
+     */
+    static final class BaseState {
+        int seq;
+        int mode;
+        long cycleLast;
+        /** 0 where the layout has none. */
+        long maxCycles;
+        long mask;
+        long mult;
+        int shift;
+        long sec;
+        long nsec;
+    }
+
+    /**
+     * Reads base {@code baseOffset}'s fields and its basetime slot {@code slot} into {@code s} under the base's seq
+     * (the vDSO's vdso_read_begin and vdso_read_retry): the one place this library reads the kernel's data in Java.
+     *
+     * @return false when seq stayed odd for 2^20 looks (a writer that never finishes, or a time-namespace page)
+     */
+    static boolean read(VdsoLayout l, MemorySegment page, long baseOffset, int slot, BaseState s) {
         long ts = baseOffset + l.basetimeOffset() + (long) slot * VdsoLayout.TIMESTAMP_BYTES;
         for (int spins = 0; spins < 1 << 20; ) {
             // Acquire: every later load (the fields) is ordered after the seq load; pairs with the kernel's
@@ -118,54 +194,30 @@ final class VdsoFormula {
             int shift = page.get(ValueLayout.JAVA_INT_UNALIGNED, baseOffset + l.shiftOffset());
             long sec = page.get(ValueLayout.JAVA_LONG_UNALIGNED, ts);
             long nsec = page.get(ValueLayout.JAVA_LONG_UNALIGNED, ts + 8);
-            // The field loads complete before the seq re-load; pairs with the kernel's smp_wmb before its
-            // closing seq increment (vdso_write_end). Same protocol as vdso_read_retry.
-            VarHandle.loadLoadFence();
-            if ((int) SEQ.get(page, baseOffset) != seq) {
+            s.seq = seq;
+            if (!unchanged(page, baseOffset, s)) {
                 continue;
             }
-            boolean pvExact = true;
-            long cycles = counter;
-            if (mode == VclockCode.MODE_PVCLOCK && pvti != null
-                    && l.algorithm() == VdsoAlgorithm.X86_OVERFLOW) {
-                // Under the vdso seq (its re-load below covers these loads too).
-                long pv = pvclock(pvti, counter);
-                if (pv == Long.MIN_VALUE) {
-                    return false;
-                }
-                pvExact = pv >= 0;
-                cycles = pv & S64_MAX;
-                VarHandle.loadLoadFence(); // the pvclock loads complete before the vdso seq re-load
-                if ((int) SEQ.get(page, baseOffset) != seq) {
-                    continue;
-                }
-            } else if (!l.arch().vdsoCountsWith(mode)) {
-                return false;
-            }
-            long c = l.algorithm() == VdsoAlgorithm.X86_OVERFLOW ? cycles & S64_MAX : cycles & mask;
-            // At or after cycle_last (the forward distance in the lower half of the counter's range): the
-            // window the current state was made for.
-            boolean exact = Long.compareUnsigned((c - last) & mask, mask >>> 1) <= 0;
-            long behind = (last - c) & mask;
-            long n;
-            if (exact) {
-                n = ns(l, c, last, maxCycles, mask, mult, shift, nsec);
-            } else {
-                // Before cycle_last: the current line, backwards. ns = (nsec - behind * mult) >> shift on
-                // 128 bits (signed), which for a small lag is the vDSO's formula with a negative delta.
-                long prodLo = behind * mult;
-                long prodHi = Math.unsignedMultiplyHigh(behind, mult);
-                long lo = nsec - prodLo;
-                long hi = -prodHi - (Long.compareUnsigned(nsec, prodLo) < 0 ? 1 : 0);
-                n = (lo >>> shift) | (hi << (64 - shift)); // arithmetic on the 128-bit value, low word
-            }
-            into.nanos = sec * 1_000_000_000L + n + offsetNanos;
-            into.exact = exact && pvExact;
-            into.cycleLast = last;
-            into.mult = (int) mult;
-            into.shift = shift;
+            s.mode = mode;
+            s.cycleLast = last;
+            s.maxCycles = maxCycles;
+            s.mask = mask;
+            s.mult = mult;
+            s.shift = shift;
+            s.sec = sec;
+            s.nsec = nsec;
             return true;
         }
         return false;
+    }
+
+    /**
+     * Whether base {@code baseOffset}'s seq is still the one {@link #read} saw: then every load made since (the
+     * fields, a vclock page's) saw that state. The loads complete before the seq re-load; pairs with the kernel's
+     * smp_wmb before its closing seq increment (vdso_write_end), as vdso_read_retry.
+     */
+    static boolean unchanged(MemorySegment page, long baseOffset, BaseState s) {
+        VarHandle.loadLoadFence();
+        return (int) SEQ.get(page, baseOffset) == s.seq;
     }
 }
