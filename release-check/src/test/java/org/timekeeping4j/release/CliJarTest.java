@@ -91,7 +91,8 @@ class CliJarTest {
             Result r = run(command);
             assertThat(r.err).as(String.join(" ", args)).doesNotContain("IllegalAccessError")
                     .doesNotContain("does not export");
-            assertThat(r.exit).as(r.toString()).isZero();
+            // capture reads the counter selection either way; without a trusted hardware counter it skips (3).
+            assertThat(r.exit).as(r.toString()).isIn(args.get(0).equals("capture") ? List.of(0, 3) : List.of(0));
         }
     }
 
