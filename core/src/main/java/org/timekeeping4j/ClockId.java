@@ -5,8 +5,9 @@ package org.timekeeping4j;
  * Every fixed Linux clock id (include/uapi/linux/time.h), with the kernel's number.
  *
  * <p>Ids 10 (the removed CLOCK_SGI_CYCLE) and 12..15 are not clocks; negative ids encode CPU-time
- * clocks of other processes and clocks of open file descriptors ({@code device.DynamicClockId}). The AUX
- * clocks (Linux 6.17+) exist only where the kernel has them and only once enabled.
+ * clocks of other processes and clocks of open file descriptors (a PTP hardware clock's:
+ * {@code device.PtpClock.clockId()}). The AUX clocks (Linux 6.17+) exist only where the kernel has them and only
+ * once enabled.
  */
 public enum ClockId {
     /** Wall-clock time since the epoch: NTP-slewed, can be stepped. */
@@ -97,7 +98,7 @@ public enum ClockId {
             return BY_ID[id];
         }
         String what = id < 0
-                ? "negative ids encode CPU-time and file-descriptor clocks (see DynamicClockId), not fixed clocks"
+                ? "negative ids encode CPU-time and file-descriptor clocks (see PtpClock.clockId), not fixed clocks"
                 : id == 10 ? "10 was CLOCK_SGI_CYCLE, removed from Linux"
                 : "valid ids are 0-9, 11 and 16-23";
         throw new IllegalArgumentException("clock id " + id + " is not a Linux clock (" + what + ")");

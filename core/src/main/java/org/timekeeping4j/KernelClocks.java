@@ -22,7 +22,7 @@ import org.timekeeping4j.serving.FastPath;
  *
  * <p><b>Errors.</b> A clock this kernel or configuration lacks throws {@link UnsupportedOperationException} saying
  * why and what would enable it ({@link Clocks#whyUnsupported} asks without throwing). A clock behind an open file
- * descriptor (a PTP device) reads itself: {@code device.DynamicClockId}.
+ * descriptor (a PTP device) reads itself: {@code device.PtpClock}.
  */
 public final class KernelClocks {
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
-import org.timekeeping4j.device.DynamicClockId;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -42,7 +41,7 @@ class ClockIdTest {
         assertThatThrownBy(() -> ClockId.of(id))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("clock id " + id + " is not a Linux clock (")
-                .hasMessageContaining(id == 10 ? "CLOCK_SGI_CYCLE" : id < 0 ? "DynamicClockId" : "valid ids are 0-9, 11 and 16-23");
+                .hasMessageContaining(id == 10 ? "CLOCK_SGI_CYCLE" : id < 0 ? "PtpClock.clockId" : "valid ids are 0-9, 11 and 16-23");
     }
 
     @Test
@@ -51,18 +50,5 @@ class ClockIdTest {
         assertThat(ClockId.AUX_3.kernelName()).isEqualTo("CLOCK_AUX+3");
         assertThat(ClockId.TAI.isEpochBased()).isTrue();
         assertThat(ClockId.BOOTTIME.isEpochBased()).isFalse();
-    }
-
-    @Test
-    void shouldEncodeFileDescriptorClocksLikeFdToClockid() {
-        // FD_TO_CLOCKID(3) = ((~3) << 3) | 3 = -29
-        assertThat(new DynamicClockId(3).id()).isEqualTo(-29);
-        assertThat(new DynamicClockId(0).id()).isEqualTo(-5);
-        for (int fd : new int[] {0, 1, 7, 1023, 1 << 20}) {
-            assertThat(DynamicClockId.ofClockId(new DynamicClockId(fd).id()).fd()).isEqualTo(fd);
-        }
-        assertThatThrownBy(() -> new DynamicClockId(-1)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> DynamicClockId.ofClockId(-6)) // a process CPU clock, not an fd
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-6");
     }
 }

@@ -35,7 +35,7 @@ final class BoundsCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        try (BoundedClock clock = shm != null ? BoundedClock.open(shm) : BoundedClock.system()) {
+        try (BoundedClock clock = shm != null ? BoundedClock.clockBound(shm) : BoundedClock.system()) {
             TimeBounds b = clock.now(new TimeBounds());
             if (json) {
                 Map<String, Object> m = new LinkedHashMap<>();

@@ -63,7 +63,8 @@ final class CaptureCommand implements Callable<Integer> {
             return Tk4j.EXIT_SKIPPED;
         }
         if (!sel.isHardware()) {
-            out.println("capture: no trusted hardware counter here (" + sel.rejected() + "); nothing to measure");
+            out.println(Terminal.folded("capture: no trusted hardware counter here (" + sel.rejected()
+                    + "); nothing to measure", Terminal.width(spec), "  "));
             return Tk4j.EXIT_SKIPPED;
         }
         if (!Clocks.awaitFastPath(java.time.Duration.ofSeconds(20))) {

@@ -50,7 +50,7 @@ final class PhcCommand extends DeviceCommand {
             throw Validate.usage(spec, "--clock " + clock.kernelName() + " cannot be compared with a PTP clock "
                     + "(REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME, TAI, CLOCK_AUX+0..7)");
         }
-        try (PtpClock phc = PtpClock.open(device, false, Devices.syscalls)) {
+        try (PtpClock phc = PtpClock.open(device)) {
             PtpCapabilities c = phc.capabilities();
             String caps = String.format("%s: max_adj %d ppb, %d alarms, %d ext ts, %d per out, pps %s, %d pins,",
                     device, c.maxAdjustmentPpb(), c.alarms(), c.externalTimestamps(), c.periodicOutputs(),

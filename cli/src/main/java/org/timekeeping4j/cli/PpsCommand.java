@@ -36,8 +36,9 @@ final class PpsCommand extends DeviceCommand {
         Validate.range(spec, "--count", count, 1, MAX_COUNT);
         Validate.seconds(spec, "--timeout", timeoutSeconds, 0, true, Validate.MAX_RUN_SECONDS);
         Duration timeout = Duration.ofNanos((long) (timeoutSeconds * 1e9));
-        try (PpsSource pps = PpsSource.open(device, Devices.syscalls)) {
-            line("%s: capabilities 0x%x %s%n", device, pps.capabilities().bits(), pps.capabilities());
+        try (PpsSource pps = PpsSource.open(device)) {
+            line("%s%n", Terminal.folded(String.format("%s: capabilities 0x%x %s", device, pps.capabilities(),
+                    String.join(" ", pps.capabilityNames())), Terminal.width(spec), "  "));
             String missing = null;
             for (int i = 0; i < count && missing == null; i++) {
                 Optional<PpsEvent> e = pps.fetch(timeout);
@@ -55,8 +56,8 @@ final class PpsCommand extends DeviceCommand {
             String error = missing;
             end(() -> {
                 Map<String, Object> m = object(device);
-                m.put("capabilities", pps.capabilities().bits());
-                m.put("capabilityNames", pps.capabilities().toString());
+                m.put("capabilities", pps.capabilities());
+                m.put("capabilityNames", pps.capabilityNames());
                 m.put("events", rows());
                 m.put("error", error);
                 return m;

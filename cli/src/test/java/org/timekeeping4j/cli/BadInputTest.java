@@ -166,7 +166,7 @@ class BadInputTest {
 
     /** A kernel id that is no clock names the valid ids and what the kernel itself answers for it. */
     @ParameterizedTest
-    @CsvSource({"10, CLOCK_SGI_CYCLE", "12, valid ids", "-1, DynamicClockId", "1000, valid ids"})
+    @CsvSource({"10, CLOCK_SGI_CYCLE", "12, valid ids", "-1, PtpClock.clockId", "1000, valid ids"})
     void aNumericIdThatIsNoClockSaysWhatTheKernelAnswers(String id, String why) {
         assertThatThrownBy(() -> new ClockConverter().convert(id))
                 .hasMessageStartingWith("clock id " + id + " is not a Linux clock")

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.KernelClocks;
+import org.timekeeping4j.linux.DeviceSyscalls;
 
 /** tk4j phc, pps and bounds through Tk4j.run; no PTP/PPS hardware here, so phc and pps cover errors only. */
 class DeviceCommandsTest {
@@ -94,7 +95,7 @@ class DeviceCommandsTest {
     /** phc and pps over a simulated kernel: the JSON carries what the lines print. */
     @Test
     void phcAndPpsJsonOverASimulatedDevice() throws Exception {
-        Devices.syscalls = new SimulatedDevices();
+        DeviceSyscalls.use(new SimulatedDevices());
         try {
             Tk4jHarness lines = Tk4jHarness.run("phc", SimulatedDevices.PTP, "--samples", "2");
             assertThat(lines.exit()).as(lines.err()).isZero();
@@ -118,13 +119,19 @@ class DeviceCommandsTest {
             com.fasterxml.jackson.databind.JsonNode p = new com.fasterxml.jackson.databind.ObjectMapper()
                     .readTree(pps.out());
             assertThat(p.get("capabilities").asInt()).isEqualTo(0x1133);
+            assertThat(p.get("capabilityNames").toString()).isEqualTo(
+                    "[\"CAPTUREASSERT\",\"CAPTURECLEAR\",\"OFFSETASSERT\",\"OFFSETCLEAR\",\"CANWAIT\",\"TSFMT_TSPEC\"]");
+            // Folded to the terminal's 100 columns: the last name goes on an indented line of its own.
+            assertThat(Tk4jHarness.run("pps", SimulatedDevices.PPS, "--count", "1").out()).contains(SimulatedDevices.PPS
+                    + ": capabilities 0x1133 CAPTUREASSERT CAPTURECLEAR OFFSETASSERT OFFSETCLEAR CANWAIT"
+                    + System.lineSeparator() + "  TSFMT_TSPEC" + System.lineSeparator());
             assertThat(p.get("events")).hasSize(3);
             assertThat(p.get("events").get(2).get("assertSequence").asLong()).isEqualTo(3);
             assertThat(p.get("events").get(2).get("assertEpochNanos").asLong())
                     .isEqualTo((1_700_000_000L + 3) * 1_000_000_000L + 250);
             assertThat(p.get("error").isNull()).isTrue();
         } finally {
-            Devices.syscalls = org.timekeeping4j.device.DeviceSyscalls.linux();
+            DeviceSyscalls.use(DeviceSyscalls.linux());
         }
     }
 

@@ -4,7 +4,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.MemorySegment;
-import org.timekeeping4j.device.DeviceSyscalls;
+import org.timekeeping4j.linux.DeviceSyscalls;
 import org.timekeeping4j.linux.Errno;
 
 /**

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
+import org.timekeeping4j.linux.DeviceSyscalls;
 import picocli.CommandLine;
 
 /**
@@ -55,12 +56,12 @@ class WidthTest {
 
     @Test
     void theDeviceCommandsFit() throws Exception {
-        Devices.syscalls = new SimulatedDevices();
+        DeviceSyscalls.use(new SimulatedDevices());
         try {
             fits("phc", SimulatedDevices.PTP, "--samples", "2");
             fits("pps", SimulatedDevices.PPS, "--count", "2");
         } finally {
-            Devices.syscalls = org.timekeeping4j.device.DeviceSyscalls.linux();
+            DeviceSyscalls.use(DeviceSyscalls.linux());
         }
         org.junit.jupiter.api.Assumptions.assumeFalse(java.nio.file.Files.exists(
                 java.nio.file.Path.of("/var/run/clockbound/shm0")), "a ClockBound daemon runs here");

@@ -101,6 +101,14 @@ final class Abi {
         /** pps_ktime.flags bit: the time is invalid; as a FETCH timeout, "wait without limit". */
         static final int TIME_INVALID = 1;
 
+        /** PPS_CAPTUREASSERT, PPS_CAPTURECLEAR and PPS_CANWAIT: the capability bits a reader decides on. */
+        static final int CAPTURE_ASSERT = 0x01;
+        static final int CAPTURE_CLEAR = 0x02;
+        static final int CAN_WAIT = 0x100;
+        /** The PPS_* mode bits' names without the prefix, indexed by bit (null where pps.h defines none). */
+        static final String[] MODE_NAMES = {"CAPTUREASSERT", "CAPTURECLEAR", null, null, "OFFSETASSERT",
+            "OFFSETCLEAR", "ECHOASSERT", "ECHOCLEAR", "CANWAIT", "CANPOLL", null, null, "TSFMT_TSPEC", "TSFMT_NTPFP"};
+
         /** struct pps_ktime { __s64 sec; __s32 nsec; __u32 flags; } */
         static final StructLayout KTIME = structLayout(
                 JAVA_LONG.withName("sec"), JAVA_INT.withName("nsec"), JAVA_INT.withName("flags"));

@@ -36,7 +36,7 @@ final class AdjtimexBounds implements BoundedClock {
     public TimeBounds now(TimeBounds into) {
         SyncStatus s = status.get();
         long real = realtime.getAsLong();
-        into.source = TimeBounds.Source.ADJTIMEX;
+        into.source = this;
         into.nanos = real;
         if (!s.isAvailable()) {
             into.earliest = Long.MIN_VALUE;

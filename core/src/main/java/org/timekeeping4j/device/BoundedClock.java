@@ -6,10 +6,16 @@ import java.nio.file.Path;
 /**
  * A clock that answers with an interval containing true time ({@link TimeBounds}), TrueTime-style.
  *
- * <p>Two implementations: {@link ClockBound} reads a ClockBound daemon's shared-memory segment;
- * {@link #adjtimex()} derives the bound from the kernel's maxerror.
+ * <p>Three sources: {@link #clockBound(Path)} reads a ClockBound daemon's shared-memory segment (protocol v2,
+ * a seqlock read that allocates nothing; where the segment says clock_disruption_support, a VM disruption the
+ * daemon has not yet seen makes the bounds {@link TimeBounds.Status#DISRUPTED} and unbounded);
+ * {@link #adjtimex()} derives the bound from the kernel's maxerror; a {@link VmClock} computes it from the
+ * hypervisor's VMClock page.
  */
 public interface BoundedClock extends AutoCloseable {
+
+    /** Where the ClockBound daemon (v2) publishes its segment. */
+    Path CLOCKBOUND_DEFAULT_PATH = Path.of("/var/run/clockbound/shm0");
 
     /**
      * Fills {@code into} with the bounds now and returns it.
@@ -21,36 +27,59 @@ public interface BoundedClock extends AutoCloseable {
      */
     TimeBounds now(TimeBounds into);
 
-    /** {@return what this clock reads, e.g. {@code clockbound /var/run/clockbound/shm0} or {@code adjtimex}} */
+    /**
+     * What this clock reads, in the words {@code tk4j bounds} prints.
+     *
+     * @return {@code clockbound /var/run/clockbound/shm0}, {@code adjtimex} or {@code vmclock /dev/vmclock0}
+     */
     String description();
 
     @Override
     void close();
 
     /**
-     * The ClockBound segment at {@link ClockBound#DEFAULT_PATH} when that file exists, else
-     * {@link #adjtimex()}.
+     * The ClockBound segment at {@link #CLOCKBOUND_DEFAULT_PATH} when that file exists, else {@link #adjtimex()}.
      *
      * @return the best bounded clock this machine offers
      * @throws DeviceException when the segment exists but is unusable (wrong magic, size or version)
      */
     static BoundedClock system() throws DeviceException {
-        return Files.exists(ClockBound.DEFAULT_PATH) ? ClockBound.open(ClockBound.DEFAULT_PATH) : adjtimex();
+        return Files.exists(CLOCKBOUND_DEFAULT_PATH) ? clockBound(CLOCKBOUND_DEFAULT_PATH) : adjtimex();
     }
 
-    /** {@return bounds from adjtimex(2): [real - maxerror, real + maxerror]; see {@link AdjtimexBounds}} */
+    /**
+     * Bounds from adjtimex(2): [real - maxerror, real + maxerror], SYNCHRONIZED while the kernel's clock is in
+     * sync, else UNKNOWN.
+     *
+     * @return the kernel's bounded clock (it holds nothing to close)
+     */
     static BoundedClock adjtimex() {
         return new AdjtimexBounds();
     }
 
     /**
-     * The ClockBound segment at {@code shm}.
+     * The ClockBound daemon's segment at {@code shm}, mapped read-only; its disruption markers are compared with
+     * the VMClock page at {@link VmClock#DEFAULT_PATH}.
      *
      * @param shm the segment's path, which must exist
-     * @return the segment's bounded clock
-     * @throws DeviceException when the segment is missing or unusable (wrong magic, size or version)
+     * @return the segment's bounded clock; close it
+     * @throws DeviceException when the segment is missing or unusable (wrong magic, size or version), with the
+     *                         errno where a system call refused
      */
-    static BoundedClock open(Path shm) throws DeviceException {
+    static BoundedClock clockBound(Path shm) throws DeviceException {
         return ClockBound.open(shm);
+    }
+
+    /**
+     * The ClockBound daemon's segment at {@code shm}, its disruption markers compared with the VMClock page at
+     * {@code vmclock} (the page the daemon reads).
+     *
+     * @param shm     the segment's path, which must exist
+     * @param vmclock the VMClock page, opened when the segment first says clock_disruption_support
+     * @return the segment's bounded clock; close it
+     * @throws DeviceException as {@link #clockBound(Path)}
+     */
+    static BoundedClock clockBound(Path shm, Path vmclock) throws DeviceException {
+        return ClockBound.open(shm, vmclock);
     }
 }

@@ -51,10 +51,10 @@ import org.timekeeping4j.machine.ClockGettimeStub;
  * clock reads use {@link LinuxTime}'s per-thread buffer). {@link #close()} unmaps the segment: no thread
  * may be reading then.
  */
-public final class ClockBound implements BoundedClock {
+final class ClockBound implements BoundedClock {
 
     /** Where the ClockBound daemon (v2) publishes its segment. */
-    public static final Path DEFAULT_PATH = Path.of("/var/run/clockbound/shm0");
+    static final Path DEFAULT_PATH = BoundedClock.CLOCKBOUND_DEFAULT_PATH;
 
     static final int MAGIC_0 = 0x414D5A4E;
     static final int MAGIC_1 = 0x43420200;
@@ -119,7 +119,7 @@ public final class ClockBound implements BoundedClock {
      * @throws DeviceException for a missing or unreadable file (with errno), or a segment with the wrong
      *                         magic, size or version
      */
-    public static ClockBound open(Path path) throws DeviceException {
+    static ClockBound open(Path path) throws DeviceException {
         return open(path, VmClock.DEFAULT_PATH);
     }
 
@@ -132,7 +132,7 @@ public final class ClockBound implements BoundedClock {
      * @return the open segment; close it
      * @throws DeviceException as {@link #open(Path)}
      */
-    public static ClockBound open(Path path, Path vmclock) throws DeviceException {
+    static ClockBound open(Path path, Path vmclock) throws DeviceException {
         Arena arena = Arena.ofShared();
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
             long size = ch.size();
@@ -182,7 +182,7 @@ public final class ClockBound implements BoundedClock {
     }
 
     /** {@return the segment's path} */
-    public Path path() {
+    Path path() {
         return path;
     }
 
@@ -205,6 +205,7 @@ public final class ClockBound implements BoundedClock {
         long real = ClockGettimeStub.clockGettimeNanos(ClockId.REALTIME.id());
         long mono = ClockGettimeStub.clockGettimeNanos(ClockId.MONOTONIC_COARSE.id());
         compute(into, real, mono, path);
+        into.source = this;
         if (into.disruptionSupport != 0 && vmclock().disruptionMarker() != into.disruptionMarker) {
             disrupted(into);
         }
@@ -323,7 +324,6 @@ public final class ClockBound implements BoundedClock {
         into.nanos = real;
         into.earliest = real - bound;
         into.latest = real + bound;
-        into.source = TimeBounds.Source.CLOCKBOUND;
         into.status = switch (into.clockStatus) {
             case 1, 2 -> mono < asOf + GRACE_PERIOD_NANOS
                     ? (into.clockStatus == 1 ? TimeBounds.Status.SYNCHRONIZED : TimeBounds.Status.FREE_RUNNING)

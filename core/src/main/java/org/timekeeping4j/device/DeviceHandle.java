@@ -5,6 +5,7 @@ import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.function.Function;
+import org.timekeeping4j.linux.DeviceSyscalls;
 import org.timekeeping4j.linux.Errno;
 
 /**

@@ -1,10 +1,5 @@
 package org.timekeeping4j.device;
 
-import org.timekeeping4j.linux.Errno;
-import org.timekeeping4j.linux.ErrnoException;
-import org.timekeeping4j.linux.LinuxTime;
-import org.timekeeping4j.machine.ClockGettimeStub;
-
 /**
  * A clock the kernel serves through an open file descriptor, such as a PTP hardware clock (/dev/ptpN):
  * the clock id is FD_TO_CLOCKID(fd) = ((~fd) &lt;&lt; 3) | 3 (include/linux/posix-timers.h, CLOCKFD = 3).
@@ -14,7 +9,7 @@ import org.timekeeping4j.machine.ClockGettimeStub;
  *
  * @param fd an open file descriptor of a clock device
  */
-public record DynamicClockId(int fd) {
+record DynamicClockId(int fd) {
 
     private static final int CLOCKFD = 3;
 
@@ -24,49 +19,15 @@ public record DynamicClockId(int fd) {
      * @param fd an open file descriptor of a clock device
      * @throws IllegalArgumentException if {@code fd} is negative
      */
-    public DynamicClockId {
+    DynamicClockId {
         if (fd < 0) {
             throw new IllegalArgumentException("file descriptor must be >= 0, got " + fd);
         }
     }
 
     /** {@return the kernel's clockid_t for this descriptor} */
-    public int id() {
+    int id() {
         return (~fd << 3) | CLOCKFD;
-    }
-
-    /**
-     * The clock's current value in nanoseconds, through the vDSO's clock_gettime (which hands a dynamic clock to the
-     * system call).
-     *
-     * @return the clock's value in ns
-     * @throws IllegalArgumentException if the descriptor is not an open clock device
-     */
-    public long nanos() {
-        try {
-            return ClockGettimeStub.clockGettimeNanos(id());
-        } catch (ErrnoException e) {
-            throw notAClock(e);
-        }
-    }
-
-    /**
-     * The clock's resolution as clock_getres(2) reports it.
-     *
-     * @return the resolution in ns
-     * @throws IllegalArgumentException if the descriptor is not an open clock device
-     */
-    public long resolutionNanos() {
-        try {
-            return LinuxTime.clockGetresNanos(id());
-        } catch (ErrnoException e) {
-            throw notAClock(e);
-        }
-    }
-
-    private IllegalArgumentException notAClock(ErrnoException e) {
-        return new IllegalArgumentException("file descriptor " + fd + " is not an open clock device: "
-                + Errno.describe(e.errno()), e);
     }
 
     /**
@@ -76,7 +37,7 @@ public record DynamicClockId(int fd) {
      * @return the descriptor's clock
      * @throws IllegalArgumentException if {@code clockId} encodes no file descriptor
      */
-    public static DynamicClockId ofClockId(int clockId) {
+    static DynamicClockId ofClockId(int clockId) {
         if (clockId >= 0 || (clockId & 7) != CLOCKFD) {
             throw new IllegalArgumentException("clock id " + clockId + " does not encode a file descriptor");
         }

@@ -7,8 +7,11 @@ import java.io.InterruptedIOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.timekeeping4j.linux.DeviceIo;
+import org.timekeeping4j.linux.DeviceSyscalls;
 import org.timekeeping4j.linux.Errno;
 
 /**
@@ -27,12 +30,12 @@ import org.timekeeping4j.linux.Errno;
  */
 public final class PpsSource implements AutoCloseable {
 
-    private final DeviceHandle<PpsCapabilities> device;
+    private final DeviceHandle<Integer> device;
     private final MemorySegment fdata;
     private long lastAssert = -1;
     private long lastClear = -1;
 
-    private PpsSource(DeviceHandle<PpsCapabilities> device) {
+    private PpsSource(DeviceHandle<Integer> device) {
         this.device = device;
         this.fdata = device.arena.allocate(Abi.Pps.FDATA);
     }
@@ -46,23 +49,15 @@ public final class PpsSource implements AutoCloseable {
      *                         PPS source
      */
     public static PpsSource open(Path device) throws DeviceException {
-        return open(device, DeviceSyscalls.linux());
+        return open(device, DeviceSyscalls.inUse());
     }
 
-    /**
-     * Opens {@code device} through {@code sys}.
-     *
-     * @param device a PPS source, e.g. {@code /dev/pps0}
-     * @param sys    the system calls to use: {@link DeviceSyscalls#linux()}, or a fake in tests
-     * @return the open source; close it
-     * @throws DeviceException naming the path and errno: ENOENT, EACCES, or ENOTTY for a file that is no
-     *                         PPS source
-     */
-    public static PpsSource open(Path device, DeviceSyscalls sys) throws DeviceException {
+    /** {@link #open(Path)} through {@code sys}: the real system calls, or a test's kernel. */
+    static PpsSource open(Path device, DeviceSyscalls sys) throws DeviceException {
         // The kernel writes an int; the request encodes a pointer, so 8 bytes aligned to 8 (a long's layout).
         return new PpsSource(DeviceHandle.open(device, DeviceIo.O_RDONLY | DeviceIo.O_CLOEXEC, sys, "PPS source",
                 Abi.Pps.GETCAP, JAVA_LONG, "not a PPS source (PPS_GETCAP refused)", "PPS_GETCAP failed",
-                mode -> new PpsCapabilities(mode.get(JAVA_INT, 0))));
+                mode -> mode.get(JAVA_INT, 0)));
     }
 
     /** {@return the device path} */
@@ -70,9 +65,48 @@ public final class PpsSource implements AutoCloseable {
         return device.path;
     }
 
-    /** {@return the capabilities PPS_GETCAP reported, read once at open} */
-    public PpsCapabilities capabilities() {
+    /**
+     * The capabilities PPS_GETCAP reported, read once at open: the PPS_* mode bits of include/uapi/linux/pps.h
+     * (RFC 2783), e.g. 0x01 PPS_CAPTUREASSERT, 0x02 PPS_CAPTURECLEAR, 0x100 PPS_CANWAIT.
+     *
+     * @return the raw bits
+     */
+    public int capabilities() {
         return device.capabilities();
+    }
+
+    /**
+     * The names of the set {@link #capabilities()} bits as pps.h spells them without {@code PPS_}, lowest bit
+     * first: CAPTUREASSERT, CAPTURECLEAR, OFFSETASSERT, OFFSETCLEAR, ECHOASSERT, ECHOCLEAR, CANWAIT, CANPOLL,
+     * TSFMT_TSPEC, TSFMT_NTPFP; a bit pps.h does not define as BIT_n.
+     *
+     * @return the names, a new list
+     */
+    public List<String> capabilityNames() {
+        int bits = capabilities();
+        List<String> names = new ArrayList<>();
+        for (int bit = 0; bit < Integer.SIZE; bit++) {
+            if ((bits & (1 << bit)) != 0) {
+                String name = bit < Abi.Pps.MODE_NAMES.length ? Abi.Pps.MODE_NAMES[bit] : null;
+                names.add(name != null ? name : "BIT_" + bit);
+            }
+        }
+        return names;
+    }
+
+    /** {@return whether the source time-stamps assert edges (PPS_CAPTUREASSERT)} */
+    public boolean canCaptureAssert() {
+        return (capabilities() & Abi.Pps.CAPTURE_ASSERT) != 0;
+    }
+
+    /** {@return whether the source time-stamps clear edges (PPS_CAPTURECLEAR)} */
+    public boolean canCaptureClear() {
+        return (capabilities() & Abi.Pps.CAPTURE_CLEAR) != 0;
+    }
+
+    /** {@return whether {@link #fetch(Duration)} can block until the next event (PPS_CANWAIT)} */
+    public boolean canWait() {
+        return (capabilities() & Abi.Pps.CAN_WAIT) != 0;
     }
 
     /**

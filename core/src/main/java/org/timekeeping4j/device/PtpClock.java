@@ -10,6 +10,7 @@ import java.util.HashSet;
 import java.util.Set;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.linux.DeviceIo;
+import org.timekeeping4j.linux.DeviceSyscalls;
 import org.timekeeping4j.linux.Errno;
 
 /**
@@ -74,21 +75,25 @@ public final class PtpClock implements AutoCloseable {
      *                         permission, ENOTTY for a file that is no PTP clock
      */
     public static PtpClock open(Path device) throws DeviceException {
-        return open(device, false, DeviceSyscalls.linux());
+        return open(device, false);
     }
 
     /**
-     * Opens {@code device} through {@code sys}, read-write where {@code writable} (needed only to steer
-     * the clock, which this class does not do yet).
+     * Opens {@code device}, read-write where {@code writable}: the kernel lets only a writable descriptor's
+     * {@link #clockId()} be set or steered (clock_settime, clock_adjtime), which this class itself never does.
      *
      * @param device   a PTP hardware clock, e.g. {@code /dev/ptp0}
      * @param writable whether to open read-write
-     * @param sys      the system calls to use: {@link DeviceSyscalls#linux()}, or a fake in tests
      * @return the open clock; close it
      * @throws DeviceException naming the path and errno: ENOENT for a missing device, EACCES without
      *                         permission, ENOTTY for a file that is no PTP clock
      */
-    public static PtpClock open(Path device, boolean writable, DeviceSyscalls sys) throws DeviceException {
+    public static PtpClock open(Path device, boolean writable) throws DeviceException {
+        return open(device, writable, DeviceSyscalls.inUse());
+    }
+
+    /** {@link #open(Path, boolean)} through {@code sys}: the real system calls, or a test's kernel. */
+    static PtpClock open(Path device, boolean writable, DeviceSyscalls sys) throws DeviceException {
         int flags = (writable ? DeviceIo.O_RDWR : DeviceIo.O_RDONLY) | DeviceIo.O_CLOEXEC;
         return new PtpClock(DeviceHandle.open(device, flags, sys, "PTP clock", Abi.Ptp.CLOCK_GETCAPS, Abi.Ptp.CAPS,
                 "not a PTP hardware clock (PTP_CLOCK_GETCAPS refused)", "PTP_CLOCK_GETCAPS failed",
@@ -103,10 +108,16 @@ public final class PtpClock implements AutoCloseable {
         return device.path;
     }
 
-    /** {@return the clock id clock_gettime reads this PHC by; valid until {@link #close()}} */
-    public DynamicClockId clockId() {
+    /**
+     * The kernel's clock id of this PHC, FD_TO_CLOCKID of its descriptor: what clock_gettime and clock_getres
+     * take, and on a {@linkplain #open(Path, boolean) writable} open clock_settime and clock_adjtime. Valid until
+     * {@link #close()}.
+     *
+     * @return the dynamic clock id, a negative clockid_t
+     */
+    public int clockId() {
         device.ensureOpen();
-        return clockId;
+        return clockId.id();
     }
 
     /** {@return the capabilities read once at open} */

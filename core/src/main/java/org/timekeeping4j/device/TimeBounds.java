@@ -3,8 +3,8 @@ package org.timekeeping4j.device;
 /**
  * A TrueTime-style reading: true time lies in [earliest, latest] (nanoseconds since the epoch,
  * CLOCK_REALTIME's scale; TAI's where a {@link VmClock} was asked for TAI), with the source's own estimate
- * ({@link #nanos()}), a status saying how far to trust it and the source that produced it. Where the source
- * publishes no bound the interval is [Long.MIN_VALUE, Long.MAX_VALUE].
+ * ({@link #nanos()}), a status saying how far to trust it and the clock that produced it ({@link #source()}).
+ * Where the source publishes no bound the interval is [Long.MIN_VALUE, Long.MAX_VALUE].
  *
  * <p>A caller-owned, reusable holder: {@link BoundedClock#now(TimeBounds)} fills it without allocating.
  * Not thread-safe: one holder per thread.
@@ -23,16 +23,6 @@ public final class TimeBounds {
         DISRUPTED
     }
 
-    /** Which source filled the bounds. */
-    public enum Source {
-        /** A ClockBound daemon's shared-memory segment (protocol v2). */
-        CLOCKBOUND,
-        /** The kernel's maxerror from adjtimex(2). */
-        ADJTIMEX,
-        /** A VMClock page's time and maximum error at one counter read (/dev/vmclockN). */
-        VMCLOCK
-    }
-
     /** Empty bounds (status UNKNOWN) for a {@link BoundedClock} to fill. */
     public TimeBounds() {
     }
@@ -41,9 +31,9 @@ public final class TimeBounds {
     long latest;
     long nanos;
     Status status = Status.UNKNOWN;
-    Source source;
+    BoundedClock source;
 
-    // The ClockBound segment's body as last read (valid when source == CLOCKBOUND); package-private so the
+    // The ClockBound segment's body as last read (valid when the source is a ClockBound); package-private so the
     // reader fills them without allocating and the tests can check a snapshot is never torn.
     long asOfSec;
     long asOfNsec;
@@ -55,7 +45,7 @@ public final class TimeBounds {
     int clockStatus;
     int disruptionSupport;
 
-    // A VMClock read (valid when source == VMCLOCK): the page's time as (u64 seconds, ns) before any scale
+    // A VMClock read (valid when the source is a VmClock): the page's time as (u64 seconds, ns) before any scale
     // change, and the counter value it was computed at.
     long seconds;
     long nanosOfSecond;
@@ -87,14 +77,20 @@ public final class TimeBounds {
         return status;
     }
 
-    /** {@return where the bounds came from} */
-    public Source source() {
+    /**
+     * The clock that filled the bounds: a ClockBound segment's, {@link BoundedClock#adjtimex()}'s or a
+     * {@link VmClock}; its {@link BoundedClock#description()} names it ({@code clockbound /var/run/clockbound/shm0},
+     * {@code adjtimex}, {@code vmclock /dev/vmclock0}). It may have been closed since.
+     *
+     * @return the clock, or null while nothing filled these bounds
+     */
+    public BoundedClock source() {
         return source;
     }
 
     /** {@return the disruption marker of the ClockBound segment or the VMClock page read (0 from adjtimex)} */
     public long disruptionMarker() {
-        return source == Source.CLOCKBOUND || source == Source.VMCLOCK ? disruptionMarker : 0;
+        return source instanceof ClockBound || source instanceof VmClock ? disruptionMarker : 0;
     }
 
     /**
@@ -113,6 +109,6 @@ public final class TimeBounds {
     @Override
     public String toString() {
         return "TimeBounds[nanos=" + nanos + ", earliest=" + earliest + ", latest=" + latest + ", width=" + widthNanos() + "ns, status="
-                + status + ", source=" + source + "]";
+                + status + ", source=" + (source == null ? null : source.description()) + "]";
     }
 }

@@ -478,7 +478,7 @@ public final class VmClock implements BoundedClock {
             into.latest = bound == Long.MAX_VALUE || nanos + bound < nanos ? Long.MAX_VALUE : nanos + bound;
             into.status = status == STATUS_SYNCHRONIZED ? TimeBounds.Status.SYNCHRONIZED
                     : TimeBounds.Status.FREE_RUNNING;
-            into.source = TimeBounds.Source.VMCLOCK;
+            into.source = this;
             into.counter = c;
             into.disruptionMarker = marker;
             return into;

@@ -1,10 +1,19 @@
 /**
- * Precision time sources beyond the system clocks: PTP hardware clocks
- * ({@link org.timekeeping4j.device.PtpClock}, /dev/ptpN; {@link org.timekeeping4j.device.DynamicClockId} reads any
- * clock behind an open descriptor), PPS sources ({@link org.timekeeping4j.device.PpsSource},
- * /dev/ppsN), clocks with error bounds ({@link org.timekeeping4j.device.BoundedClock}: AWS ClockBound's shared
- * segment, or adjtimex's maxerror) and the VMClock page ({@link org.timekeeping4j.device.VmClock}, /dev/vmclockN:
- * time at counter speed where the hypervisor publishes it, and live migration / snapshot restore disruptions).
- * System calls go through {@link org.timekeeping4j.device.DeviceSyscalls}, which tests and simulators replace.
+ * Precision time sources beyond the system clocks.
+ * <ul>
+ *   <li>{@link org.timekeeping4j.device.PtpClock}: a PTP hardware clock (/dev/ptpN): its time, its capabilities
+ *       ({@link org.timekeeping4j.device.PtpCapabilities}), its kernel clock id, and its offset against a system
+ *       clock as phc2sys measures it ({@link org.timekeeping4j.device.PtpOffset}).</li>
+ *   <li>{@link org.timekeeping4j.device.PpsSource}: a pulse-per-second source (/dev/ppsN): its capabilities and
+ *       its events ({@link org.timekeeping4j.device.PpsEvent}).</li>
+ *   <li>{@link org.timekeeping4j.device.BoundedClock}: an interval that contains true time
+ *       ({@link org.timekeeping4j.device.TimeBounds}), from AWS ClockBound's shared segment, from adjtimex's
+ *       maxerror, or from the VMClock page.</li>
+ *   <li>{@link org.timekeeping4j.device.VmClock}: the VMClock page (/dev/vmclockN): time at counter speed where
+ *       the hypervisor publishes it, its every field ({@link org.timekeeping4j.device.VmClockPage}), and live
+ *       migration / snapshot restore disruptions.</li>
+ * </ul>
+ * A device that cannot be opened or used throws {@link org.timekeeping4j.device.DeviceException}, naming the path
+ * and the errno.
  */
 package org.timekeeping4j.device;

@@ -43,7 +43,6 @@ class ClockBoundTest {
         assertThat(b.latestNanos()).isEqualTo(2 * S + 12_000);
         assertThat(b.widthNanos()).isEqualTo(24_000);
         assertThat(b.status()).isEqualTo(TimeBounds.Status.SYNCHRONIZED);
-        assertThat(b.source()).isEqualTo(TimeBounds.Source.CLOCKBOUND);
     }
 
     @Test
@@ -92,7 +91,7 @@ class ClockBoundTest {
         try (ShmWriter w = ShmWriter.valid(file)) {
             long mono = KernelClocks.nanos(ClockId.MONOTONIC_COARSE);
             w.write(mono, mono + 3600 * S, 5_000, 42, 15_000, 1);
-            try (ClockBound cb = ClockBound.open(file)) {
+            try (BoundedClock cb = BoundedClock.clockBound(file)) {
                 long before = KernelClocks.nanos(ClockId.REALTIME);
                 TimeBounds b = cb.now(new TimeBounds());
                 long after = KernelClocks.nanos(ClockId.REALTIME);
@@ -102,6 +101,7 @@ class ClockBoundTest {
                 assertThat(b.latestNanos()).isGreaterThanOrEqualTo(before + 5_000);
                 assertThat(b.disruptionMarker()).isEqualTo(42);
                 assertThat(cb.description()).isEqualTo("clockbound " + file);
+                assertThat(b.source()).isSameAs(cb);
             }
         }
     }
@@ -256,11 +256,13 @@ class ClockBoundTest {
     @Test
     void adjtimexBoundsFollowTheSyncRule() {
         TimexReading synced = new TimexReading(0, 0, 0, 0, 250, 10, 0, 1, 0, 10_000, 37);
-        TimeBounds b = new AdjtimexBounds(() -> SyncStatuses.of(synced), () -> 1_000 * S).now(new TimeBounds());
+        AdjtimexBounds adjtimex = new AdjtimexBounds(() -> SyncStatuses.of(synced), () -> 1_000 * S);
+        TimeBounds b = adjtimex.now(new TimeBounds());
         assertThat(b.earliestNanos()).isEqualTo(1_000 * S - 250_000);
         assertThat(b.latestNanos()).isEqualTo(1_000 * S + 250_000);
         assertThat(b.status()).isEqualTo(TimeBounds.Status.SYNCHRONIZED);
-        assertThat(b.source()).isEqualTo(TimeBounds.Source.ADJTIMEX);
+        assertThat(b.source()).isSameAs(adjtimex);
+        assertThat(b.disruptionMarker()).isZero();
 
         TimexReading unsynced = new TimexReading(5, 0x40, 0, 0, 16_000_000, 0, 0, 1, 0, 10_000, 0);
         b = new AdjtimexBounds(() -> SyncStatuses.of(unsynced), () -> 1_000 * S).now(b);
@@ -272,7 +274,8 @@ class ClockBoundTest {
     void adjtimexFromTheRealKernelAnswers() {
         try (BoundedClock c = BoundedClock.adjtimex()) {
             TimeBounds b = c.now(new TimeBounds());
-            assertThat(b.source()).isEqualTo(TimeBounds.Source.ADJTIMEX);
+            assertThat(b.source()).isSameAs(c);
+            assertThat(b.source().description()).isEqualTo("adjtimex");
             assertThat(b.earliestNanos()).isLessThanOrEqualTo(b.latestNanos());
         }
     }

@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import org.timekeeping4j.linux.DeviceSyscalls;
 import org.timekeeping4j.linux.Errno;
 
 /**

@@ -40,7 +40,7 @@ class CliLabTest {
         Tk4j.Run r = Tk4j.run("pps", "/dev/pps0", "--count", "3", "--timeout", "3");
         r.assertPassed();
         // pps_ktimer: PPS_CAPTUREASSERT | PPS_OFFSETASSERT | PPS_ECHOASSERT | PPS_CANWAIT | PPS_TSFMT_TSPEC
-        assertThat(r.out()).contains("/dev/pps0: capabilities 0x1151 PpsCapabilities[0x1151 assert offset echo canwait]");
+        assertThat(r.out()).contains("/dev/pps0: capabilities 0x1151 CAPTUREASSERT OFFSETASSERT ECHOASSERT CANWAIT TSFMT_TSPEC");
         Matcher m = Pattern.compile("source /dev/pps0 - assert (\\d+)\\.(\\d{9}), sequence: (\\d+)").matcher(r.out());
         List<Long> sequences = new ArrayList<>();
         while (m.find()) {

@@ -10,7 +10,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.device.DeviceSyscalls;
 import org.timekeeping4j.device.PtpCapabilities;
 import org.timekeeping4j.device.PtpClock;
 import org.timekeeping4j.device.PtpOffset;
@@ -44,13 +43,13 @@ class PtpLabTest {
 
     @BeforeEach
     void open() throws Exception {
-        phc = PtpClock.open(PTP, true, DeviceSyscalls.linux()); // writable: clock_adjtime and settime need it
-        KernelClock.setFrequency(phc.clockId().id(), 0);
+        phc = PtpClock.open(PTP, true); // writable: clock_adjtime and settime need it
+        KernelClock.setFrequency(phc.clockId(), 0);
     }
 
     @AfterEach
     void close() {
-        KernelClock.setFrequency(phc.clockId().id(), 0);
+        KernelClock.setFrequency(phc.clockId(), 0);
         phc.close();
     }
 
@@ -65,7 +64,7 @@ class PtpLabTest {
 
     @Test
     void aTimeSetThroughTheDynamicClockIdShouldBeReadBackRunningAtTheRawRate() {
-        int id = phc.clockId().id();
+        int id = phc.clockId();
         long target = 1_000_000_000L * KernelClock.NANOS; // 2001-09-09
         long r0 = KernelClock.gettime(RAW);
         KernelClock.settime(id, target);
@@ -77,7 +76,7 @@ class PtpLabTest {
 
     @Test
     void aFrequencyAdjustmentShouldBeSeenInTheReadingsAndReadBack() throws Exception {
-        int id = phc.clockId().id();
+        int id = phc.clockId();
         for (long ppm : new long[] {10_000, -10_000, 0}) {
             KernelClock.setFrequency(id, ppm << 16);
             assertThat(KernelClock.frequency(id)).as("frequency read back, ppm<<16").isEqualTo(ppm << 16);
@@ -90,7 +89,7 @@ class PtpLabTest {
 
     @Test
     void ptpSysOffsetShouldAgreeWithTheClocksOwnReadsAndTheRefusedMethodsBeRemembered() {
-        int id = phc.clockId().id();
+        int id = phc.clockId();
         KernelClock.settime(id, KernelClock.gettime(REALTIME) + 5 * KernelClock.NANOS); // PHC 5 s ahead
         long phcBefore = phc.nanos();
         PtpOffset o = phc.offset(ClockId.REALTIME, 5);

@@ -13,6 +13,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.spi.ToolProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A user's modular application against the published core jar: it compiles and runs using the exported API
@@ -33,22 +35,27 @@ class ModularConsumerTest {
 
                 import org.timekeeping4j.ClockId;
                 import org.timekeeping4j.Clocks;
+                import org.timekeeping4j.Snapshot;
                 import org.timekeeping4j.SyncStatus;
-                import org.timekeeping4j.clocksource.CounterFlavour;
-                import org.timekeeping4j.clocksource.SimulatedCounter;
+                import org.timekeeping4j.device.BoundedClock;
+                import org.timekeeping4j.device.TimeBounds;
 
                 public class Main {
                     public static void main(String[] args) {
                         long a = Clocks.nanos(ClockId.MONOTONIC);
                         long b = Clocks.nanos(ClockId.MONOTONIC);
                         SyncStatus status = SyncStatus.read();
-                        SimulatedCounter counter = SimulatedCounter.builder().frequencyHz(24_000_000).build();
-                        counter.advanceNanos(1_000_000_000L);
+                        Snapshot snapshot = new Snapshot();
+                        long ticks = Clocks.ticks();
+                        TimeBounds bounds;
+                        try (BoundedClock adjtimex = BoundedClock.adjtimex()) {
+                            bounds = adjtimex.now(new TimeBounds());
+                        }
                         // Reflection on every value handed out: a type from an unexported package would fail here.
                         System.out.println(String.join(" ", "monotonic-ok=" + (b >= a),
-                                status.getClass().getName(), CounterFlavour.X86_RDTSC.getClass().getName(),
-                                "ordered=" + CounterFlavour.X86_RDTSC.isOrdered(),
-                                "cycles=" + counter.cyclesAt(counter.nanos())));
+                                status.getClass().getName(), snapshot.getClass().getName(),
+                                bounds.getClass().getName(), bounds.status().getClass().getName(),
+                                "converted-ok=" + (Clocks.ticksToNanos(ticks, ClockId.MONOTONIC) > 0)));
                     }
                 }
                 """);
@@ -63,27 +70,30 @@ class ModularConsumerTest {
         String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as(output).isZero();
-        assertThat(output).contains("monotonic-ok=true", "org.timekeeping4j.SyncStatus",
-                "org.timekeeping4j.clocksource.CounterFlavour", "ordered=false", "cycles=24000000");
+        assertThat(output).contains("monotonic-ok=true", "org.timekeeping4j.SyncStatus", "org.timekeeping4j.Snapshot",
+                "org.timekeeping4j.device.TimeBounds", "org.timekeeping4j.device.TimeBounds$Status", "converted-ok=true");
     }
 
-    @Test
-    void shouldRefuseToCompileAModularAppThatReachesIntoTheBindings(@TempDir Path dir) throws Exception {
+    @ParameterizedTest
+    @CsvSource({"linux, LinuxTime", "clocksource, SimulatedCounter", "timekeeper, Timekeeper",
+            "adjust, NtpAdjuster"})
+    void shouldRefuseToCompileAModularAppThatReachesIntoAnInternalPackage(String pkg, String type,
+            @TempDir Path dir) throws Exception {
         Path src = write(dir, "app/Main.java", """
                 package app;
 
-                import org.timekeeping4j.linux.LinuxTime;
+                import org.timekeeping4j.%s.%s;
 
                 public class Main {
                     public static void main(String[] args) {
-                        System.out.println(LinuxTime.class);
+                        System.out.println(%s.class);
                     }
                 }
-                """);
+                """.formatted(pkg, type, type));
         write(dir, "module-info.java", MODULE_INFO);
         Compilation c = javac(dir, dir.resolve("out"), src);
         assertThat(c.exit).isNotZero();
-        assertThat(c.output).contains("package org.timekeeping4j.linux is not visible");
+        assertThat(c.output).contains("package org.timekeeping4j." + pkg + " is not visible");
     }
 
     private record Compilation(int exit, String output) {}

@@ -1,12 +1,15 @@
-package org.timekeeping4j.device;
+package org.timekeeping4j.linux;
 
 import java.lang.foreign.MemorySegment;
-import org.timekeeping4j.linux.DeviceIo;
+import java.util.Objects;
 
 /**
- * The system calls the device classes make, as one replaceable boundary: the real implementation calls
- * libc through FFM ({@link #linux()}); a test (or a simulator) implements the same four calls and writes
- * into the same {@link MemorySegment} struct layouts the kernel would.
+ * The system calls the device classes (a PTP clock, a PPS source) make, as one replaceable boundary: the real
+ * implementation calls libc through FFM ({@link #linux()}); a test (or a simulator) implements the same four calls
+ * and writes into the same {@link MemorySegment} struct layouts the kernel would.
+ *
+ * <p>The device classes take their system calls from {@link #inUse()}: the real ones, unless a test put a
+ * simulated kernel there with {@link #use} (the CLI's tests do, to run the device commands without the hardware).
  *
  * <p>The real implementation refuses a segment smaller than what the kernel writes into it (the struct timespec,
  * an ioctl request's encoded size), so it writes nowhere but into memory the caller owns.
@@ -56,11 +59,29 @@ public interface DeviceSyscalls {
     static DeviceSyscalls linux() {
         return LinuxDeviceSyscalls.INSTANCE;
     }
+
+    /** {@return the system calls a device opened now makes: {@link #linux()}, unless {@link #use} replaced it} */
+    static DeviceSyscalls inUse() {
+        return LinuxDeviceSyscalls.inUse;
+    }
+
+    /**
+     * Makes every device opened from now on use {@code syscalls} (a device already open keeps its own). Tests put
+     * a simulated kernel here and {@link #linux()} back afterwards.
+     *
+     * @param syscalls the system calls to use
+     */
+    static void use(DeviceSyscalls syscalls) {
+        LinuxDeviceSyscalls.inUse = Objects.requireNonNull(syscalls, "syscalls");
+    }
 }
 
 /** {@link DeviceSyscalls} through {@link DeviceIo}: the real kernel. */
 final class LinuxDeviceSyscalls implements DeviceSyscalls {
     static final LinuxDeviceSyscalls INSTANCE = new LinuxDeviceSyscalls();
+
+    // Written only by tests, between commands; volatile so a thread opening a device sees the current one.
+    static volatile DeviceSyscalls inUse = INSTANCE;
 
     private LinuxDeviceSyscalls() {}
 
