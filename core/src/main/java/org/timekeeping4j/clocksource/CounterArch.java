@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 import org.timekeeping4j.arch.Arch;
 import org.timekeeping4j.linux.LibC;
+import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.Platform;
 import org.timekeeping4j.machine.Stubs;
 import org.timekeeping4j.machine.VdsoStub;
@@ -277,7 +278,7 @@ public enum CounterArch {
             long hz = (long) Stubs.Cntfrq.HANDLE.invokeExact();
             return hz > 0 ? Optional.of(new Frequency(hz, 0, "cntfrq_el0")) : Optional.empty();
         } catch (Throwable t) {
-            throw Stubs.rethrow(t);
+            throw LinuxTime.rethrow(t);
         }
     }
 
@@ -318,7 +319,7 @@ public enum CounterArch {
             Stubs.Cpuid.HANDLE.invokeExact(leaf, 0, out);
             return out.toArray(ValueLayout.JAVA_INT);
         } catch (Throwable t) {
-            throw Stubs.rethrow(t);
+            throw LinuxTime.rethrow(t);
         }
     }
 }

@@ -1,6 +1,7 @@
 package org.timekeeping4j.clocksource;
 
 import java.lang.foreign.MemorySegment;
+import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.machine.Stubs;
 
 /**
@@ -62,7 +63,7 @@ public abstract sealed class HardwareCounter extends Clocksource {
             try {
                 return (long) Stubs.Rdtsc.HANDLE.invokeExact();
             } catch (Throwable t) {
-                throw Stubs.rethrow(t);
+                throw LinuxTime.rethrow(t);
             }
         }
     }
@@ -77,7 +78,7 @@ public abstract sealed class HardwareCounter extends Clocksource {
             try {
                 return (long) Stubs.LfenceRdtsc.HANDLE.invokeExact();
             } catch (Throwable t) {
-                throw Stubs.rethrow(t);
+                throw LinuxTime.rethrow(t);
             }
         }
     }
@@ -93,7 +94,7 @@ public abstract sealed class HardwareCounter extends Clocksource {
                 // The variant that drops TSC_AUX: no store, so no cache line shared between readers.
                 return (long) Stubs.RdtscpNoAux.HANDLE.invokeExact();
             } catch (Throwable t) {
-                throw Stubs.rethrow(t);
+                throw LinuxTime.rethrow(t);
             }
         }
 
@@ -102,7 +103,7 @@ public abstract sealed class HardwareCounter extends Clocksource {
             try {
                 return (long) Stubs.Rdtscp.HANDLE.invokeExact(aux);
             } catch (Throwable t) {
-                throw Stubs.rethrow(t);
+                throw LinuxTime.rethrow(t);
             }
         }
     }
@@ -119,7 +120,7 @@ public abstract sealed class HardwareCounter extends Clocksource {
             try {
                 return (long) Stubs.Cntvct.HANDLE.invokeExact();
             } catch (Throwable t) {
-                throw Stubs.rethrow(t);
+                throw LinuxTime.rethrow(t);
             }
         }
     }
@@ -134,7 +135,7 @@ public abstract sealed class HardwareCounter extends Clocksource {
             try {
                 return (long) Stubs.IsbCntvct.HANDLE.invokeExact();
             } catch (Throwable t) {
-                throw Stubs.rethrow(t);
+                throw LinuxTime.rethrow(t);
             }
         }
     }
@@ -149,7 +150,7 @@ public abstract sealed class HardwareCounter extends Clocksource {
             try {
                 return (long) Stubs.Cntvctss.HANDLE.invokeExact();
             } catch (Throwable t) {
-                throw Stubs.rethrow(t);
+                throw LinuxTime.rethrow(t);
             }
         }
     }

@@ -7,6 +7,7 @@ import java.lang.invoke.MethodHandle;
 import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.clocksource.CounterFlavour;
 import org.timekeeping4j.linux.KernelInfo;
+import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.machine.Stubs;
 
 /** The counter a VMClock page is read at: this architecture's counter_id, and its ordered read. */
@@ -45,7 +46,7 @@ final class VmClockCounter {
         try {
             return (long) HANDLE.invokeExact();
         } catch (Throwable t) {
-            throw Stubs.rethrow(t);
+            throw LinuxTime.rethrow(t);
         }
     }
 }

@@ -12,7 +12,6 @@ import org.timekeeping4j.arch.Arch;
 import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.linux.ErrnoException;
 import org.timekeeping4j.linux.ExecutableMemory;
-import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.Platform;
 
 /**
@@ -126,9 +125,5 @@ public final class Stubs {
     public static final class Cntfrq {
         public static final Mapped MAPPED = map("mrs cntfrq_el0", MachineCode.A64_CNTFRQ, LONG_VOID, Arch.AARCH64);
         public static final MethodHandle HANDLE = MAPPED.handle();
-    }
-
-    public static RuntimeException rethrow(Throwable t) {
-        return LinuxTime.rethrow(t);
     }
 }

@@ -9,6 +9,7 @@ import org.timekeeping4j.arch.CounterRead;
 import org.timekeeping4j.arch.VdsoAlgorithm;
 import org.timekeeping4j.linux.ClockGettime;
 import org.timekeeping4j.linux.KernelInfo;
+import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.Platform;
 
 /**
@@ -199,7 +200,7 @@ public final class VdsoStub {
                 return (long) Stubs.IsbCntvct.HANDLE.invokeExact();
             }
         } catch (Throwable t) {
-            throw Stubs.rethrow(t);
+            throw LinuxTime.rethrow(t);
         }
         throw noCounter();
     }
@@ -218,7 +219,7 @@ public final class VdsoStub {
                 return (long) Stubs.Cntvct.HANDLE.invokeExact();
             }
         } catch (Throwable t) {
-            throw Stubs.rethrow(t);
+            throw LinuxTime.rethrow(t);
         }
         throw noCounter();
     }
@@ -255,7 +256,7 @@ public final class VdsoStub {
         try {
             return (long) handle.invokeExact(vc, ts, testCounter, vclock);
         } catch (Throwable t) {
-            throw Stubs.rethrow(t);
+            throw LinuxTime.rethrow(t);
         }
     }
 }
