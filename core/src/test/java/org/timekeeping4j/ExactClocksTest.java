@@ -83,7 +83,7 @@ class ExactClocksTest {
                     // The deferred conversion of the same counter value with the same kernel state gives the
                     // same nanoseconds (a kernel update in between may round it differently: not compared).
                     assertThat(KernelVdso.convert(s.counter(), vc, conv)).isTrue();
-                    if (conv.cycleLast() == s.exactClock.cycleLast()) {
+                    if (conv.cycleLast() == s.capture.cycleLast()) {
                         assertThat(conv.nanos()).isEqualTo(s.nanos());
                         same++;
                     }

@@ -59,6 +59,11 @@ public final class Capture {
         return exact;
     }
 
+    /** {@return the kernel's cycle_last of the parameters clock A was converted with, where one counter read served} */
+    public long cycleLast() {
+        return exactA.cycleLast();
+    }
+
     /** One counter read, converted to both clocks. */
     void fromCounter(long counter, long a, long b, boolean exact) {
         this.counter = counter;
