@@ -243,7 +243,10 @@ public final class FastPath implements Runnable {
         return System.nanoTime();
     }
 
-    /** REALTIME by the JDK's Instant.now, clock_gettime(CLOCK_REALTIME) in ns (its Instant scalar-replaced once compiled). */
+    /**
+     * REALTIME by the JDK's Instant.now: clock_gettime(CLOCK_REALTIME) in ns (its Instant is scalar-replaced once
+     * compiled).
+     */
     static long coldRealtime() {
         refuseOnError();
         java.time.Instant now = java.time.Instant.now();

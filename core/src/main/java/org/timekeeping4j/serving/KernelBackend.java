@@ -66,7 +66,7 @@ final class KernelBackend extends Backend {
         return KernelPath.mapped(clock);
     }
 
-    /** A configuration error is reported by every counter-backed read (FastPath.CONFIG_ERROR: a folded static final). */
+    /** A configuration error is reported by every counter-backed read (CONFIG_ERROR: a static final, folded). */
     private static void refuseOnError() {
         if (FastPath.CONFIG_ERROR != null) {
             throw FastPath.CONFIG_ERROR;
