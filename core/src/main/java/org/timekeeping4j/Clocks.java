@@ -4,10 +4,12 @@ import java.time.Clock;
 import java.time.ZoneId;
 import java.util.Optional;
 import org.timekeeping4j.linux.LinuxTime;
-import org.timekeeping4j.vdso.KernelVdso;
-import org.timekeeping4j.timekeeper.CounterClock;
-import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.serving.FastPath;
+import org.timekeeping4j.serving.JavaTimeClock;
+import org.timekeeping4j.serving.KernelPath;
+import org.timekeeping4j.serving.ServingReport;
+import org.timekeeping4j.serving.TicksConverter;
+import org.timekeeping4j.timekeeper.CounterClock;
 
 /**
  * Reads Linux clocks: where to start. {@link #nanos} reads a clock by the fastest correct path, {@link #clock}
@@ -46,33 +48,7 @@ public final class Clocks {
      * @return the clock's value in ns
      */
     public static long nanos(ClockId clock) {
-        // Identity tests, not a switch: an enum switch loads a lookup table on the read's critical path.
-        if (clock == ClockId.MONOTONIC) {
-            return monotonicNanos();
-        }
-        if (clock == ClockId.REALTIME) {
-            return realtimeNanos();
-        }
-        if (clock == ClockId.MONOTONIC_RAW) {
-            return monotonicRawNanos();
-        }
-        if (clock == ClockId.BOOTTIME) {
-            return boottimeNanos();
-        }
-        if (clock == ClockId.TAI) {
-            return taiNanos();
-        }
-        CounterClock counterClock = CounterClock.of(clock);
-        if (counterClock != null) {
-            return counterNanos(counterClock); // a counter-served clock without a method of its own above
-        }
-        if (FastPath.exact() && clock.isAux() && KernelVdso.servesAux(clock.id() - ClockId.AUX_BASE)) {
-            long v = KernelVdso.aux(clock.id() - ClockId.AUX_BASE);
-            if (v != VdsoStub.FALLBACK) {
-                return v;
-            }
-        }
-        return KernelClocks.nanos(clock);
+        return FastPath.nanos(clock);
     }
 
     /**
@@ -102,31 +78,31 @@ public final class Clocks {
         MONOTONIC {
             @Override
             public long nanos() {
-                return monotonicNanos();
+                return FastPath.monotonic();
             }
         },
         REALTIME {
             @Override
             public long nanos() {
-                return realtimeNanos();
+                return FastPath.realtime();
             }
         },
         MONOTONIC_RAW {
             @Override
             public long nanos() {
-                return monotonicRawNanos();
+                return FastPath.monotonicRaw();
             }
         },
         BOOTTIME {
             @Override
             public long nanos() {
-                return boottimeNanos();
+                return FastPath.boottime();
             }
         },
         TAI {
             @Override
             public long nanos() {
-                return taiNanos();
+                return FastPath.tai();
             }
         };
 
@@ -137,86 +113,6 @@ public final class Clocks {
                 return Clocks.nanos(clock);
             }
         }
-    }
-
-    // Exact mode where it serves (FastPath.exact(): one volatile load, a plain load on x86, and a branch the
-    // predictor learns); its FALLBACK (clock_mode changed, seq stuck odd) is answered by clock_gettime, as the
-    // vDSO does. Until exact mode serves (discovery on its thread) and wherever it refuses, the kernel's clocks:
-    // MONOTONIC and REALTIME as the JDK reads them (System.nanoTime, Instant.now: clock_gettime of the same clock),
-    // the others through kernelNanos.
-
-    private static long monotonicNanos() {
-        return FastPath.exact() ? exactOr(KernelVdso.monotonic(), ClockId.MONOTONIC) : jdkMonotonic();
-    }
-
-    private static long realtimeNanos() {
-        return FastPath.exact() ? exactOr(KernelVdso.realtime(), ClockId.REALTIME) : jdkRealtime();
-    }
-
-    private static long monotonicRawNanos() {
-        return FastPath.exact() ? exactOr(KernelVdso.monotonicRaw(), ClockId.MONOTONIC_RAW)
-                : kernelServes(ClockId.MONOTONIC_RAW);
-    }
-
-    private static long boottimeNanos() {
-        return FastPath.exact() ? exactOr(KernelVdso.boottime(), ClockId.BOOTTIME) : kernelServes(ClockId.BOOTTIME);
-    }
-
-    private static long taiNanos() {
-        return FastPath.exact() ? exactOr(KernelVdso.tai(), ClockId.TAI) : kernelServes(ClockId.TAI);
-    }
-
-    /** MONOTONIC where exact mode does not serve: the JDK's System.nanoTime is clock_gettime(CLOCK_MONOTONIC). */
-    private static long jdkMonotonic() {
-        refuseOnError();
-        return System.nanoTime();
-    }
-
-    /**
-     * REALTIME where exact mode does not serve: the kernel path's stub once mapped, else the JDK's Instant.now, which
-     * is clock_gettime(CLOCK_REALTIME) in ns (its Instant is scalar-replaced once compiled). KernelClocks.nanos does the
-     * same; the JDK's read is written here again so that a first REALTIME read loads no class of the kernel path.
-     */
-    private static long jdkRealtime() {
-        refuseOnError();
-        if (FastPath.mapped()) {
-            return KernelClocks.nanos(ClockId.REALTIME);
-        }
-        java.time.Instant now = java.time.Instant.now();
-        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
-    }
-
-    /** A counter-backed clock where exact mode does not serve: clock_gettime. */
-    private static long kernelServes(ClockId clock) {
-        refuseOnError();
-        return KernelClocks.nanos(clock);
-    }
-
-    /** Throws what keeps this process from reading clocks: another platform, or a bad configuration. */
-    private static void refuseOnError() {
-        if (FastPath.PLATFORM != null) {
-            throw new UnsupportedOperationException(FastPath.PLATFORM);
-        }
-        if (FastPath.CONFIG_ERROR != null) {
-            throw FastPath.CONFIG_ERROR;
-        }
-    }
-
-    /**
-     * Any counter-served clock, from its descriptor: what the five methods above do with their clock's constants
-     * (those keep the fast reads free of loads from the descriptor), for a clock added to {@link CounterClock}.
-     */
-    static long counterNanos(CounterClock clock) {
-        return FastPath.exact() ? exactOr(KernelVdso.read(clock), clock.clock()) : kernelServes(clock.clock());
-    }
-
-    /**
-     * An exact-mode read's value, or clock_gettime where it fell back. The test is {@code >= 0}, not
-     * {@code != FALLBACK} (Long.MIN_VALUE): the read's own test of its flag bit is the same comparison, so the JIT
-     * folds the two into one; and a negative value, which no clock the kernel keeps has, is the kernel's to answer.
-     */
-    private static long exactOr(long exact, ClockId clock) {
-        return exact >= 0 ? exact : KernelClocks.nanos(clock);
     }
 
     /**
@@ -234,15 +130,7 @@ public final class Clocks {
      * @return the counter value (cycles), or MONOTONIC_RAW ns where no counter is trusted
      */
     public static long ticks() {
-        if (FastPath.exact()) {
-            return VdsoStub.readCounterUnordered(); // the TSC itself: no calibration, nothing to wait for
-        }
-        return ticksUntilExact();
-    }
-
-    /** {@link #ticks()} until exact mode serves: waits for discovery, then the counter or MONOTONIC_RAW ns. */
-    private static long ticksUntilExact() {
-        return FastPath.countsCycles() ? VdsoStub.readCounterUnordered() : KernelClocks.nanos(ClockId.MONOTONIC_RAW);
+        return FastPath.ticks();
     }
 
     /**
@@ -258,14 +146,7 @@ public final class Clocks {
      * @return the clock's value in ns
      */
     public static long nanosUnordered(ClockId clock) {
-        CounterClock c = FastPath.exact() ? CounterClock.of(clock) : null;
-        if (c != null) {
-            long v = KernelVdso.readUnordered(c);
-            if (v != VdsoStub.FALLBACK) {
-                return v;
-            }
-        }
-        return nanos(clock);
+        return FastPath.nanosUnordered(clock);
     }
 
     /**
@@ -315,10 +196,11 @@ public final class Clocks {
      * @param into  the snapshot to fill (reusable)
      */
     public static boolean snapshot(ClockId clock, Snapshot into) {
-        return Captures.snapshot(clock, into);
+        FastPath.snapshot(clock, into.capture);
+        into.clock = clock;
+        into.valid = true;
+        return true;
     }
-
-
 
     /**
      * Whether a counter read can serve {@code clock}: REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME and TAI, the
@@ -344,7 +226,10 @@ public final class Clocks {
      * @return {@code into}
      */
     public static CrossTimestamp crossTimestamp(ClockId a, ClockId b, int samples, CrossTimestamp into) {
-        return Captures.crossTimestamp(a, b, samples, into);
+        into.a = a;
+        into.b = b;
+        FastPath.crossTimestamp(a, b, samples, into.capture);
+        return into;
     }
 
     /**
@@ -368,7 +253,7 @@ public final class Clocks {
      * @throws IllegalArgumentException if {@code timekeeping4j.counter} names no mode
      */
     public static Diagnostics diagnostics() {
-        return PathReport.diagnostics();
+        return Diagnostics.of(ServingReport.now());
     }
 
     /**
@@ -379,7 +264,7 @@ public final class Clocks {
      */
     public static Optional<String> whyUnsupported(ClockId clock) {
         int errno = LinuxTime.clockGettimeErrno(clock.id());
-        return errno == 0 ? Optional.empty() : Optional.of(KernelClocks.reason(clock, errno));
+        return errno == 0 ? Optional.empty() : Optional.of(KernelPath.reason(clock, errno));
     }
 
     /**
@@ -398,6 +283,6 @@ public final class Clocks {
             throw new IllegalArgumentException(
                     "java.time views exist for REALTIME and TAI only; " + clock + " does not count from the epoch");
         }
-        return TimeJavaClock.of(clock, zone);
+        return JavaTimeClock.of(clock, zone);
     }
 }

@@ -1,5 +1,7 @@
 package org.timekeeping4j;
 
+import org.timekeeping4j.serving.Capture;
+
 /**
  * Two clocks at one instant, with the uncertainty: what {@link Clocks#crossTimestamp} fills. For users who
  * correlate logs or events across clocks (REALTIME against MONOTONIC_RAW, BOOTTIME against TAI, ...).
@@ -7,15 +9,10 @@ package org.timekeeping4j;
  */
 public final class CrossTimestamp {
 
-    final org.timekeeping4j.vdso.KernelVdso.VdsoNanos exactA = new org.timekeeping4j.vdso.KernelVdso.VdsoNanos();
-    final org.timekeeping4j.vdso.KernelVdso.VdsoNanos exactB = new org.timekeeping4j.vdso.KernelVdso.VdsoNanos();
-
+    /** What the serving mode fills (clock A's and clock B's values, the width), owned here. */
+    final Capture capture = new Capture();
     ClockId a;
     ClockId b;
-    long aNanos;
-    long bNanos;
-    long widthNanos;
-    boolean fromCounter;
 
     /** An empty cross-timestamp for {@link Clocks#crossTimestamp} to fill. */
     public CrossTimestamp() {
@@ -33,32 +30,32 @@ public final class CrossTimestamp {
 
     /** {@return clock A's value} */
     public long aNanos() {
-        return aNanos;
+        return capture.a();
     }
 
     /** {@return clock B's value at the same instant} */
     public long bNanos() {
-        return bNanos;
+        return capture.b();
     }
 
     /** {@return {@code bNanos() - aNanos()}: add it to an A timestamp to express it on clock B} */
     public long offsetNanos() {
-        return bNanos - aNanos;
+        return capture.b() - capture.a();
     }
 
     /** {@return how far apart the two reads may have been: 0 for one counter read converted twice} */
     public long widthNanos() {
-        return widthNanos;
+        return capture.widthNanos();
     }
 
     /** {@return true when both values come from one counter read} */
     public boolean isFromCounter() {
-        return fromCounter;
+        return capture.fromCounter();
     }
 
     @Override
     public String toString() {
-        return "CrossTimestamp[" + a + "=" + aNanos + ", " + b + "=" + bNanos + ", offset=" + offsetNanos()
-                + " ns, width=" + widthNanos + " ns" + (fromCounter ? ", one counter read" : "") + "]";
+        return "CrossTimestamp[" + a + "=" + aNanos() + ", " + b + "=" + bNanos() + ", offset=" + offsetNanos()
+                + " ns, width=" + widthNanos() + " ns" + (isFromCounter() ? ", one counter read" : "") + "]";
     }
 }

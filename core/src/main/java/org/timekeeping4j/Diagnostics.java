@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Map;
+import org.timekeeping4j.serving.ServingReport;
 
 /**
  * What serves this process's clocks, and why: one description for people and tools ({@code tk4j info} prints it),
@@ -29,6 +30,20 @@ public record Diagnostics(Stage stage, String why, Instant since, Map<ClockId, S
         EnumMap<ClockId, Serving> copy = new EnumMap<>(ClockId.class);
         copy.putAll(clocks);
         clocks = Collections.unmodifiableMap(copy);
+    }
+
+    /** The serving backend's report in this record's types (since: REALTIME now less the time since). */
+    static Diagnostics of(ServingReport r) {
+        Instant since = Instant.now().minusNanos(System.nanoTime() - r.sinceNanos());
+        Map<ClockId, Serving> clocks = new EnumMap<>(ClockId.class);
+        for (ServingReport.Clock c : r.clocks()) {
+            clocks.put(c.clock(), new Serving(c.clock(), c.counter() ? Path.COUNTER : Path.KERNEL, c.why(), since));
+        }
+        ServingReport.Kernel k = r.kernel();
+        return new Diagnostics(Stage.valueOf(r.stage().name()), r.why(), since, clocks, r.ticksAreCounterCycles(),
+                new Kernel(k.serves(), k.why(), k.layout(), k.counterRead(), k.vclock(), k.seq(), k.steeredMult(),
+                        k.steeredShift(), k.rawMult(), k.rawShift(), k.counterBase(), k.rawBaseNanos(),
+                        k.validForNanos(), k.monotonicOffsetNanos(), k.boottimeOffsetNanos()));
     }
 
     /** The stages of a process: discovery, then one path for the counter-backed clocks. */

@@ -2,6 +2,7 @@ package org.timekeeping4j;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import org.timekeeping4j.serving.TicksConverter;
 
 /**
  * Event capture: the cheapest possible timestamp in the hot path ({@link Clocks#ticks()}, one unordered

@@ -1,11 +1,9 @@
 package org.timekeeping4j;
 
-import org.timekeeping4j.linux.ColdClockGettime;
-import org.timekeeping4j.linux.Errno;
 import org.timekeeping4j.linux.ErrnoException;
 import org.timekeeping4j.linux.LinuxTime;
-import org.timekeeping4j.machine.ClockGettimeStub;
 import org.timekeeping4j.serving.FastPath;
+import org.timekeeping4j.serving.KernelPath;
 
 /**
  * The kernel's own paths to its clocks: clock_gettime as the vDSO serves it, the system call itself, clock_getres,
@@ -30,69 +28,17 @@ public final class KernelClocks {
 
     /**
      * The clock's current value in nanoseconds, through the vDSO's clock_gettime (libc's where the vDSO has
-     * none), which reads the clock in user space where the kernel publishes it there. Until the library's
-     * clock_gettime stubs are mapped (just after the first read), MONOTONIC and REALTIME are the JDK's reads of the
-     * same clocks and the others libc's clock_gettime.
+     * none), which reads the clock in user space where the kernel publishes it there. Until the first discovery
+     * has chosen how this process serves its clocks (tens of milliseconds after the first read), and where the
+     * library's clock_gettime stubs cannot be mapped, MONOTONIC and REALTIME are the JDK's reads of the same clocks
+     * and the others libc's clock_gettime.
      *
      * @throws UnsupportedOperationException if this kernel cannot read the clock now, saying why
      * @param clock the clock
      * @return the clock's value in ns from clock_gettime
      */
     public static long nanos(ClockId clock) {
-        return read(clock);
-    }
-
-    /** {@link #nanos(ClockId)}'s body; Clocks' reads fall back to it (a class of its own: Clocks' first read loads none of its exception types). */
-    private static long read(ClockId clock) {
-        if (!FastPath.mapped()) {
-            return kernelNanosUntilMapped(clock);
-        }
-        try {
-            // Identity tests, as nanos has them: a clock held in a variable reaches its own clock_gettime stub
-            // with its id as a constant (ClockGettimeStub's). Its id loaded and switched on measured 1.5 ns more a read
-            // (DowncallCostBenchmark.kernelNanosMonotonicFromAField); a constant clock folds either way.
-            if (clock == ClockId.MONOTONIC) {
-                return ClockGettimeStub.clockGettimeNanos(ClockGettimeStub.CLOCK_MONOTONIC);
-            }
-            if (clock == ClockId.REALTIME) {
-                return ClockGettimeStub.clockGettimeNanos(ClockGettimeStub.CLOCK_REALTIME);
-            }
-            if (clock == ClockId.MONOTONIC_RAW) {
-                return ClockGettimeStub.clockGettimeNanos(ClockGettimeStub.CLOCK_MONOTONIC_RAW);
-            }
-            if (clock == ClockId.BOOTTIME) {
-                return ClockGettimeStub.clockGettimeNanos(ClockGettimeStub.CLOCK_BOOTTIME);
-            }
-            if (clock == ClockId.TAI) {
-                return ClockGettimeStub.clockGettimeNanos(ClockGettimeStub.CLOCK_TAI);
-            }
-            return ClockGettimeStub.clockGettimeNanos(clock.id());
-        } catch (ErrnoException e) {
-            throw unsupported(clock, e);
-        }
-    }
-
-    /**
-     * {@link #read} until the kernel path's stubs are mapped (on the discovery thread), and where they never
-     * are: MONOTONIC and REALTIME by the JDK, the others by libc's clock_gettime, each bound at the cost of a bare
-     * program's first call.
-     */
-    private static long kernelNanosUntilMapped(ClockId clock) {
-        if (FastPath.PLATFORM != null) {
-            throw new UnsupportedOperationException(FastPath.PLATFORM);
-        }
-        if (clock == ClockId.MONOTONIC) {
-            return System.nanoTime();
-        }
-        if (clock == ClockId.REALTIME) {
-            java.time.Instant now = java.time.Instant.now();
-            return now.getEpochSecond() * 1_000_000_000L + now.getNano();
-        }
-        try {
-            return ColdClockGettime.nanos(clock.id());
-        } catch (ErrnoException e) {
-            throw unsupported(clock, e);
-        }
+        return FastPath.kernelNanos(clock);
     }
 
     /**
@@ -107,7 +53,7 @@ public final class KernelClocks {
         try {
             return LinuxTime.syscallClockGettimeNanos(clock.id());
         } catch (ErrnoException e) {
-            throw unsupported(clock, e);
+            throw KernelPath.unsupported(clock, e);
         }
     }
 
@@ -125,7 +71,7 @@ public final class KernelClocks {
             LinuxTime.clockGettime(clock.id(), into.segment());
             return into;
         } catch (ErrnoException e) {
-            throw unsupported(clock, e);
+            throw KernelPath.unsupported(clock, e);
         }
     }
 
@@ -141,32 +87,7 @@ public final class KernelClocks {
         try {
             return LinuxTime.clockGetresNanos(clock.id());
         } catch (ErrnoException e) {
-            throw unsupported(clock, e);
+            throw KernelPath.unsupported(clock, e);
         }
-    }
-
-    static String reason(ClockId clock, int errno) {
-        String name = clock.kernelName();
-        if (clock.isAux()) {
-            int n = clock.id() - ClockId.AUX_BASE;
-            // The vDSO answers clock_getres for every AUX id on 6.17+ whether or not the kernel was built with
-            // CONFIG_POSIX_AUX_CLOCKS: the sysfs directory is what says the clocks exist.
-            return java.nio.file.Files.isDirectory(java.nio.file.Path.of("/sys/kernel/time/aux_clocks"))
-                    ? name + " is not enabled: write 1 to /sys/kernel/time/aux_clocks/" + n
-                            + "/aux_clock_enable (needs CAP_SYS_TIME)"
-                    : name + " does not exist in this kernel: AUX clocks need Linux 6.17+ with CONFIG_POSIX_AUX_CLOCKS"
-                            + " (clock_gettime answers " + Errno.describe(errno) + ")";
-        }
-        if (clock == ClockId.REALTIME_ALARM || clock == ClockId.BOOTTIME_ALARM) {
-            return name + " needs an alarm-capable RTC and this system registers none (clock_gettime answers "
-                    + Errno.describe(errno) + ")";
-        }
-        return "the kernel refuses " + name + ": clock_gettime answers " + Errno.describe(errno);
-    }
-
-    static UnsupportedOperationException unsupported(ClockId clock, ErrnoException e) {
-        UnsupportedOperationException u = new UnsupportedOperationException(reason(clock, e.errno()));
-        u.initCause(e);
-        return u;
     }
 }

@@ -1,5 +1,7 @@
 package org.timekeeping4j;
 
+import org.timekeeping4j.serving.Capture;
+
 /**
  * One instant seen by two clocks, from one counter read: what {@link Clocks#snapshot} fills, in the manner
  * of the kernel's ktime_get_snapshot_id(). Caller-owned and reusable; filling it allocates nothing.
@@ -10,20 +12,10 @@ public final class Snapshot {
     /** An empty snapshot, to be filled by {@link Clocks#snapshot} (and filled again: it is reusable). */
     public Snapshot() {}
 
-    // What exact mode converted the counter value to (the kernel data), owned by this snapshot so that filling it
-    // allocates nothing.
-    final org.timekeeping4j.vdso.KernelVdso.VdsoNanos exactClock = new org.timekeeping4j.vdso.KernelVdso.VdsoNanos();
-    final org.timekeeping4j.vdso.KernelVdso.VdsoNanos exactRaw = new org.timekeeping4j.vdso.KernelVdso.VdsoNanos();
-
+    /** What the serving mode fills (the counter, this clock as its A, MONOTONIC_RAW as its B), owned here. */
+    final Capture capture = new Capture();
     ClockId clock;
-    long counter;
-    long nanos;
-    long rawNanos;
-    int clockWasSetSeq;
-    long sourceChangedSeq;
     boolean valid;
-    boolean fromCounter;
-    boolean exact;
 
     /**
      * The clock {@link #nanos()} is in.
@@ -40,7 +32,7 @@ public final class Snapshot {
      * @return the counter value read first (0 on the kernel path)
      */
     public long counter() {
-        return counter;
+        return capture.counter();
     }
 
     /**
@@ -49,7 +41,7 @@ public final class Snapshot {
      * @return the requested clock at {@link #counter()}, ns
      */
     public long nanos() {
-        return nanos;
+        return capture.a();
     }
 
     /**
@@ -58,7 +50,7 @@ public final class Snapshot {
      * @return MONOTONIC_RAW at {@link #counter()}, ns
      */
     public long rawNanos() {
-        return rawNanos;
+        return capture.b();
     }
 
     /**
@@ -67,7 +59,7 @@ public final class Snapshot {
      * @return the REALTIME-set count when taken (0 in exact mode)
      */
     public int clockWasSetSeq() {
-        return clockWasSetSeq;
+        return 0;
     }
 
     /**
@@ -76,7 +68,7 @@ public final class Snapshot {
      * @return 0
      */
     public long sourceChangedSeq() {
-        return sourceChangedSeq;
+        return 0;
     }
 
     /**
@@ -99,7 +91,7 @@ public final class Snapshot {
      * @return whether the values are the kernel's own at the counter value
      */
     public boolean isExact() {
-        return exact;
+        return capture.exact();
     }
 
     /**
@@ -108,13 +100,13 @@ public final class Snapshot {
      * @return true for one counter read; false on the kernel path (two reads, not one instant)
      */
     public boolean isFromCounter() {
-        return fromCounter;
+        return capture.fromCounter();
     }
 
     @Override
     public String toString() {
-        return "Snapshot[" + clock + "=" + nanos + ", raw=" + rawNanos + ", counter=" + counter
-                + (fromCounter ? "" : " (kernel path)") + ", clockWasSet=" + clockWasSetSeq + ", sourceChanged="
-                + sourceChangedSeq + "]";
+        return "Snapshot[" + clock + "=" + nanos() + ", raw=" + rawNanos() + ", counter=" + counter()
+                + (isFromCounter() ? "" : " (kernel path)") + ", clockWasSet=" + clockWasSetSeq() + ", sourceChanged="
+                + sourceChangedSeq() + "]";
     }
 }

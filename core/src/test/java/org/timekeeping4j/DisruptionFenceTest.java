@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import org.junit.jupiter.api.Test;
+import org.timekeeping4j.serving.TicksConverter;
 import org.timekeeping4j.disruption.Disruptions;
 
 /** The one conversion of ticks, TicksConverter, never calls a tick from before a seen disruption exact. */

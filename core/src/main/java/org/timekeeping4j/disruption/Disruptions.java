@@ -3,7 +3,7 @@ package org.timekeeping4j.disruption;
 /**
  * The process's one note of clock disruptions (live migration, snapshot restore) that the library saw: the
  * {@code Clocks.ticks()} value read when it last saw one. A tick before it may come from a counter that has since
- * jumped or changed rate, so no conversion of it is exact ({@code TicksConverter}, {@code Captures}).
+ * jumped or changed rate, so no conversion of it is exact ({@code serving.TicksConverter}, exact mode's snapshots).
  *
  * <p>The library sees a disruption when a {@code device.VmClock} it has open reads a disruption marker or VM
  * generation other than the one it last read: without a thread of ours, so only as often as something reads the

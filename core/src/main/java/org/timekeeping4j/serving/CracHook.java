@@ -19,7 +19,8 @@ final class CracHook implements InvocationHandler {
     private CracHook() {}
 
     /**
-     * Registers the hook where org.crac is present (once: FastPath calls it after the first discovery).
+     * Registers the hook where org.crac is present (once: Handover calls it after the first discovery that found
+     * exact mode).
      *
      * @return the registered resource, or null where org.crac is absent or refuses
      */

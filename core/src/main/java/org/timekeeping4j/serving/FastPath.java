@@ -1,13 +1,10 @@
 package org.timekeeping4j.serving;
 
+import org.timekeeping4j.ClockId;
 import org.timekeeping4j.config.Configuration;
-import org.timekeeping4j.disruption.Disruptions;
 import org.timekeeping4j.linux.ColdClockGettime;
 import org.timekeeping4j.linux.Os;
-import org.timekeeping4j.machine.ClockGettimeStub;
-import org.timekeeping4j.machine.VdsoStub;
-import org.timekeeping4j.vdso.DiscoveryPhases;
-import org.timekeeping4j.vdso.KernelVdso;
+import org.timekeeping4j.timekeeper.CounterClock;
 
 /**
  * When the fast path serves: the first read costs what the JDK's costs, and exact mode takes over by itself.
@@ -15,27 +12,31 @@ import org.timekeeping4j.vdso.KernelVdso;
  * <p>Exact mode's discovery (the FFM start-up, /proc/self/maps, the layout recognised, the machine code mapped,
  * every clock checked against brackets of clock_gettime) takes tens of milliseconds in a cold JVM. None of it runs
  * on the reader's thread: the first use of this class starts a daemon thread that does it ({@value
- * Configuration#DISCOVERY}=background, the default), while reads are served by what costs nothing to set up:
- * MONOTONIC and REALTIME by the JDK (System.nanoTime and Instant.now are clock_gettime of the same clocks), the
- * other clocks by one libc clock_gettime downcall ({@link ColdClockGettime}). When discovery is done, {@link #exact()}
- * turns true and the reads go to exact mode; where exact mode refuses, the kernel path's stubs serve
- * ({@link #mapped()}). With {@value Configuration#DISCOVERY}=caller there is no thread: the first read discovers.
+ * Configuration#DISCOVERY}=background, the default; {@link Handover}), while reads are served by what costs nothing
+ * to set up: MONOTONIC and REALTIME by the JDK (System.nanoTime and Instant.now are clock_gettime of the same
+ * clocks), the other clocks by one libc clock_gettime downcall ({@link ColdClockGettime}). When discovery is done it
+ * publishes the serving mode, one {@link Backend} object ({@link ExactBackend}, {@link KernelBackend} or
+ * {@link JdkBackend}), and every read asks that object from then on. With {@value Configuration#DISCOVERY}=caller
+ * there is no thread: the first read discovers.
  *
  * <p>Correct across the hand-over: every path returns the kernel's own value of the clock (clock_gettime, or exact
  * mode's read, equal to it bit for bit), so a clock read by one path and then by another never goes backwards,
  * within a thread or across threads ordered by happens-before.
  *
- * <p>Memory ordering: {@link #exact} and {@link #mapped} are volatile. The discovery thread writes them after the
- * classes they open (KernelVdso, ClockGettimeStub) have finished initialising, and a reader that sees true touches
- * those classes only after its read of the flag; class initialisation itself publishes their static finals
- * (JLS 12.4.2), so the volatile adds promptness: a plain field read could be hoisted out of a reader's loop, which
- * would then never see the hand-over. On x86 a volatile load is a plain load; on aarch64 an ldar.
+ * <p>Memory ordering: {@link #backend} is volatile. A discovery stores it after the classes the backend reads
+ * through (KernelVdso, ClockGettimeStub) have finished initialising, and a reader calls the backend only after its
+ * load of the field: the volatile store and load order everything the discovery did before the store (the
+ * backend's final fields too) before the read. Class initialisation publishes those classes' static finals anyway
+ * (JLS 12.4.2); the volatile adds promptness: a plain field read could be hoisted out of a reader's loop, which
+ * would then never see the hand-over. On x86 a volatile load is a plain load; on aarch64 an ldar. Null until the
+ * first discovery publishes: the reads below then serve from this class's own methods, so that the first read
+ * loads no backend class.
  */
 public final class FastPath implements Runnable {
 
     /** What serves the counter-backed clocks now. */
     public enum Stage {
-        /** Discovery runs: the JDK and libc's clock_gettime serve. */
+        /** Discovery runs: the JDK and libc's clock_gettime serve (the kernel path's stubs during a re-discovery). */
         DISCOVERING,
         /** Exact mode serves. */
         EXACT,
@@ -45,21 +46,19 @@ public final class FastPath implements Runnable {
         DENIED
     }
 
-    /** True while exact mode serves (see the class comment for the ordering). */
-    private static volatile boolean exact;
-    /** True once the kernel path's stubs are mapped (ClockGettimeStub initialised). */
-    private static volatile boolean mapped;
+    /** The serving mode, published by each discovery (see the class comment for the ordering); null before. */
+    static volatile Backend backend;
     /** Null while the first discovery runs (so that the first read loads no enum). */
-    private static volatile Stage stage;
+    static volatile Stage stage;
     /** System.nanoTime when {@link #stage} began. */
-    private static volatile long since = System.nanoTime();
-    private static volatile String reason = "exact mode is being discovered; the JDK and clock_gettime serve";
+    static volatile long since = System.nanoTime();
+    static volatile String reason = "exact mode is being discovered; the JDK and clock_gettime serve";
     /** System.nanoTime at this class's first use: the first read. */
     private static final long FIRST_USE = since;
     /** Set by the first discovery that found exact mode; never cleared (see {@link #countsCycles()}). */
-    private static volatile boolean countsCycles;
+    static volatile boolean countsCycles;
     /** Nanoseconds the last discovery took (wall time on its thread), 0 before it ends. */
-    private static volatile long discoveryNanos;
+    static volatile long discoveryNanos;
 
     /**
      * Null on Linux, else why the library cannot serve here (every read reports it, the JDK's clocks too: their
@@ -72,13 +71,13 @@ public final class FastPath implements Runnable {
     /** The configuration's error (every read reports it), or null. */
     public static final IllegalArgumentException CONFIG_ERROR = Configuration.PROCESS.error();
 
-    private static final Object LOCK = new Object();
+    static final Object LOCK = new Object();
     /** Guarded by {@link #LOCK}: no discovery runs. */
-    private static boolean settled;
+    static boolean settled;
 
     static {
         if (Configuration.PROCESS.onCaller()) {
-            discover();
+            Handover.discover();
         } else {
             Thread t = new Thread(new FastPath(), "timekeeping4j-discovery");
             t.setDaemon(true);
@@ -91,17 +90,196 @@ public final class FastPath implements Runnable {
 
     @Override
     public void run() {
-        discover();
+        Handover.discover();
     }
+
+    // The reads. Each loads the mode once (one volatile load) and calls it: the JIT inlines the call (see Backend).
+    // Until the first discovery publishes a mode, this class's own cold reads serve: the JDK's clocks, libc's.
+
+    /**
+     * The clock's current value in nanoseconds by the serving mode: Clocks.nanos.
+     *
+     * @param clock the clock
+     * @return the clock's value in ns
+     */
+    public static long nanos(ClockId clock) {
+        // Identity tests, not a switch: an enum switch loads a lookup table on the read's critical path.
+        if (clock == ClockId.MONOTONIC) {
+            return monotonic();
+        }
+        if (clock == ClockId.REALTIME) {
+            return realtime();
+        }
+        if (clock == ClockId.MONOTONIC_RAW) {
+            return monotonicRaw();
+        }
+        if (clock == ClockId.BOOTTIME) {
+            return boottime();
+        }
+        if (clock == ClockId.TAI) {
+            return tai();
+        }
+        Backend b = backend;
+        return b != null ? b.nanos(clock) : coldNanos(clock);
+    }
+
+    /** {@return MONOTONIC in ns} */
+    public static long monotonic() {
+        Backend b = backend;
+        return b != null ? b.monotonic() : coldMonotonic();
+    }
+
+    /** {@return REALTIME in ns} */
+    public static long realtime() {
+        Backend b = backend;
+        return b != null ? b.realtime() : coldRealtime();
+    }
+
+    /** {@return MONOTONIC_RAW in ns} */
+    public static long monotonicRaw() {
+        Backend b = backend;
+        return b != null ? b.monotonicRaw() : coldCounter(ClockId.MONOTONIC_RAW);
+    }
+
+    /** {@return BOOTTIME in ns} */
+    public static long boottime() {
+        Backend b = backend;
+        return b != null ? b.boottime() : coldCounter(ClockId.BOOTTIME);
+    }
+
+    /** {@return TAI in ns} */
+    public static long tai() {
+        Backend b = backend;
+        return b != null ? b.tai() : coldCounter(ClockId.TAI);
+    }
+
+    /**
+     * A counter-backed clock by its descriptor: the path a counter clock without a method of its own above takes
+     * ({@link Backend#nanos}), here for any of them.
+     *
+     * @param clock the clock's descriptor
+     * @return the clock's value in ns
+     */
+    public static long counterNanos(CounterClock clock) {
+        Backend b = backend;
+        return b != null ? b.nanos(clock.clock()) : coldCounter(clock.clock());
+    }
+
+    /**
+     * Clocks.nanosUnordered: the counter read unordered where the serving mode reads it.
+     *
+     * @param clock the clock
+     * @return the clock's value in ns
+     */
+    public static long nanosUnordered(ClockId clock) {
+        Backend b = backend;
+        return b != null ? b.nanosUnordered(clock) : nanos(clock);
+    }
+
+    /**
+     * KernelClocks.nanos: clock_gettime, through the kernel path's stubs once a mode is chosen.
+     *
+     * @param clock the clock
+     * @return the clock's value in ns from clock_gettime
+     */
+    public static long kernelNanos(ClockId clock) {
+        Backend b = backend;
+        return b != null ? b.kernelNanos(clock) : KernelPath.cold(clock);
+    }
+
+    /**
+     * Clocks.ticks: the counter read unordered, or MONOTONIC_RAW ns where ticks are not counter cycles. Until the
+     * first discovery decides which, waits for it.
+     *
+     * @return a tick
+     */
+    public static long ticks() {
+        Backend b = backend;
+        return (b != null ? b : current()).ticks();
+    }
+
+    /**
+     * Clocks.snapshot: {@code clock} and MONOTONIC_RAW at one instant, into {@code into} (the counter read is the
+     * first thing the serving mode does: one volatile load and one call before it). Waits for the first discovery.
+     *
+     * @param clock a counter-backed clock
+     * @param into  the holder to fill
+     * @throws IllegalArgumentException for another clock
+     */
+    public static void snapshot(ClockId clock, Capture into) {
+        Backend b = backend;
+        (b != null ? b : current()).snapshot(clock, into);
+    }
+
+    /**
+     * Clocks.crossTimestamp: two clocks at one instant, from one counter read where the serving mode reads both,
+     * else the narrowest of {@code samples} brackets.
+     *
+     * @param a       the first clock
+     * @param b       the second clock
+     * @param samples brackets to try where no counter read serves both
+     * @param into    the holder to fill
+     */
+    public static void crossTimestamp(ClockId a, ClockId b, int samples, Capture into) {
+        if (!current().crossFromCounter(a, b, into)) {
+            into.sampled(a, b, samples);
+        }
+    }
+
+    /** The serving mode; waits for the first discovery to publish one (every discovery publishes one). */
+    static Backend current() {
+        Backend b = backend;
+        if (b == null) {
+            awaitSettled();
+            b = backend;
+        }
+        return b;
+    }
+
+    // The cold reads: before the first discovery publishes a mode, and JdkBackend's for good.
+
+    static long coldMonotonic() {
+        refuseOnError();
+        return System.nanoTime();
+    }
+
+    /**
+     * REALTIME by the JDK's Instant.now: clock_gettime(CLOCK_REALTIME) in ns (its Instant is scalar-replaced once
+     * compiled).
+     */
+    static long coldRealtime() {
+        refuseOnError();
+        java.time.Instant now = java.time.Instant.now();
+        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+    }
+
+    /** A counter-backed clock the JDK does not read: libc's clock_gettime. */
+    static long coldCounter(ClockId clock) {
+        refuseOnError();
+        return KernelPath.cold(clock);
+    }
+
+    /** Any other clock: the configuration error first where it is counter-backed, as by its own read. */
+    static long coldNanos(ClockId clock) {
+        return CounterClock.of(clock) != null ? coldCounter(clock) : KernelPath.cold(clock);
+    }
+
+    /** Throws what keeps this process from reading clocks: another platform, or a bad configuration. */
+    private static void refuseOnError() {
+        if (PLATFORM != null) {
+            throw new UnsupportedOperationException(PLATFORM);
+        }
+        if (CONFIG_ERROR != null) {
+            throw CONFIG_ERROR;
+        }
+    }
+
+    // The stage, for descriptions and for the paths that wait for a discovery.
 
     /** {@return true while exact mode serves the counter-backed clocks} */
     public static boolean exact() {
-        return exact;
-    }
-
-    /** {@return true once the kernel path's machine code serves clock_gettime (else {@link ColdClockGettime} does)} */
-    public static boolean mapped() {
-        return mapped;
+        Backend b = backend;
+        return b != null && b.servesFromCounter();
     }
 
     /**
@@ -185,48 +363,6 @@ public final class FastPath implements Runnable {
     }
 
     /**
-     * Discovers exact mode: the kernel path's stubs first (every clock exact mode does not serve reads through
-     * them), then the kernel's vDSO data. Ends in {@link Stage#EXACT}, {@link Stage#KERNEL} or {@link Stage#DENIED}.
-     */
-    static void discover() {
-        long t0 = System.nanoTime();
-        DiscoveryPhases.begin(FIRST_USE);
-        String unavailable = ColdClockGettime.unavailable();
-        DiscoveryPhases.mark(DiscoveryPhases.FFM_BOOTSTRAP);
-        if (unavailable != null) {
-            discoveryNanos = System.nanoTime() - t0;
-            if (PLATFORM == null) { // Linux, and this module may not call native code
-                System.err.println("timekeeping4j: " + unavailable + "; until then the JDK serves MONOTONIC and"
-                        + " REALTIME, and every other clock refuses");
-            }
-            settle(PLATFORM == null ? Stage.DENIED : Stage.KERNEL, unavailable);
-            return;
-        }
-        try {
-            ClockGettimeStub.clockGettimeNanos(ClockGettimeStub.CLOCK_MONOTONIC); // maps the kernel path's stubs
-            mapped = true;
-            DiscoveryPhases.mark(DiscoveryPhases.KERNEL_STUBS);
-            String why = KernelVdso.reason(); // initialises exact mode: Discovery.run
-            DiscoveryPhases.mark(DiscoveryPhases.ENTRIES);
-            // Written after KernelVdso finished initialising: a reader that sees true finds it ready.
-            exact = why == null;
-            countsCycles |= why == null;
-            discoveryNanos = System.nanoTime() - t0;
-            if (why == null) {
-                KernelVdso.onMove(new MoveListener("the kernel's time data moved under the process (page 0 of"
-                        + " [vvar] is a time namespace's page now: restored from a checkpoint)"));
-                CracHook.register(); // where org.crac is present; a CRIU restore is noticed by the reads anyway
-            }
-            settle(why == null ? Stage.EXACT : Stage.KERNEL, why == null ? "exact mode serves" : why);
-        } catch (Throwable e) {
-            // A platform without the stubs (no executable memory, an unsupported architecture): libc's
-            // clock_gettime serves; the classes whose initialisation failed are never touched again.
-            discoveryNanos = System.nanoTime() - t0;
-            settle(Stage.KERNEL, "the kernel's clock_gettime serves: discovery failed: " + e);
-        }
-    }
-
-    /**
      * Discovers again, off the caller's path: the reads go to the kernel's clocks at once (never a stale exact
      * value), exact mode takes over again when the new discovery validates. Ticks taken so far are marked as
      * before a disruption (their conversions are flagged inexact: the counter of another host or boot, or one
@@ -235,69 +371,6 @@ public final class FastPath implements Runnable {
      * @param why what moved (one line, for the diagnostics)
      */
     public static void rediscover(String why) {
-        synchronized (LOCK) {
-            if (!settled || !countsCycles) {
-                return;
-            }
-            settled = false;
-            exact = false; // volatile: every read after this store goes to the kernel's clocks
-            reason = why + "; discovering again, the kernel's clocks serve meanwhile";
-            since = System.nanoTime();
-            stage = Stage.DISCOVERING;
-        }
-        Disruptions.seen(VdsoStub.readCounterUnordered());
-        Thread t = new Thread(new Rediscovery(why), "timekeeping4j-rediscovery");
-        t.setDaemon(true);
-        t.start();
-    }
-
-    /** What a read calls when it finds the kernel data moved: starts a re-discovery and returns at once. */
-    private static final class MoveListener implements Runnable {
-        private final String why;
-
-        MoveListener(String why) {
-            this.why = why;
-        }
-
-        @Override
-        public void run() {
-            rediscover(why);
-        }
-    }
-
-    /** The re-discovery thread's work. */
-    private static final class Rediscovery implements Runnable {
-        private final String why;
-
-        Rediscovery(String why) {
-            this.why = why;
-        }
-
-        @Override
-        public void run() {
-            long t0 = System.nanoTime();
-            String refused;
-            try {
-                refused = KernelVdso.rediscover();
-            } catch (RuntimeException | Error e) {
-                refused = "discovery failed: " + e;
-            }
-            // After the sites were retargeted (KernelVdso.rediscover): a reader that sees true reads the new data.
-            exact = refused == null;
-            discoveryNanos = System.nanoTime() - t0;
-            settle(refused == null ? Stage.EXACT : Stage.KERNEL, refused == null
-                    ? "exact mode serves again (" + why + ")" : refused + " (" + why + ")");
-        }
-    }
-
-    private static void settle(Stage s, String why) {
-        DiscoveryPhases.finish();
-        synchronized (LOCK) {
-            reason = why;
-            since = System.nanoTime();
-            stage = s;
-            settled = true;
-            LOCK.notifyAll();
-        }
+        Handover.rediscover(why);
     }
 }

@@ -1,62 +1,61 @@
-package org.timekeeping4j;
+package org.timekeeping4j.serving;
 
+import org.timekeeping4j.ClockId;
 import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.disruption.Disruptions;
 import org.timekeeping4j.timekeeper.CounterClock;
-import org.timekeeping4j.serving.FastPath;
 import org.timekeeping4j.vdso.KernelVdso;
 
 /**
- * The one conversion of {@link Clocks#ticks()} values to a clock, with its exactness: {@link Clocks#ticksToNanos}
- * and {@link EventRecorder#export} both convert through it, so a recorded event and a tick converted by hand
- * take the same path. Caller-owned and reusable: a conversion allocates nothing. Not thread-safe.
+ * The one conversion of tick values ({@code Clocks.ticks()}) to a clock, with its exactness: Clocks.ticksToNanos
+ * and EventRecorder.export both convert through it, so a recorded event and a tick converted by hand take the same
+ * path. Caller-owned and reusable: a conversion allocates nothing. Not thread-safe.
  *
- * <p>Which path converts, in order: exact mode (the kernel's current vDSO parameters; exact for ticks in the
- * kernel's current update window, extrapolated back along the current line and flagged otherwise; a clock no
- * counter read serves goes through MONOTONIC_RAW and its current offset); on the kernel path ticks are
- * MONOTONIC_RAW ns, and another clock is reached through its current offset.
+ * <p>The backend serving now says how its ticks convert ({@link Backend#convert}): counter cycles with the kernel's
+ * current vDSO parameters (exact for ticks in the kernel's current update window, extrapolated back along the
+ * current line and flagged otherwise; a clock no counter read serves goes through MONOTONIC_RAW and its current
+ * offset), or MONOTONIC_RAW nanoseconds, another clock reached through its current offset.
  */
-final class TicksConverter {
+public final class TicksConverter {
 
     private final KernelVdso.VdsoNanos kernelData = new KernelVdso.VdsoNanos();
     private long nanos;
     private boolean exact;
 
+    /** A converter, to be reused: it allocates nothing per conversion. */
+    public TicksConverter() {}
+
     /** {@return the clock's nanoseconds at the ticks of the last {@link #convert}} */
-    long nanos() {
+    public long nanos() {
         return nanos;
     }
 
     /**
      * {@return whether the last {@link #convert} gave the value a read at those ticks returned: the parameters
-     * in force then were still known (the kernel's current window, MONOTONIC_RAW on the kernel path)}
+     * in force then were still known (the kernel's current window, MONOTONIC_RAW where ticks are its ns)}
      */
-    boolean exact() {
+    public boolean exact() {
         return exact;
     }
 
     /**
      * Converts {@code ticks} to {@code clock}; read the result with {@link #nanos()} and {@link #exact()}.
      *
-     * @throws IllegalStateException in exact mode when the kernel's data no longer serves the counter
+     * @param ticks a tick value of this process
+     * @param clock the clock to convert to
+     * @throws IllegalStateException where ticks are counter cycles and the kernel's data no longer serves the counter
      */
-    void convert(long ticks, ClockId clock) {
-        switch (ServingMode.PROCESS) {
-            case EXACT -> convertExact(ticks, clock);
-            case KERNEL -> convertUntracked(ticks, clock);
-        }
-        if (exact && Disruptions.count() > 0 && (Disruptions.before(ticks) || ticks > Clocks.ticks())) {
+    public void convert(long ticks, ClockId clock) {
+        FastPath.current().convert(ticks, clock, this);
+        if (exact && Disruptions.count() > 0 && (Disruptions.before(ticks) || ticks > FastPath.ticks())) {
             // Taken before a clock disruption the library saw (VMClock, a restore): the counter may have jumped.
             // A tick above the counter now cannot be this counter's past (another host's, read before a restore).
             exact = false;
         }
     }
 
-    /** Exact mode: the kernel's current parameters. */
-    private void convertExact(long ticks, ClockId clock) {
-        if (!FastPath.exact()) {
-            FastPath.awaitSettled(); // a discovery runs (the first, or one after a restore): convert with its outcome
-        }
+    /** Ticks are counter cycles: the kernel's current parameters. */
+    void fromCycles(long ticks, ClockId clock) {
         CounterClock c = CounterClock.of(clock);
         if (c != null && KernelVdso.convert(ticks, c, kernelData)) {
             nanos = kernelData.nanos();
@@ -71,11 +70,11 @@ final class TicksConverter {
             return;
         }
         throw new IllegalStateException("the kernel's vDSO data cannot convert ticks now (clock_mode is no "
-                + "longer the counter): " + Clocks.diagnostics().clocks().get(ClockId.MONOTONIC).why());
+                + "longer the counter): " + KernelVdso.vclockNow());
     }
 
-    /** Kernel mode: ticks are MONOTONIC_RAW ns, converted by the clocks' current offset. */
-    private void convertUntracked(long ticks, ClockId clock) {
+    /** Ticks are MONOTONIC_RAW ns: converted by the clocks' current offset. */
+    void fromRawNanos(long ticks, ClockId clock) {
         if (Configuration.PROCESS.error() != null) {
             throw Configuration.PROCESS.error();
         }
@@ -97,9 +96,9 @@ final class TicksConverter {
         long offset = 0;
         long width = Long.MAX_VALUE;
         for (int i = 0; i < 3; i++) {
-            long r0 = KernelClocks.nanos(ClockId.MONOTONIC_RAW);
-            long k = KernelClocks.nanos(clock);
-            long r1 = KernelClocks.nanos(ClockId.MONOTONIC_RAW);
+            long r0 = FastPath.kernelNanos(ClockId.MONOTONIC_RAW);
+            long k = FastPath.kernelNanos(clock);
+            long r1 = FastPath.kernelNanos(ClockId.MONOTONIC_RAW);
             if (r1 - r0 < width) {
                 width = r1 - r0;
                 offset = k - (r0 + (r1 - r0) / 2);
