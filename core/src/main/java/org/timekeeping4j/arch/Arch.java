@@ -8,8 +8,8 @@ import org.timekeeping4j.linux.Platform;
 
 /**
  * The architectures whose counter timekeeping4j reads, as the machine code needs them: the machine name and
- * the order of the counter reads. The exported descriptor is {@code clocksource.CounterArch}, one constant per
- * constant here, with the same name.
+ * the order of the counter reads. The counter descriptor above the machine code is
+ * {@code clocksource.CounterArch}, one constant per constant here, with the same name.
  */
 public enum Arch {
 

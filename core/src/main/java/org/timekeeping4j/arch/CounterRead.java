@@ -1,8 +1,8 @@
 package org.timekeeping4j.arch;
 
 /**
- * The instruction sequences that read a hardware counter, with their ordering guarantee. The exported view is
- * {@code clocksource.CounterFlavour}, one constant per constant here, with the same name.
+ * The instruction sequences that read a hardware counter, with their ordering guarantee. The view above the
+ * machine code is {@code clocksource.CounterFlavour}, one constant per constant here, with the same name.
  */
 public enum CounterRead {
     /** x86 rdtsc: cheapest, may execute before earlier instructions. */
