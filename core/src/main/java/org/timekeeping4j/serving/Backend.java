@@ -56,17 +56,23 @@ abstract sealed class Backend permits ExactBackend, KernelBackend, JdkBackend {
 
     /**
      * Fills {@code into} with {@code clock} (its {@code a}) and MONOTONIC_RAW (its {@code b}) at one instant: the
-     * counter read first thing where this mode reads it.
+     * counter read first thing where this mode reads it; here, in the modes that do not, two clock_gettime calls.
      *
      * @throws IllegalArgumentException for a clock that is not counter-backed
      */
-    abstract void snapshot(ClockId clock, Capture into);
+    void snapshot(ClockId clock, Capture into) {
+        Capture.kernelSnapshot(clock, into);
+    }
 
-    /** Fills {@code into} from one counter read converted to both clocks; false where this mode cannot. */
-    abstract boolean crossFromCounter(ClockId a, ClockId b, Capture into);
+    /** Fills {@code into} from one counter read converted to both clocks; false where this mode cannot (here). */
+    boolean crossFromCounter(ClockId a, ClockId b, Capture into) {
+        return false;
+    }
 
-    /** {@return true where the counter serves the counter-backed clocks (exact mode)} */
-    abstract boolean servesFromCounter();
+    /** {@return true where the counter serves the counter-backed clocks (exact mode); false here} */
+    boolean servesFromCounter() {
+        return false;
+    }
 
     /** {@return every clock's path and why, for the diagnostics} */
     abstract List<ServingReport.Clock> clocks();

@@ -71,21 +71,6 @@ final class JdkBackend extends Backend {
         into.fromRawNanos(ticks, clock);
     }
 
-    @Override
-    void snapshot(ClockId clock, Capture into) {
-        Capture.kernelSnapshot(clock, into);
-    }
-
-    @Override
-    boolean crossFromCounter(ClockId a, ClockId b, Capture into) {
-        return false;
-    }
-
-    @Override
-    boolean servesFromCounter() {
-        return false;
-    }
-
     /** MONOTONIC and REALTIME by the JDK; the others by libc, or refused where it cannot be called. */
     @Override
     List<ServingReport.Clock> clocks() {

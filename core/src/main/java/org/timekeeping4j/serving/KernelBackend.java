@@ -104,21 +104,6 @@ final class KernelBackend extends Backend {
     }
 
     @Override
-    void snapshot(ClockId clock, Capture into) {
-        Capture.kernelSnapshot(clock, into);
-    }
-
-    @Override
-    boolean crossFromCounter(ClockId a, ClockId b, Capture into) {
-        return false;
-    }
-
-    @Override
-    boolean servesFromCounter() {
-        return false;
-    }
-
-    @Override
     List<ServingReport.Clock> clocks() {
         checkConfiguration();
         return ServingReport.clocks(false, "kernel clock_gettime: " + reason());
