@@ -204,8 +204,8 @@ public final class Clocks {
 
     /**
      * Whether a counter read can serve {@code clock}: REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME and TAI, the
-     * clocks the kernel's vDSO computes from the counter (one list: {@link org.timekeeping4j.timekeeper.CounterClock}). The others are read
-     * from the kernel (COARSE: its value at the last tick; CPU-time and alarm clocks: the system call).
+     * clocks the kernel's vDSO computes from the counter. The others are read from the kernel (COARSE: its value
+     * at the last tick; CPU-time and alarm clocks: the system call).
      *
      * @param clock any clock
      * @return true for the five counter-backed clocks
