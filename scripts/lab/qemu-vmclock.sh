@@ -174,7 +174,7 @@ check "the driver registered /dev/vmclock0 and its PTP clock" '^TK4J-LAB DMESG .
 check "the driver registered /dev/vmclock0" '^TK4J-LAB DEV c.* /dev/vmclock0'
 check "tk4j vmclock decodes the real page (magic, version 1)" '^TK4J-DECODE page +/dev/vmclock0: 4096 bytes, version 1'
 check "tk4j vmclock serves the page's TAI with its bound" '^TK4J-DECODE now +[0-9T:.-]+Z TAI \+/- [0-9]+ ns, SYNCHRONIZED'
-check "VmClock serves time from the real page" '^TK4J-LAB TIME served: .*status=SYNCHRONIZED, source=VMCLOCK'
+check "VmClock serves time from the real page" '^TK4J-LAB TIME served: .*status=SYNCHRONIZED, source=vmclock /dev/vmclock0'
 check "tk4j phc reads the driver's PTP clock" '^TK4J-PHC /dev/ptp0 .* offset +-?[0-9]+ ns delay'
 check "every PHC read within the bounds of the VmClock reads around it" '^TK4J-LAB PHC [0-9]+ reads .*: 0 outside the published bound'
 check "poll() without NOTIFICATION_PRESENT: POLLHUP, refused in one line" '^TK4J-LAB POLL refused: .*no notifications'
