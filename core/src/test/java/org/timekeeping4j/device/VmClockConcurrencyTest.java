@@ -56,6 +56,7 @@ class VmClockConcurrencyTest {
             TimeBounds b = new TimeBounds();
             long torn = 0;
             long reads = 0;
+            long refused = 0;
             long distinct = 0;
             long last = -1;
             String firstTorn = null;
@@ -64,20 +65,30 @@ class VmClockConcurrencyTest {
                 for (int i = 0; i < 300_000 && System.nanoTime() - end < 0; i++) {
                     long k;
                     boolean ok;
-                    if ((i & 15) != 0) {
-                        clock.now(b, ClockId.TAI);
-                        k = b.disruptionMarker();
-                        ok = b.seconds == BASE + k && b.nanosOfSecond == Math.unsignedMultiplyHigh(k << 20, 1_000_000_000L)
-                                && b.latestNanos() - b.nanos() == k && b.nanos() - b.earliestNanos() == k
-                                && b.status() == ((k & 1) == 0 ? TimeBounds.Status.SYNCHRONIZED
-                                        : TimeBounds.Status.FREE_RUNNING);
-                    } else {
-                        VmClockPage p = clock.page();
-                        k = p.disruptionMarker();
-                        ok = p.vmGenerationCounter() == k && p.counterValue() == 7 * k && p.timeSec() == BASE + k
-                                && p.timeFracSec() == k << 20 && p.timeMaxerrorNanosec() == k
-                                && p.timeEsterrorNanosec() == 3 * k && p.counterPeriodShift() == (k & 63)
-                                && p.counterPeriodEsterrorRateFracSec() == k && p.clockStatus() == ((k & 1) == 0 ? 2 : 3);
+                    try {
+                        if ((i & 15) != 0) {
+                            clock.now(b, ClockId.TAI);
+                            k = b.disruptionMarker();
+                            ok = b.seconds == BASE + k
+                                    && b.nanosOfSecond == Math.unsignedMultiplyHigh(k << 20, 1_000_000_000L)
+                                    && b.latestNanos() - b.nanos() == k && b.nanos() - b.earliestNanos() == k
+                                    && b.status() == ((k & 1) == 0 ? TimeBounds.Status.SYNCHRONIZED
+                                            : TimeBounds.Status.FREE_RUNNING);
+                        } else {
+                            VmClockPage p = clock.page();
+                            k = p.disruptionMarker();
+                            ok = p.vmGenerationCounter() == k && p.counterValue() == 7 * k && p.timeSec() == BASE + k
+                                    && p.timeFracSec() == k << 20 && p.timeMaxerrorNanosec() == k
+                                    && p.timeEsterrorNanosec() == 3 * k && p.counterPeriodShift() == (k & 63)
+                                    && p.counterPeriodEsterrorRateFracSec() == k
+                                    && p.clockStatus() == ((k & 1) == 0 ? 2 : 3);
+                        }
+                    } catch (IllegalStateException e) {
+                        // A writer descheduled mid-update (a loaded machine) leaves seq_count odd past the settle
+                        // budget: the reader refuses, as the driver does, and returns nothing torn. Not a read.
+                        assertThat(e).hasMessageContaining("never settled");
+                        refused++;
+                        continue;
                     }
                     reads++;
                     if (!ok) {
@@ -96,9 +107,10 @@ class VmClockConcurrencyTest {
                 writer.join();
             }
             assertThat(torn).as("torn reads of %d (first: %s)", reads, firstTorn).isZero();
-            assertThat(distinct).as("the reader saw the writer progress").isGreaterThan(1);
+            assertThat(distinct).as("the reader saw the writer progress (%d reads, %d refused)", reads, refused)
+                    .isGreaterThan(1);
             System.out.println("VmClockConcurrencyTest: " + reads + " reads, " + distinct + " distinct updates of "
-                    + written.get() + " written, 0 torn");
+                    + written.get() + " written, 0 torn, " + refused + " refused");
         }
     }
 
