@@ -141,11 +141,7 @@ final class Generation {
             if (completing) {
                 read[0] = cf.handle();
             }
-            MethodHandle nanos = ClockGettimeStub.NANOS; // null where the kernel path's stubs are not mapped
-            // (vc, ts, clockId, vclock) -> clock_gettime(clockId): the generic site's type.
-            clockGettime[0] = nanos == null ? null : MethodHandles.dropArguments(MethodHandles.dropArguments(
-                    MethodHandles.explicitCastArguments(nanos, MethodType.methodType(long.class, long.class)), 1,
-                    long.class), 0, long.class, long.class);
+            clockGettime[0] = clockGettimeOfAnyClock();
         }
         for (int i = 1; i < read.length; i++) {
             CounterClock c = BOUND[i - 1];
@@ -159,16 +155,33 @@ final class Generation {
         }
     }
 
+    /**
+     * The kernel path's clock_gettime stub as the generic site's target: {@code (vc, ts, clockId, vclock) ->
+     * clock_gettime(clockId)} in ns (or {@link ClockGettimeStub#FAILED}); null where the stubs are not mapped.
+     */
+    static MethodHandle clockGettimeOfAnyClock() {
+        MethodHandle nanos = ClockGettimeStub.NANOS;
+        if (nanos == null) {
+            return null;
+        }
+        MethodHandle ofLong = MethodHandles.explicitCastArguments(nanos, MethodType.methodType(long.class, long.class));
+        return MethodHandles.dropArguments(MethodHandles.dropArguments(ofLong, 1, long.class), 0, long.class,
+                long.class);
+    }
+
     /** The clock_modes {@code algorithm}'s read serves with the vclock word {@code vclock} (bit m: mode m). */
     private static int modesRead(VdsoAlgorithm algorithm, long vclock) {
         int modes = algorithm.modesRead();
+        if (algorithm != VdsoAlgorithm.X86_OVERFLOW) {
+            return modes; // only the x86_64 6.10+ read serves the vclock modes
+        }
         if ((vclock & VclockCode.PVCLOCK_READABLE) == 0) {
             modes &= ~(1 << VclockCode.MODE_PVCLOCK);
         }
         if ((vclock & VclockCode.HVCLOCK_READABLE) == 0) {
             modes &= ~(1 << VclockCode.MODE_HVCLOCK);
         }
-        return algorithm == VdsoAlgorithm.X86_OVERFLOW ? modes : algorithm.modesRead();
+        return modes;
     }
 
     /** {@code mapped}'s handle where it mapped, else {@code generic} with the arguments bound in Java. */

@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.arch.VdsoAlgorithm;
@@ -38,12 +36,10 @@ class ReadEntryTest {
         return v >= 0 ? v : entry.flagged(v);
     }
 
-    /** The generic site's clock_gettime target, as Generation builds it. */
+    /** The generic site's clock_gettime target, Generation's. */
     private static MethodHandle clockGettime() {
         assertThat(ClockGettimeStub.NANOS).as("the kernel path's stubs: %s", ClockGettimeStub.describe()).isNotNull();
-        return MethodHandles.dropArguments(MethodHandles.dropArguments(MethodHandles.explicitCastArguments(
-                ClockGettimeStub.NANOS, MethodType.methodType(long.class, long.class)), 1, long.class), 0,
-                long.class, long.class);
+        return Generation.clockGettimeOfAnyClock();
     }
 
     private static MemorySegment mode(SyntheticPage page) {
