@@ -55,4 +55,16 @@ public final class Os {
             default -> a;
         };
     }
+
+    /**
+     * The exception a read throws where the bindings cannot run, saying {@code reason}. Typed RuntimeException on
+     * purpose: a method that throws what this returns makes the verifier load no exception class of its own (the
+     * first read's class does, on a cold JVM's clock).
+     *
+     * @param reason what {@link #unsupportedReason} said
+     * @return an UnsupportedOperationException, to throw
+     */
+    public static RuntimeException unsupported(String reason) {
+        return new UnsupportedOperationException(reason);
+    }
 }

@@ -68,21 +68,41 @@ public final class FastPath implements Runnable {
     public static final String PLATFORM = "Linux".equals(System.getProperty("os.name")) ? null
             : Os.unsupportedReason(System.getProperty("os.name", "?"), System.getProperty("os.arch", "?"));
 
+    /**
+     * The library's system properties (compile-time constants: naming them loads no class). Where none is set the
+     * defaults apply and nothing can be wrong with them, so the first read does not load {@link Configuration}
+     * (a cold JVM pays a class a few hundred microseconds); the discovery thread loads it.
+     */
+    static final String[] PROPERTIES = {Configuration.COUNTER, Configuration.VDSO, Configuration.EXECMEM,
+        Configuration.VCLOCK, Configuration.DISCOVERY};
+
+    /** Whether any of {@link #PROPERTIES} is set. */
+    private static final boolean CONFIGURED = anySet(PROPERTIES);
+
     /** The configuration's error (every read reports it), or null. */
-    public static final IllegalArgumentException CONFIG_ERROR = Configuration.PROCESS.error();
+    public static final IllegalArgumentException CONFIG_ERROR = CONFIGURED ? Configuration.PROCESS.error() : null;
 
     static final Object LOCK = new Object();
     /** Guarded by {@link #LOCK}: no discovery runs. */
     static boolean settled;
 
     static {
-        if (Configuration.PROCESS.onCaller()) {
+        if (CONFIGURED && Configuration.PROCESS.onCaller()) {
             Handover.discover();
         } else {
             Thread t = new Thread(new FastPath(), "timekeeping4j-discovery");
             t.setDaemon(true);
             t.start();
         }
+    }
+
+    private static boolean anySet(String[] properties) {
+        for (String p : properties) {
+            if (System.getProperty(p) != null) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The discovery thread's work: this class, not a lambda or a class of its own (each costs a cold JVM). */
@@ -267,7 +287,7 @@ public final class FastPath implements Runnable {
     /** Throws what keeps this process from reading clocks: another platform, or a bad configuration. */
     private static void refuseOnError() {
         if (PLATFORM != null) {
-            throw new UnsupportedOperationException(PLATFORM);
+            throw Os.unsupported(PLATFORM); // built there: verifying this class then loads no exception class
         }
         if (CONFIG_ERROR != null) {
             throw CONFIG_ERROR;
@@ -327,39 +347,12 @@ public final class FastPath implements Runnable {
      * @return true when discovery has ended (whatever it decided), false at the timeout
      */
     public static boolean await(long timeoutNanos) {
-        long deadline = System.nanoTime() + timeoutNanos;
-        synchronized (LOCK) {
-            while (!settled) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return false;
-                }
-                try {
-                    LOCK.wait(Math.max(1, left / 1_000_000L));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return settled;
-                }
-            }
-            return true;
-        }
+        return Handover.await(timeoutNanos); // there: verifying this class loads no InterruptedException
     }
 
     /** Waits, without a timeout, until no discovery runs; for the paths that need its outcome (ticks, snapshots). */
     public static void awaitSettled() {
-        boolean interrupted = false;
-        synchronized (LOCK) {
-            while (!settled) {
-                try {
-                    LOCK.wait();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        Handover.awaitSettled();
     }
 
     /**

@@ -16,7 +16,8 @@ import org.timekeeping4j.vdso.KernelVdso;
  * <p>Every publication is a volatile store made after what the backend reads through is initialised or retargeted
  * (the stubs mapped, KernelVdso initialised, a new generation's call sites retargeted): a reader that loads the
  * backend finds them ready. The backends are created through factories typed {@code Backend}, so that verifying
- * this class loads none of them (see {@link Backend}).
+ * this class loads none of them (see {@link Backend}). Also where a reader waits for a discovery ({@link #await}):
+ * its handler of InterruptedException, here and not in FastPath, keeps that class out of the first read.
  */
 final class Handover {
 
@@ -66,6 +67,43 @@ final class Handover {
             FastPath.backend = mapped ? KernelBackend.create(false) : JdkBackend.create(); // volatile, as above
             FastPath.discoveryNanos = System.nanoTime() - t0;
             settle(FastPath.Stage.KERNEL, "the kernel's clock_gettime serves: discovery failed: " + e);
+        }
+    }
+
+    /** {@link FastPath#await}: waits until no discovery runs, at most {@code timeoutNanos}. */
+    static boolean await(long timeoutNanos) {
+        long deadline = System.nanoTime() + timeoutNanos;
+        synchronized (FastPath.LOCK) {
+            while (!FastPath.settled) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                try {
+                    FastPath.LOCK.wait(Math.max(1, left / 1_000_000L));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return FastPath.settled;
+                }
+            }
+            return true;
+        }
+    }
+
+    /** {@link FastPath#awaitSettled}: waits, without a timeout, until no discovery runs. */
+    static void awaitSettled() {
+        boolean interrupted = false;
+        synchronized (FastPath.LOCK) {
+            while (!FastPath.settled) {
+                try {
+                    FastPath.LOCK.wait();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 
