@@ -40,14 +40,18 @@ if [ -n "$keep" ]; then mkdir -p "$keep"; work="$(cd "$keep" && pwd)"; else
   work="$(mktemp -d /tmp/startup-bench.XXXXXX)"; trap 'rm -rf "$work"' EXIT
 fi
 
-# name | baseline | how it runs | program and arguments. Kinds: bare (no library), cp (class path), mp (module
-# path); aot-* runs with the AOT cache its training run (the same variant once, beforehand) wrote.
+# name | baseline | how it runs | program and arguments. Kinds: bare (no library), bare-mp (no library, an empty
+# module on the module path), one and one-core (OneClass in a jar of its own, or in a copy of core's), cp (class
+# path), mp (module path); aot-* runs with the AOT cache its training run (the same variant once, beforehand) wrote.
 variants=(
   "jdk-nanotime||bare|Bare nanotime"
   "jdk-instant||bare|Bare instant"
   "ffm-monotonic||bare|Bare ffm-monotonic"
   "ffm-realtime||bare|Bare ffm-realtime"
   "ffm-boottime||bare|Bare ffm-boottime"
+  "ffm-monotonic-mp||bare-mp|Bare ffm-monotonic"
+  "one-class-jar|jdk-nanotime|one|Bare one-class"
+  "one-class-core-sized-jar|jdk-nanotime|one-core|Bare one-class"
   "cp-monotonic|jdk-nanotime|cp|Lib monotonic nanos"
   "cp-realtime|jdk-instant|cp|Lib realtime nanos"
   "cp-boottime|ffm-boottime|cp|Lib boottime nanos"
@@ -65,6 +69,7 @@ if [ "$aot" = 1 ]; then
     "aot-cp-monotonic|cp-monotonic|cp|Lib monotonic nanos"
     "aot-cp-boottime|cp-boottime|cp|Lib boottime nanos"
     "aot-mp-monotonic|mp-monotonic|mp|Lib monotonic nanos"
+    "aot-cp-serve|cp-serve|cp|Lib monotonic nanos serve"
   )
 fi
 if [ -n "$only" ]; then
@@ -90,10 +95,20 @@ fi
 if [ -d "$core" ]; then "$J/jar" --create --file "$work/core.jar" -C "$core" .; else cp "$core" "$work/core.jar"; fi
 
 # The programs, compiled without the string-concat bootstrap so that printing loads the same classes everywhere.
-mkdir -p "$work/classes"
-"$J/javac" --release 25 -XDstringConcat=inline -nowarn -cp "$work/core.jar" -d "$work/classes" \
+mkdir -p "$work/classes" "$work/one"
+# A library's floor: one class in a jar of its own, and the same class added to a copy of core's jar.
+"$J/javac" --release 25 -d "$work/one" "$root/docs/bench/startup/OneClass.java"
+"$J/jar" --create --file "$work/one.jar" -C "$work/one" .
+cp "$work/core.jar" "$work/core-one.jar" && "$J/jar" --update --file "$work/core-one.jar" -C "$work/one" .
+"$J/javac" --release 25 -XDstringConcat=inline -nowarn -cp "$work/core.jar:$work/one" -d "$work/classes" \
   "$root"/docs/bench/startup/{Probe,Bare,Lib}.java
 "$J/jar" --create --file "$work/bench.jar" -C "$work/classes" .
+# A module with nothing in it, for the bare program on the module path: what any module there costs the JVM (it
+# resolves the module graph at start-up instead of using its archived one), the module-path variants' baseline.
+mkdir -p "$work/empty/src" "$work/empty/classes"
+echo 'module timekeeping4j.bench.empty {}' >"$work/empty/src/module-info.java"
+"$J/javac" --release 25 -d "$work/empty/classes" "$work/empty/src/module-info.java"
+"$J/jar" --create --file "$work/empty.jar" -C "$work/empty/classes" .
 
 # jvmargs VARIANT: the JVM's options for it, one a line.
 jvmargs() {
@@ -101,6 +116,10 @@ jvmargs() {
   IFS='|' read -r name _ kind _ <<<"$1"
   case "$kind" in
     bare) printf '%s\n' -cp "$work/bench.jar" --enable-native-access=ALL-UNNAMED ;;
+    one) printf '%s\n' -cp "$work/bench.jar:$work/one.jar" --enable-native-access=ALL-UNNAMED ;;
+    one-core) printf '%s\n' -cp "$work/bench.jar:$work/core-one.jar" --enable-native-access=ALL-UNNAMED ;;
+    bare-mp) printf '%s\n' -cp "$work/bench.jar" -p "$work/empty.jar" --add-modules timekeeping4j.bench.empty \
+          --enable-native-access=ALL-UNNAMED ;;
     cp) printf '%s\n' -cp "$work/bench.jar:$work/core.jar" --enable-native-access=ALL-UNNAMED ;;
     mp) printf '%s\n' -cp "$work/bench.jar" -p "$work/core.jar" --add-modules org.timekeeping4j \
           --enable-native-access=org.timekeeping4j ;;

@@ -8,7 +8,8 @@ import java.lang.invoke.MethodHandle;
 /**
  * The baselines of scripts/startup-bench.sh: a cold JVM's first read without the library. {@code nanotime}:
  * System.nanoTime; {@code instant}: Instant.now; {@code ffm-monotonic}, {@code ffm-realtime}, {@code ffm-boottime}:
- * one clock_gettime through a bare FFM downcall (the linker, the lookup, the handle and the call are the first read).
+ * one clock_gettime through a bare FFM downcall (the linker, the lookup, the handle and the call are the first read);
+ * {@code one-class}: System.nanoTime through {@link OneClass}, the only class of a jar of its own (a library's floor).
  * Each first read is a method of a class of its own, so that no variant loads or verifies another's classes.
  */
 public final class Bare {
@@ -29,6 +30,8 @@ public final class Bare {
             v = Ffm.clockGettime(0);
         } else if (what.equals("ffm-boottime")) {
             v = Ffm.clockGettime(7);
+        } else if (what.equals("one-class")) {
+            v = OneClass.nanoTime();
         } else {
             throw new IllegalArgumentException(what);
         }
