@@ -3,7 +3,7 @@ package org.timekeeping4j.benchmarks;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-import org.timekeeping4j.clocksource.CounterFlavour;
+import org.timekeeping4j.arch.CounterRead;
 import org.timekeeping4j.clocksource.CounterSelection;
 import org.timekeeping4j.clocksource.CounterSelector;
 import org.timekeeping4j.clocksource.HardwareCounter;
@@ -40,7 +40,7 @@ final class CounterInternals {
      *
      * @throws IllegalStateException if its stub did not map on this machine, saying why
      */
-    static HardwareCounter counter(CounterFlavour flavour) {
+    static HardwareCounter counter(CounterRead flavour) {
         CounterSelection s = CounterSelector.selected();
         if (!s.isHardware()) {
             throw new IllegalStateException("no hardware counter on this machine: " + s.rejected());
@@ -69,7 +69,7 @@ final class CounterInternals {
         try {
             return MethodHandles.privateLookupIn(HardwareCounter.class, MethodHandles.lookup()).findStatic(
                     HardwareCounter.class, "create",
-                    MethodType.methodType(HardwareCounter.class, CounterFlavour.class, double.class));
+                    MethodType.methodType(HardwareCounter.class, CounterRead.class, double.class));
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("cannot reach HardwareCounter.create (run the benchmarks jar on the "
                     + "class path): " + e, e);

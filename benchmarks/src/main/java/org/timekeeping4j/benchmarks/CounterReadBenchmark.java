@@ -3,7 +3,7 @@ package org.timekeeping4j.benchmarks;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Setup;
 import org.timekeeping4j.clocksource.Clocksource;
-import org.timekeeping4j.clocksource.CounterFlavour;
+import org.timekeeping4j.arch.CounterRead;
 import org.timekeeping4j.clocksource.HardwareCounter;
 
 /**
@@ -34,9 +34,9 @@ public class CounterReadBenchmark extends PerCallBenchmark {
     @Setup
     public void setup() {
         FastPathReady.await();
-        rdtsc = CounterInternals.counter(CounterFlavour.X86_RDTSC);
-        lfenceRdtsc = CounterInternals.counter(CounterFlavour.X86_LFENCE_RDTSC);
-        rdtscp = CounterInternals.counter(CounterFlavour.X86_RDTSCP);
+        rdtsc = CounterInternals.counter(CounterRead.X86_RDTSC);
+        lfenceRdtsc = CounterInternals.counter(CounterRead.X86_LFENCE_RDTSC);
+        rdtscp = CounterInternals.counter(CounterRead.X86_RDTSCP);
     }
 
     @Benchmark

@@ -163,7 +163,7 @@ final class InfoCommand implements Callable<Integer> {
         m.put("clocksource", s.clocksource().name());
         m.put("read", s.readFlavour());
         m.put("ticksRead", s.ticks() instanceof org.timekeeping4j.clocksource.HardwareCounter h
-                ? h.flavour().instructions() : s.readFlavour());
+                ? h.instructions() : s.readFlavour());
         m.put("frequencyHz", s.frequency().hz());
         m.put("uncertaintyPpb", s.frequency().uncertaintyPpb());
         m.put("frequencySource", s.frequency().source());

@@ -1,8 +1,9 @@
 package org.timekeeping4j.arch;
 
 /**
- * The instruction sequences that read a hardware counter, with their ordering guarantee. The view above the
- * machine code is {@code clocksource.CounterFlavour}, one constant per constant here, with the same name.
+ * The instruction sequences that read a hardware counter (the flavours of reading it), with their ordering
+ * guarantee: what the machine code maps ({@code machine.Stubs}, one holder each) and what the counter selection
+ * chooses among ({@code clocksource.CounterArch#reads}, {@code clocksource.HardwareCounter}, one subclass each).
  */
 public enum CounterRead {
     /** x86 rdtsc: cheapest, may execute before earlier instructions. */

@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.timekeeping4j.arch.Arch;
+import org.timekeeping4j.arch.CounterRead;
 import org.timekeeping4j.linux.LibC;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.Platform;
@@ -35,10 +36,9 @@ import org.timekeeping4j.machine.VdsoStub;
  *       frequency, the vDSO facts ({@link #vdsoCountsWith}, {@link #vdsoMask}, {@link #vdsoRefusal}); the
  *       kernel-data read's machine code and the counter reads exact mode uses are in the machine package
  *       ({@code VdsoStub}, not exported: they hand out method handles over machine code).</li>
- *   <li>Its stub bytes: each {@link CounterFlavour} (an ordered and an unordered read; its {@code arch.CounterRead}
- *       of the same name), its machine code in
- *       {@code machine.MachineCode}, a holder in {@code machine.Stubs} and a {@link HardwareCounter} subclass (the static final
- *       handle in each is what lets the JIT inline the downcall; a table lookup would not).</li>
+ *   <li>Its stub bytes: each {@link CounterRead} (at least an ordered and an unordered read), its machine code
+ *       in {@code machine.MachineCode}, a holder in {@code machine.Stubs} and a {@link HardwareCounter} subclass
+ *       (the static final handle in each is what lets the JIT inline the downcall; a table lookup would not).</li>
  *   <li>Its vDSO data layouts (vdso.VdsoLayout) where exact mode should serve; without them exact mode
  *       refuses ("no known vDSO data layout") and the counter selection still works.</li>
  * </ol>
@@ -130,7 +130,7 @@ public enum CounterArch {
 
         @Override
         public String vdsoOrderedRead() {
-            return CounterFlavour.A64_ISB_CNTVCT.instructions();
+            return CounterRead.A64_ISB_CNTVCT.instructions();
         }
     };
 
@@ -214,15 +214,15 @@ public enum CounterArch {
     abstract String unfit(CounterSelector.Environment env);
 
     /**
-     * The flavours to try, best first: the ordered reads, or the one unordered read.
+     * The counter reads to try, best first: the ordered reads, or the one unordered read.
      *
      * @param ordered true for the ordered reads, false for the unordered one
      * @param flags   the CPU's flags as /proc/cpuinfo lists them (x86)
      * @param hwcap2  the kernel's AT_HWCAP2 (arm64)
-     * @return the flavours, best first
+     * @return the reads, best first
      */
-    public List<CounterFlavour> flavours(boolean ordered, Set<String> flags, long hwcap2) {
-        return arch.reads(ordered, flags, hwcap2).stream().map(CounterFlavour::of).toList();
+    public List<CounterRead> reads(boolean ordered, Set<String> flags, long hwcap2) {
+        return arch.reads(ordered, flags, hwcap2);
     }
 
     /** The frequency the platform states without privilege, if any. */

@@ -21,7 +21,7 @@ public record CounterSelection(CounterSelector.Mode mode, Clocksource clocksourc
 
     /** {@return the read flavour's instructions, or "clock_gettime(CLOCK_MONOTONIC_RAW)" on the fallback} */
     public String readFlavour() {
-        return clocksource instanceof HardwareCounter h ? h.flavour().instructions()
+        return clocksource instanceof HardwareCounter h ? h.instructions()
                 : "clock_gettime(CLOCK_MONOTONIC_RAW)";
     }
 }

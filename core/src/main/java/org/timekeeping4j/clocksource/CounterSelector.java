@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.LongSupplier;
 import org.timekeeping4j.ClockId;
+import org.timekeeping4j.arch.CounterRead;
 import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.config.CounterMode;
 import org.timekeeping4j.linux.KernelInfo;
@@ -98,7 +99,7 @@ public final class CounterSelector {
         List<String> counterErrata();
 
         /** A reader for the flavour, or empty with the reason in {@code why}. */
-        Optional<LongSupplier> counter(CounterFlavour flavour, List<String> why);
+        Optional<LongSupplier> counter(CounterRead flavour, List<String> why);
 
         /** The frequency the platform states, if any. */
         Optional<Frequency> statedFrequency();
@@ -107,7 +108,7 @@ public final class CounterSelector {
         long kernelRawNanos();
 
         /** Creates the clocksource for a flavour that passed. */
-        Clocksource create(CounterFlavour flavour, double hz);
+        Clocksource create(CounterRead flavour, double hz);
     }
 
     private static volatile CounterSelection selected;
@@ -166,7 +167,7 @@ public final class CounterSelector {
         if (arch == null) {
             return Optional.empty();
         }
-        CounterFlavour flavour = arch.flavours(false, Set.of(), 0).get(0);
+        CounterRead flavour = arch.reads(false, Set.of(), 0).get(0);
         return RealEnvironment.INSTANCE.counter(flavour, new ArrayList<>())
                 .map(read -> java.util.Map.entry(flavour.instructions(), read));
     }
@@ -197,10 +198,10 @@ public final class CounterSelector {
             rejected.add(new Rejection("hardware counter", unfit));
             return kernel(mode, rejected);
         }
-        List<CounterFlavour> candidates = arch.flavours(mode != Mode.UNORDERED, env.cpuFlags(), env.hwcap2());
+        List<CounterRead> candidates = arch.reads(mode != Mode.UNORDERED, env.cpuFlags(), env.hwcap2());
         Frequency frequency = null;
         Clocksource chosen = null;
-        for (CounterFlavour flavour : candidates) {
+        for (CounterRead flavour : candidates) {
             List<String> why = new ArrayList<>();
             Optional<LongSupplier> reader = env.counter(flavour, why);
             if (reader.isEmpty()) {
@@ -231,7 +232,7 @@ public final class CounterSelector {
         }
         Clocksource ticks = chosen;
         if (chosen.isOrdered()) {
-            CounterFlavour cheap = arch.flavours(false, env.cpuFlags(), env.hwcap2()).getFirst();
+            CounterRead cheap = arch.reads(false, env.cpuFlags(), env.hwcap2()).getFirst();
             Optional<LongSupplier> r = env.counter(cheap, new ArrayList<>());
             if (r.isPresent() && monotonicBurst(r.get()) == null) {
                 ticks = env.create(cheap, frequency.hz());
@@ -304,8 +305,8 @@ public final class CounterSelector {
         }
 
         @Override
-        public Optional<LongSupplier> counter(CounterFlavour flavour, List<String> why) {
-            Stubs.Mapped m = flavour.mapped();
+        public Optional<LongSupplier> counter(CounterRead flavour, List<String> why) {
+            Stubs.Mapped m = HardwareCounter.stub(flavour);
             if (!m.ok()) {
                 why.add(m.failure());
                 return Optional.empty();
@@ -326,7 +327,7 @@ public final class CounterSelector {
         }
 
         @Override
-        public Clocksource create(CounterFlavour flavour, double hz) {
+        public Clocksource create(CounterRead flavour, double hz) {
             return HardwareCounter.create(flavour, hz);
         }
     }

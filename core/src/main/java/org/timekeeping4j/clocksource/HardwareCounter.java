@@ -1,6 +1,7 @@
 package org.timekeeping4j.clocksource;
 
 import java.lang.foreign.MemorySegment;
+import org.timekeeping4j.arch.CounterRead;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.machine.Stubs;
 
@@ -8,9 +9,9 @@ import org.timekeeping4j.machine.Stubs;
  * The CPU's own counter read from Java: the x86 TSC or the arm64 virtual counter, through a stub of a few
  * instructions (their bytes: machine.MachineCode).
  *
- * <p>One subclass per flavour, each reading through its holder's {@code static final} handle, so that the
- * JIT inlines the downcall: a virtual call on a {@code Clocksource} whose concrete class is one of these
- * is as cheap as the stub itself once the call site is monomorphic. Instances come from
+ * <p>One subclass per {@link CounterRead} (a flavour of reading the counter), each reading through its holder's
+ * {@code static final} handle, so that the JIT inlines the downcall: a virtual call on a {@code Clocksource} whose
+ * concrete class is one of these is as cheap as the stub itself once the call site is monomorphic. Instances come from
  * {@link CounterSelector}, which only creates flavours whose stub mapped and passed the self-test.
  */
 public abstract sealed class HardwareCounter extends Clocksource {
@@ -19,26 +20,53 @@ public abstract sealed class HardwareCounter extends Clocksource {
     private static final int TSC_RATING = 300;
     private static final int ARM64_RATING = 400;
 
-    private final CounterFlavour flavour;
+    private final CounterRead read;
 
-    private HardwareCounter(CounterFlavour flavour, double frequencyHz) {
-        super(flavour.arch().kernelClocksource(), flavour.arch().counterBits(), frequencyHz,
-                flavour.arch() == CounterArch.AARCH64 ? ARM64_RATING : TSC_RATING, true,
-                flavour.isOrdered());
-        this.flavour = flavour;
+    private HardwareCounter(CounterRead read, double frequencyHz) {
+        super(arch(read).kernelClocksource(), arch(read).counterBits(), frequencyHz,
+                arch(read) == CounterArch.AARCH64 ? ARM64_RATING : TSC_RATING, true, read.isOrdered());
+        this.read = read;
     }
 
-    /** {@return the read flavour} */
-    public final CounterFlavour flavour() {
-        return flavour;
+    /** The architecture's descriptor of a counter read. */
+    private static CounterArch arch(CounterRead read) {
+        return CounterArch.of(read.arch().machine());
     }
 
-    /** A counter of this flavour at this frequency; its stub must have mapped (see {@link CounterFlavour#mapped()}). */
-    static HardwareCounter create(CounterFlavour flavour, double frequencyHz) {
-        if (!flavour.mapped().ok()) {
-            throw new IllegalStateException(flavour + " unavailable: " + flavour.mapped().failure());
+    /** {@return how this counter is read (the instruction sequence and its ordering)} */
+    public final CounterRead counterRead() {
+        return read;
+    }
+
+    /** {@return the read's instruction sequence, e.g. "lfence;rdtsc"} */
+    public final String instructions() {
+        return read.instructions();
+    }
+
+    /**
+     * The stub of a counter read, mapped on first use, or why it cannot be.
+     *
+     * @param read the read
+     * @return the mapped stub, or why there is none
+     */
+    static Stubs.Mapped stub(CounterRead read) {
+        return switch (read) {
+            case X86_RDTSC -> Stubs.Rdtsc.MAPPED;
+            case X86_LFENCE_RDTSC -> Stubs.LfenceRdtsc.MAPPED;
+            case X86_RDTSCP -> Stubs.Rdtscp.MAPPED;
+            case A64_CNTVCT -> Stubs.Cntvct.MAPPED;
+            case A64_ISB_CNTVCT -> Stubs.IsbCntvct.MAPPED;
+            case A64_CNTVCTSS -> Stubs.Cntvctss.MAPPED;
+        };
+    }
+
+    /** A counter read this way at this frequency; its stub must have mapped (see {@link #stub}). */
+    static HardwareCounter create(CounterRead read, double frequencyHz) {
+        Stubs.Mapped stub = stub(read);
+        if (!stub.ok()) {
+            throw new IllegalStateException(read + " unavailable: " + stub.failure());
         }
-        return switch (flavour) {
+        return switch (read) {
             case X86_RDTSC -> new Rdtsc(frequencyHz);
             case X86_LFENCE_RDTSC -> new LfenceRdtsc(frequencyHz);
             case X86_RDTSCP -> new Rdtscp(frequencyHz);
@@ -50,12 +78,12 @@ public abstract sealed class HardwareCounter extends Clocksource {
 
     @Override
     public String toString() {
-        return super.toString() + " via " + flavour.instructions();
+        return super.toString() + " via " + read.instructions();
     }
 
     static final class Rdtsc extends HardwareCounter {
         Rdtsc(double hz) {
-            super(CounterFlavour.X86_RDTSC, hz);
+            super(CounterRead.X86_RDTSC, hz);
         }
 
         @Override
@@ -70,7 +98,7 @@ public abstract sealed class HardwareCounter extends Clocksource {
 
     static final class LfenceRdtsc extends HardwareCounter {
         LfenceRdtsc(double hz) {
-            super(CounterFlavour.X86_LFENCE_RDTSC, hz);
+            super(CounterRead.X86_LFENCE_RDTSC, hz);
         }
 
         @Override
@@ -85,7 +113,7 @@ public abstract sealed class HardwareCounter extends Clocksource {
 
     static final class Rdtscp extends HardwareCounter {
         Rdtscp(double hz) {
-            super(CounterFlavour.X86_RDTSCP, hz);
+            super(CounterRead.X86_RDTSCP, hz);
         }
 
         @Override
@@ -112,7 +140,7 @@ public abstract sealed class HardwareCounter extends Clocksource {
     // (CounterArch.counterBits).
     static final class Cntvct extends HardwareCounter {
         Cntvct(double hz) {
-            super(CounterFlavour.A64_CNTVCT, hz);
+            super(CounterRead.A64_CNTVCT, hz);
         }
 
         @Override
@@ -127,7 +155,7 @@ public abstract sealed class HardwareCounter extends Clocksource {
 
     static final class IsbCntvct extends HardwareCounter {
         IsbCntvct(double hz) {
-            super(CounterFlavour.A64_ISB_CNTVCT, hz);
+            super(CounterRead.A64_ISB_CNTVCT, hz);
         }
 
         @Override
@@ -142,7 +170,7 @@ public abstract sealed class HardwareCounter extends Clocksource {
 
     static final class Cntvctss extends HardwareCounter {
         Cntvctss(double hz) {
-            super(CounterFlavour.A64_CNTVCTSS, hz);
+            super(CounterRead.A64_CNTVCTSS, hz);
         }
 
         @Override

@@ -5,7 +5,7 @@ import static org.timekeeping4j.device.VmClockLayout.COUNTER_X86_TSC;
 
 import java.lang.invoke.MethodHandle;
 import org.timekeeping4j.clocksource.CounterArch;
-import org.timekeeping4j.clocksource.CounterFlavour;
+import org.timekeeping4j.arch.CounterRead;
 import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.machine.Stubs;
@@ -30,8 +30,8 @@ final class VmClockCounter {
 
     private static Stubs.Mapped counterStub() {
         if (CounterArch.HERE == CounterArch.X86_64) {
-            CounterFlavour first = CounterArch.X86_64.flavours(true, KernelInfo.cpuFlags(), 0).getFirst();
-            return first == CounterFlavour.X86_RDTSCP ? Stubs.RdtscpNoAux.MAPPED : Stubs.LfenceRdtsc.MAPPED;
+            CounterRead first = CounterArch.X86_64.reads(true, KernelInfo.cpuFlags(), 0).getFirst();
+            return first == CounterRead.X86_RDTSCP ? Stubs.RdtscpNoAux.MAPPED : Stubs.LfenceRdtsc.MAPPED;
         }
         return CounterArch.HERE == CounterArch.AARCH64 ? Stubs.IsbCntvct.MAPPED
                 : new Stubs.Mapped(null, "no counter read for this architecture");

@@ -15,6 +15,7 @@ import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.timekeeping4j.ClockId;
+import org.timekeeping4j.arch.CounterRead;
 import org.timekeeping4j.linux.Platform;
 import org.timekeeping4j.machine.ClockGettimeStub;
 
@@ -50,12 +51,12 @@ class Arm64SelectionTest {
         CounterSelectorTest.Fake env = arm64Kernel();
         CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
         assertThat(s.rejected()).isEmpty();
-        assertThat(env.created).containsExactly(CounterFlavour.A64_ISB_CNTVCT, CounterFlavour.A64_CNTVCT);
+        assertThat(env.created).containsExactly(CounterRead.A64_ISB_CNTVCT, CounterRead.A64_CNTVCT);
         assertThat(s.clocksource().name()).isEqualTo("isb;mrs cntvct_el0");
         assertThat(s.clocksource().isOrdered()).isTrue();
         assertThat(s.ticks().name()).isEqualTo("mrs cntvct_el0"); // the cheap read for ticks
         assertThat(s.frequency()).isEqualTo(new Frequency(HZ, 0, "cntfrq_el0"));
-        assertThat(env.asked).doesNotContain(CounterFlavour.A64_CNTVCTSS); // no ECV: never mapped, never read
+        assertThat(env.asked).doesNotContain(CounterRead.A64_CNTVCTSS); // no ECV: never mapped, never read
     }
 
     @Test
@@ -64,7 +65,7 @@ class Arm64SelectionTest {
         env.hwcap2 = Arm64Facts.HWCAP2_ECV | 1; // with another bit set too
         CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
         assertThat(s.clocksource().name()).isEqualTo("mrs cntvctss_el0");
-        assertThat(env.created.getFirst()).isEqualTo(CounterFlavour.A64_CNTVCTSS);
+        assertThat(env.created.getFirst()).isEqualTo(CounterRead.A64_CNTVCTSS);
     }
 
     @Test
@@ -73,7 +74,7 @@ class Arm64SelectionTest {
         env.hwcap2 = Arm64Facts.HWCAP2_ECV;
         AtomicLong n = new AtomicLong();
         LongSupplier backwards = () -> n.incrementAndGet() % 5 == 0 ? 0 : standIn();
-        env.fakeCounters = f -> f == CounterFlavour.A64_CNTVCTSS ? backwards : Arm64SelectionTest::standIn;
+        env.fakeCounters = f -> f == CounterRead.A64_CNTVCTSS ? backwards : Arm64SelectionTest::standIn;
         CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
         assertThat(s.clocksource().name()).isEqualTo("isb;mrs cntvct_el0");
         assertThat(s.rejected()).singleElement().satisfies(r -> {
@@ -164,7 +165,7 @@ class Arm64SelectionTest {
         assertThat(s.isHardware()).as(s.rejected().toString()).isTrue();
         assertThat(s.readFlavour()).isIn("isb;mrs cntvct_el0", "mrs cntvctss_el0");
         assertThat(s.ticks()).isInstanceOf(HardwareCounter.class);
-        assertThat(((HardwareCounter) s.ticks()).flavour()).isEqualTo(CounterFlavour.A64_CNTVCT);
+        assertThat(((HardwareCounter) s.ticks()).counterRead()).isEqualTo(CounterRead.A64_CNTVCT);
         long a = s.clocksource().read();
         long b = s.ticks().read();
         long c = s.clocksource().read();

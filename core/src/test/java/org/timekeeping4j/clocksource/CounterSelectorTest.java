@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
+import org.timekeeping4j.arch.CounterRead;
 import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.Platform;
 
@@ -27,9 +28,9 @@ class CounterSelectorTest {
         String refuseMapping;
         LongSupplier counterOverride;
         /** Where set: a counter per flavour, and create() makes a stand-in of the flavour (another arch's). */
-        java.util.function.Function<CounterFlavour, LongSupplier> fakeCounters;
-        final List<CounterFlavour> asked = new ArrayList<>();
-        final List<CounterFlavour> created = new ArrayList<>();
+        java.util.function.Function<CounterRead, LongSupplier> fakeCounters;
+        final List<CounterRead> asked = new ArrayList<>();
+        final List<CounterRead> created = new ArrayList<>();
         Optional<Frequency> stated = real.statedFrequency();
 
         @Override
@@ -58,7 +59,7 @@ class CounterSelectorTest {
         }
 
         @Override
-        public Optional<LongSupplier> counter(CounterFlavour flavour, List<String> why) {
+        public Optional<LongSupplier> counter(CounterRead flavour, List<String> why) {
             asked.add(flavour);
             if (fakeCounters != null) {
                 return Optional.of(fakeCounters.apply(flavour));
@@ -81,7 +82,7 @@ class CounterSelectorTest {
         }
 
         @Override
-        public Clocksource create(CounterFlavour flavour, double hz) {
+        public Clocksource create(CounterRead flavour, double hz) {
             created.add(flavour);
             if (fakeCounters != null) {
                 LongSupplier c = fakeCounters.apply(flavour);

@@ -9,7 +9,10 @@ import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.KernelClocks;
+import org.timekeeping4j.arch.Arch;
+import org.timekeeping4j.arch.CounterRead;
 import org.timekeeping4j.linux.Platform;
+import org.timekeeping4j.machine.Stubs;
 
 class HardwareCounterTest {
 
@@ -18,10 +21,10 @@ class HardwareCounterTest {
         assumeTrue(CounterArch.HERE == CounterArch.X86_64, "x86 stubs: x86_64 only (everyArm64FlavourShouldCountForward runs the arm64 ones)");
         assumeTrue(CounterSelector.selected().isHardware(), "no trusted TSC here: " + CounterSelector.selected().rejected());
         double hz = CounterSelector.selected().frequency().hz();
-        for (CounterFlavour f : new CounterFlavour[] {CounterFlavour.X86_RDTSC, CounterFlavour.X86_LFENCE_RDTSC,
-                CounterFlavour.X86_RDTSCP}) {
+        for (CounterRead f : new CounterRead[] {CounterRead.X86_RDTSC, CounterRead.X86_LFENCE_RDTSC,
+                CounterRead.X86_RDTSCP}) {
             HardwareCounter c = HardwareCounter.create(f, hz);
-            assertThat(c.isOrdered()).isEqualTo(f != CounterFlavour.X86_RDTSC);
+            assertThat(c.isOrdered()).isEqualTo(f != CounterRead.X86_RDTSC);
             long k0 = KernelClocks.nanos(ClockId.MONOTONIC_RAW);
             long c0 = c.read();
             long last = c0;
@@ -40,8 +43,9 @@ class HardwareCounterTest {
     @Test
     void rdtscpShouldReportTheCpuNumberInTscAux() {
         assumeTrue(CounterArch.HERE == CounterArch.X86_64, "rdtscp: x86_64 only");
-        assumeTrue(CounterFlavour.X86_RDTSCP.mapped().ok(), String.valueOf(CounterFlavour.X86_RDTSCP.mapped().failure()));
-        HardwareCounter.Rdtscp c = (HardwareCounter.Rdtscp) HardwareCounter.create(CounterFlavour.X86_RDTSCP, 1e9);
+        Stubs.Mapped rdtscp = HardwareCounter.stub(CounterRead.X86_RDTSCP);
+        assumeTrue(rdtscp.ok(), String.valueOf(rdtscp.failure()));
+        HardwareCounter.Rdtscp c = (HardwareCounter.Rdtscp) HardwareCounter.create(CounterRead.X86_RDTSCP, 1e9);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment aux = arena.allocate(4);
             aux.set(ValueLayout.JAVA_INT, 0, -1);
@@ -60,13 +64,13 @@ class HardwareCounterTest {
     void everyArm64FlavourShouldCountForward() {
         assumeTrue(CounterArch.HERE == CounterArch.AARCH64, "arm64 stubs: aarch64 only (scripts/arm64.sh runs them emulated)");
         boolean ecv = (CounterSelector.RealEnvironment.INSTANCE.hwcap2() & Arm64Facts.HWCAP2_ECV) != 0;
-        for (CounterFlavour f : CounterFlavour.values()) {
-            if (f.arch() != CounterArch.AARCH64 || (f == CounterFlavour.A64_CNTVCTSS && !ecv)) {
+        for (CounterRead f : CounterRead.values()) {
+            if (f.arch() != Arch.AARCH64 || (f == CounterRead.A64_CNTVCTSS && !ecv)) {
                 continue; // cntvctss_el0 is undefined without FEAT_ECV
             }
-            assertThat(f.mapped().ok()).as(f + ": " + f.mapped().failure()).isTrue();
+            assertThat(HardwareCounter.stub(f).ok()).as(f + ": " + HardwareCounter.stub(f).failure()).isTrue();
             HardwareCounter c = HardwareCounter.create(f, 1e9);
-            assertThat(c.isOrdered()).isEqualTo(f != CounterFlavour.A64_CNTVCT);
+            assertThat(c.isOrdered()).isEqualTo(f != CounterRead.A64_CNTVCT);
             assertThat(c.widthBits()).isEqualTo(56);
             long first = c.read();
             long last = first;
@@ -77,8 +81,8 @@ class HardwareCounterTest {
             }
             assertThat(last).as(f.instructions() + " never moved").isGreaterThan(first);
         }
-        HardwareCounter ordered = HardwareCounter.create(CounterFlavour.A64_ISB_CNTVCT, 1e9);
-        HardwareCounter unordered = HardwareCounter.create(CounterFlavour.A64_CNTVCT, 1e9);
+        HardwareCounter ordered = HardwareCounter.create(CounterRead.A64_ISB_CNTVCT, 1e9);
+        HardwareCounter unordered = HardwareCounter.create(CounterRead.A64_CNTVCT, 1e9);
         long a = ordered.read();
         long b = unordered.read();
         long c = ordered.read();
