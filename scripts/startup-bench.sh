@@ -3,7 +3,7 @@
 # holds 300 ms later. Every variant is a fresh JVM; the variants alternate within each round (the order rotates
 # from round to round), so load falls on all alike. Prints Markdown: each variant's median and range, its ratio to
 # its baseline (and the difference), the resident memory 300 ms after the first read against the bare FFM program,
-# the time until exact mode serves, and the targets met or not. Figures: docs/PERFORMANCE.md.
+# the time until exact mode serves, and the start-up targets met or not. Figures: docs/PERFORMANCE.md.
 #
 #   scripts/startup-bench.sh                          # 10 rounds against this checkout's core (built if needed)
 #   scripts/startup-bench.sh --rounds 20 --core ../other/core/target/classes

@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
 
 /**
  * scripts/startup-bench.sh's report, in Markdown. {@code summary DIR}: the rounds' lines (DIR/results) as medians,
- * ranges and ratios to each variant's baseline, with the issue's targets; {@code footprint DIR}: the classes each
+ * ranges and ratios to each variant's baseline, with the start-up targets; {@code footprint DIR}: the classes each
  * variant loaded and NMT's areas, against the bare FFM program.
  */
 public class Summary {
@@ -166,7 +166,7 @@ public class Summary {
         }
     }
 
-    /** The targets, on the medians. */
+    /** The start-up targets, on the medians. */
     static void targets(Map<String, List<Run>> runs, Map<String, String> baseline, double bareRss) {
         System.out.println();
         System.out.println("Targets (medians):");

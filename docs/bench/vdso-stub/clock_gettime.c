@@ -1,4 +1,4 @@
-// The C reference points for exact mode (issue 14): ns per call of the vDSO's clock_gettime(CLOCK_MONOTONIC)
+// The C reference points for exact mode: ns per call of the vDSO's clock_gettime(CLOCK_MONOTONIC)
 // through glibc, of a bare rdtscp and of a bare rdtsc, interleaved in one run. Build and run (development
 // aid; the product compiles nothing):  gcc -O2 -o /tmp/cg clock_gettime.c && /tmp/cg
 #include <stdio.h>
