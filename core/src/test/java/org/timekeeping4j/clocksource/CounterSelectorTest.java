@@ -256,6 +256,37 @@ class CounterSelectorTest {
 
     private static final double SELF_TEST_LIMIT = CounterSelector.SELF_TEST_PPM;
 
+    /**
+     * A stall inside one calibration's baseline (here: the counter a millisecond ahead after the first pause of
+     * 90 ms or more between two reads, which is the first calibration's wait) skews that calibration by 1%; the
+     * stated frequency, which a second calibration confirms, is kept. The fake counter runs at exactly the stated
+     * 1 GHz: CLOCK_MONOTONIC_RAW's nanoseconds.
+     */
+    @Test
+    void aStatedFrequencyOneDisturbedCalibrationDisagreesWithShouldBeKept() {
+        assumeTrue(hardwareExpected(), noHardwareReason()); // create() maps the real stub of the flavour chosen
+        Fake env = new Fake();
+        env.clocksource = CounterArch.HERE.kernelClocksource();
+        env.flags = Set.of("constant_tsc", "nonstop_tsc", "rdtscp");
+        AtomicLong last = new AtomicLong();
+        AtomicLong offset = new AtomicLong();
+        AtomicLong pauses = new AtomicLong();
+        env.counterOverride = () -> {
+            long raw = env.real.kernelRawNanos();
+            long before = last.getAndSet(raw);
+            if (before != 0 && raw - before >= 90_000_000L && pauses.getAndIncrement() == 0) {
+                offset.set(1_000_000L); // the stall: 1 ms over the first calibration's 100 ms baseline
+            }
+            return raw + offset.get();
+        };
+        env.stated = Optional.of(new Frequency(1e9, 0, "a firmware"));
+        CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
+        assertThat(pauses.get()).as("the first calibration's wait and the second's").isGreaterThanOrEqualTo(2);
+        assertThat(s.isHardware()).as(s.rejected().toString()).isTrue();
+        assertThat(s.frequency().source()).isEqualTo("a firmware");
+        assertThat(s.rejected()).extracting(Rejection::candidate).doesNotContain("a firmware frequency");
+    }
+
     @Test
     void unorderedModeShouldReadTheCheapFlavour() {
         assumeTrue(hardwareExpected(), noHardwareReason());
