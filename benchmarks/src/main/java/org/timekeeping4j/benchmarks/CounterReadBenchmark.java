@@ -2,8 +2,8 @@ package org.timekeeping4j.benchmarks;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Setup;
-import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.arch.CounterRead;
+import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.clocksource.HardwareCounter;
 
 /**

@@ -4,8 +4,8 @@ import static org.timekeeping4j.device.VmClockLayout.COUNTER_ARM_VCNT;
 import static org.timekeeping4j.device.VmClockLayout.COUNTER_X86_TSC;
 
 import java.lang.invoke.MethodHandle;
-import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.arch.CounterRead;
+import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.machine.Stubs;
