@@ -171,26 +171,16 @@ public final class DeviceIo {
      */
     public static MemorySegment mapReadOnlyShared(int fd, long length, Arena arena) {
         MemorySegment state = capture();
-        try {
-            MemorySegment addr = (MemorySegment) LibC.MmapErrno.HANDLE.invokeExact(state, MemorySegment.NULL, length,
-                    LibC.PROT_READ, MAP_SHARED, fd, 0L);
-            if (addr.address() == LibC.MAP_FAILED) {
-                throw new ErrnoException("mmap(PROT_READ, MAP_SHARED)", LibC.errno(state));
-            }
-            return addr.reinterpret(length, arena, DeviceIo::unmap);
-        } catch (ErrnoException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw LinuxTime.rethrow(t);
+        long addr = LibC.call(LibC.Mmap.HANDLE, state, 0, length, LibC.PROT_READ, MAP_SHARED, fd, 0);
+        if (addr == LibC.MAP_FAILED) {
+            throw new ErrnoException("mmap(PROT_READ, MAP_SHARED)", LibC.errno(state));
         }
+        return MemorySegment.ofAddress(addr).reinterpret(length, arena, DeviceIo::unmap);
     }
 
     private static void unmap(MemorySegment mapping) {
         try (Arena a = Arena.ofConfined()) {
-            int ignored = (int) LibC.MunmapErrno.HANDLE.invokeExact(a.allocate(LibC.CAPTURE_STATE), mapping,
-                    mapping.byteSize());
-        } catch (Throwable t) {
-            throw LinuxTime.rethrow(t);
+            LibC.callInt(LibC.Munmap.HANDLE, a.allocate(LibC.CAPTURE_STATE), mapping.address(), mapping.byteSize(), 0);
         }
     }
 }

@@ -30,50 +30,22 @@ public final class ExecutableMemory {
         if (code.length == 0 || code.length > PAGE) {
             throw new IllegalArgumentException("code must be 1.." + PAGE + " bytes, got " + code.length);
         }
-        if (LibC.SYS_MMAP < 0) {
-            return mapThroughLibc(code);
-        }
-        // One syscall(2) handle for the three calls ({@link LibC.Syscall}): what a cold JVM pays per descriptor.
+        // The functions share one descriptor (LibC.SIX_LONGS): what a cold JVM pays per descriptor, paid once.
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(LibC.CAPTURE_STATE);
-            long page = LibC.syscall(state, LibC.SYS_MMAP, 0, PAGE, LibC.PROT_READ | LibC.PROT_WRITE,
+            long page = LibC.call(LibC.Mmap.HANDLE, state, 0, PAGE, LibC.PROT_READ | LibC.PROT_WRITE,
                     LibC.MAP_PRIVATE | LibC.MAP_ANONYMOUS, -1, 0);
             if (page == LibC.MAP_FAILED) {
                 throw new ErrnoException("mmap(PROT_READ|PROT_WRITE)", LibC.errno(state));
             }
             MemorySegment writable = MemorySegment.ofAddress(page).reinterpret(PAGE);
             MemorySegment.copy(code, 0, writable, ValueLayout.JAVA_BYTE, 0, code.length);
-            if (LibC.syscall(state, LibC.SYS_MPROTECT, page, PAGE, LibC.PROT_READ | LibC.PROT_EXEC, 0, 0, 0) != 0) {
+            if (LibC.callInt(LibC.Mprotect.HANDLE, state, page, PAGE, LibC.PROT_READ | LibC.PROT_EXEC) != 0) {
                 int errno = LibC.errno(state);
-                LibC.syscall(state, LibC.SYS_MUNMAP, page, PAGE, 0, 0, 0, 0);
+                LibC.callInt(LibC.Munmap.HANDLE, state, page, PAGE, 0);
                 throw new ErrnoException("mprotect(PROT_READ|PROT_EXEC)", errno);
             }
             return writable.reinterpret(code.length);
-        }
-    }
-
-    /** As {@link #map}, through libc's mmap, mprotect and munmap: where {@link LibC#SYS_MMAP} is not known. */
-    private static MemorySegment mapThroughLibc(byte[] code) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(LibC.CAPTURE_STATE);
-            MemorySegment page = (MemorySegment) LibC.MmapErrno.HANDLE.invokeExact(state, MemorySegment.NULL, PAGE,
-                    LibC.PROT_READ | LibC.PROT_WRITE, LibC.MAP_PRIVATE | LibC.MAP_ANONYMOUS, -1, 0L);
-            if (page.address() == LibC.MAP_FAILED) {
-                throw new ErrnoException("mmap(PROT_READ|PROT_WRITE)", LibC.errno(state));
-            }
-            MemorySegment writable = page.reinterpret(PAGE);
-            MemorySegment.copy(code, 0, writable, ValueLayout.JAVA_BYTE, 0, code.length);
-            int rc = (int) LibC.MprotectErrno.HANDLE.invokeExact(state, page, PAGE, LibC.PROT_READ | LibC.PROT_EXEC);
-            if (rc != 0) {
-                int errno = LibC.errno(state);
-                int ignored = (int) LibC.MunmapErrno.HANDLE.invokeExact(state, page, PAGE);
-                throw new ErrnoException("mprotect(PROT_READ|PROT_EXEC)", errno);
-            }
-            return page.reinterpret(code.length);
-        } catch (ErrnoException | IllegalArgumentException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw LinuxTime.rethrow(t);
         }
     }
 }

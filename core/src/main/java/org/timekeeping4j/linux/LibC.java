@@ -53,9 +53,9 @@ public final class LibC {
 
     // The handles, one holder class each: a class's static finals are what let the JIT inline a downcall, and a
     // holder binds its handle on first use only. Each distinct descriptor and option set costs a cold JVM
-    // milliseconds of LambdaForm spinning, so exact mode's discovery binds only what it calls (Syscall, and
-    // ClockGettimeErrno where a clock fails); the handles of the same descriptor and options share the JDK's
-    // invoker (ClockGettimeErrno, ClockGetresErrno, ClockAdjtimeErrno).
+    // milliseconds of LambdaForm spinning, so exact mode's discovery binds only what it calls (the functions of
+    // SIX_LONGS, and ClockGettimeErrno where a clock fails); the handles of the same descriptor and options share
+    // the JDK's invoker (ClockGettimeErrno, ClockGetresErrno, ClockAdjtimeErrno; Mmap to Close).
 
     /** int clock_gettime(clockid_t, struct timespec *): man 2 clock_gettime. Critical; via the vDSO where it has the clock. */
     public static final class ClockGettimeCritical {
@@ -114,83 +114,127 @@ public final class LibC {
         private UnameErrno() {}
     }
 
-    /** void *mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset): man 2 mmap. */
-    public static final class MmapErrno {
-        public static final MethodHandle HANDLE = handle("mmap",
-                FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG), ERRNO_OPTION);
+    /**
+     * long (long, long, long, long, long, long), errno captured: the one descriptor of the calls the bindings make
+     * for themselves (mmap, mprotect and munmap for the stubs and the VMClock page; pipe2, write and close for
+     * {@link PageProbe}). A cold JVM spins a downcall stub and its LambdaForms per descriptor and option set, 4 to
+     * 6 ms each here; one shared descriptor pays that once. Not syscall(2): the linker spins a variadic call's
+     * handle at twice that (12 ms), and a non-variadic call to a variadic function leaves AL undefined, which the
+     * x86_64 ABI has the callee trust.
+     *
+     * <p>Exact at the ABI level on x86_64 and aarch64, where all six arguments travel in registers: an {@code int}
+     * parameter is read from its register's low 32 bits, the arguments a function does not declare are registers
+     * it never reads, and a function returning {@code int} leaves the upper half of the result register undefined,
+     * so such a result is narrowed ({@link #callInt}).
+     */
+    private static final FunctionDescriptor SIX_LONGS = FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG,
+            JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
 
-        private MmapErrno() {}
+    /** void *mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset): man 2 mmap. */
+    public static final class Mmap {
+        public static final MethodHandle HANDLE = handle("mmap", SIX_LONGS, ERRNO_OPTION);
+
+        private Mmap() {}
     }
 
     /** int mprotect(void *addr, size_t len, int prot): man 2 mprotect. */
-    public static final class MprotectErrno {
-        public static final MethodHandle HANDLE = handle("mprotect",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), ERRNO_OPTION);
+    public static final class Mprotect {
+        public static final MethodHandle HANDLE = handle("mprotect", SIX_LONGS, ERRNO_OPTION);
 
-        private MprotectErrno() {}
+        private Mprotect() {}
     }
 
     /** int munmap(void *addr, size_t length): man 2 munmap. */
-    public static final class MunmapErrno {
-        public static final MethodHandle HANDLE = handle("munmap",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG), ERRNO_OPTION);
+    public static final class Munmap {
+        public static final MethodHandle HANDLE = handle("munmap", SIX_LONGS, ERRNO_OPTION);
 
-        private MunmapErrno() {}
+        private Munmap() {}
+    }
+
+    /** int pipe2(int pipefd[2], int flags): man 2 pipe2. */
+    public static final class Pipe2 {
+        public static final MethodHandle HANDLE = handle("pipe2", SIX_LONGS, ERRNO_OPTION);
+
+        private Pipe2() {}
+    }
+
+    /** ssize_t write(int fd, const void *buf, size_t count): man 2 write. */
+    public static final class Write {
+        public static final MethodHandle HANDLE = handle("write", SIX_LONGS, ERRNO_OPTION);
+
+        private Write() {}
+    }
+
+    /** int close(int fd): man 2 close. */
+    public static final class Close {
+        public static final MethodHandle HANDLE = handle("close", SIX_LONGS, ERRNO_OPTION);
+
+        private Close() {}
     }
 
     /**
-     * long syscall(long number, long a1, ..., long a6), errno captured: the system calls the bindings make for
-     * themselves (mmap, mprotect and munmap for the stubs, pipe2, write and close for {@link PageProbe}) through one
-     * handle, one descriptor: a cold JVM spins LambdaForms per descriptor, and exact mode's discovery would
-     * otherwise pay for six. The arguments are variadic longs (the kernel takes the low bits it needs; unused ones
-     * are ignored); the result is the call's, or -1 with errno in the capture segment, as libc's syscall(2) returns.
-     * Only where {@link #SYS_MMAP} is not -1 (x86_64 and the generic table: aarch64, riscv64, loongarch64).
+     * int clock_gettime(clockid_t, struct timespec *) through {@link #SIX_LONGS}: for a discovery's measurement of
+     * its own CPU time ({@code vdso.DiscoveryPhases}), which then links no descriptor of its own.
      */
-    public static final class Syscall {
-        public static final MethodHandle HANDLE = handle("syscall", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG,
-                JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), Linker.Option.firstVariadicArg(1),
-                ERRNO_OPTION);
+    public static final class ClockGettimeSelf {
+        public static final MethodHandle HANDLE = handle("clock_gettime", SIX_LONGS, ERRNO_OPTION);
 
-        private Syscall() {}
-    }
-
-    // The numbers of the calls made through Syscall (arch/x86/entry/syscalls/syscall_64.tbl; the generic table,
-    // include/uapi/asm-generic/unistd.h), -1 where this architecture's are not known here: use the libc handles.
-    public static final long SYS_WRITE = syscallNumber(1, 64);
-    public static final long SYS_CLOSE = syscallNumber(3, 57);
-    public static final long SYS_MMAP = syscallNumber(9, 222);
-    public static final long SYS_MPROTECT = syscallNumber(10, 226);
-    public static final long SYS_MUNMAP = syscallNumber(11, 215);
-    public static final long SYS_PIPE2 = syscallNumber(293, 59);
-
-    private static long syscallNumber(long x86, long generic) {
-        String machine = Platform.ARCH;
-        if ("x86_64".equals(machine)) {
-            return x86;
-        }
-        return "aarch64".equals(machine) || "riscv64".equals(machine) || "loongarch64".equals(machine) ? generic : -1;
+        private ClockGettimeSelf() {}
     }
 
     /**
-     * syscall(2) through {@link Syscall}: the call's result, or -1 with errno in {@code capture}.
+     * Links the first handle a discovery calls ({@link Mmap}'s: the stubs are mapped first). In a cold JVM that is
+     * the JDK's FFM start-up, about half of what a discovery costs.
      *
-     * @param capture a {@link #CAPTURE_STATE} segment
-     * @param number  the call's number (one of the SYS_ constants, not -1)
-     * @param a1      first argument
-     * @param a2      second argument
-     * @param a3      third argument
-     * @param a4      fourth argument
-     * @param a5      fifth argument
-     * @param a6      sixth argument
-     * @return the result, or -1
+     * @return null where the bindings can call libc, else why not (one line, with what to do)
      */
-    public static long syscall(MemorySegment capture, long number, long a1, long a2, long a3, long a4, long a5,
-            long a6) {
+    public static String bootstrap() {
+        if (Platform.UNSUPPORTED_REASON != null) {
+            return Platform.UNSUPPORTED_REASON; // not Linux, another ABI, or native access denied
+        }
         try {
-            return (long) Syscall.HANDLE.invokeExact(capture, number, a1, a2, a3, a4, a5, a6);
+            return Mmap.HANDLE == null ? "libc's mmap cannot be bound" : null;
+        } catch (LinkageError e) { // no such symbol (a libc that is neither glibc nor musl)
+            return "libc's mmap cannot be bound: " + e;
+        }
+    }
+
+    /**
+     * Calls one of the functions of {@link #SIX_LONGS} ({@link Mmap}, {@link Write}, ...: its {@code HANDLE}) with
+     * errno captured into {@code capture}; pass 0 for the arguments it does not declare.
+     *
+     * @param function the function's handle
+     * @param capture  a {@link #CAPTURE_STATE} segment
+     * @param a1       first argument
+     * @param a2       second argument
+     * @param a3       third argument
+     * @param a4       fourth argument
+     * @param a5       fifth argument
+     * @param a6       sixth argument
+     * @return the result of a function that returns a pointer or a {@code long}-sized integer
+     */
+    public static long call(MethodHandle function, MemorySegment capture, long a1, long a2, long a3, long a4,
+            long a5, long a6) {
+        try {
+            return (long) function.invokeExact(capture, a1, a2, a3, a4, a5, a6);
         } catch (Throwable t) {
             throw LinuxTime.rethrow(t);
         }
+    }
+
+    /**
+     * {@link #call} for a function that returns {@code int} and takes at most three arguments: the result
+     * register's low 32 bits.
+     *
+     * @param function the function's handle
+     * @param capture  a {@link #CAPTURE_STATE} segment
+     * @param a1       first argument
+     * @param a2       second argument (0 where it takes fewer)
+     * @param a3       third argument (0 where it takes fewer)
+     * @return the result
+     */
+    public static int callInt(MethodHandle function, MemorySegment capture, long a1, long a2, long a3) {
+        return (int) call(function, capture, a1, a2, a3, 0, 0, 0);
     }
 
     /** mmap/mprotect constants (asm-generic/mman-common.h, the same on x86_64 and aarch64). */

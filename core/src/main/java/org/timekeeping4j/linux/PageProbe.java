@@ -1,13 +1,9 @@
 package org.timekeeping4j.linux;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
 
 /**
  * Whether a page of a special mapping ([vvar], [vvar_vclock]) can be loaded from, decided without loading
@@ -22,15 +18,6 @@ import java.lang.invoke.MethodHandle;
  * process_vm_readv(2) fails with EFAULT on every one (get_user_pages refuses VM_IO|VM_PFNMAP).
  */
 public final class PageProbe {
-
-    /** libc's pipe2, write and close: where {@link LibC#SYS_PIPE2} is not known (else one syscall handle serves). */
-    private static final class Libc {
-        static final MethodHandle PIPE2_ERRNO =
-                LibC.handle("pipe2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), LibC.ERRNO_OPTION);
-        static final MethodHandle WRITE_ERRNO = LibC.handle("write",
-                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG), LibC.ERRNO_OPTION);
-        static final MethodHandle CLOSE = LibC.handle("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    }
 
     /** O_CLOEXEC (asm-generic/fcntl.h; x86_64 and aarch64). */
     private static final int O_CLOEXEC = 0x80000;
@@ -52,48 +39,22 @@ public final class PageProbe {
         if (length < 1 || length > 4096) {
             throw new IllegalArgumentException("length " + length + " is not 1..4096");
         }
-        if (LibC.SYS_PIPE2 < 0) {
-            return copyErrnoThroughLibc(address, length);
-        }
-        // Through the one syscall(2) handle the stubs' mapping binds too (LibC.Syscall): no handle of its own.
+        // Through the functions the stubs' mapping calls too (one descriptor, LibC.SIX_LONGS): no handle of its own.
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment capture = arena.allocate(LibC.CAPTURE_STATE);
             MemorySegment fds = arena.allocate(JAVA_INT, 2);
-            if (LibC.syscall(capture, LibC.SYS_PIPE2, fds.address(), O_CLOEXEC, 0, 0, 0, 0) != 0) {
+            if (LibC.callInt(LibC.Pipe2.HANDLE, capture, fds.address(), O_CLOEXEC, 0) != 0) {
                 throw new ErrnoException("pipe2", LibC.errno(capture));
             }
             int r = fds.getAtIndex(JAVA_INT, 0);
             int w = fds.getAtIndex(JAVA_INT, 1);
             try {
-                long n = LibC.syscall(capture, LibC.SYS_WRITE, w, address, length, 0, 0, 0);
+                long n = LibC.call(LibC.Write.HANDLE, capture, w, address, length, 0, 0, 0);
                 return n == length ? 0 : n < 0 ? LibC.errno(capture) : EFAULT; // a short copy: a fault in it
             } finally {
-                LibC.syscall(capture, LibC.SYS_CLOSE, r, 0, 0, 0, 0, 0);
-                LibC.syscall(capture, LibC.SYS_CLOSE, w, 0, 0, 0, 0, 0);
+                LibC.callInt(LibC.Close.HANDLE, capture, r, 0, 0);
+                LibC.callInt(LibC.Close.HANDLE, capture, w, 0, 0);
             }
-        }
-    }
-
-    private static int copyErrnoThroughLibc(long address, int length) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment capture = arena.allocate(LibC.CAPTURE_STATE);
-            MemorySegment fds = arena.allocate(JAVA_INT, 2);
-            if ((int) Libc.PIPE2_ERRNO.invokeExact(capture, fds, O_CLOEXEC) != 0) {
-                throw new ErrnoException("pipe2", LibC.errno(capture));
-            }
-            int r = fds.getAtIndex(JAVA_INT, 0);
-            int w = fds.getAtIndex(JAVA_INT, 1);
-            try {
-                long n = (long) Libc.WRITE_ERRNO.invokeExact(capture, w, address, (long) length);
-                return n == length ? 0 : n < 0 ? LibC.errno(capture) : EFAULT; // a short copy: a fault in it
-            } finally {
-                int ignored = (int) Libc.CLOSE.invokeExact(r);
-                ignored = (int) Libc.CLOSE.invokeExact(w);
-            }
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw LinuxTime.rethrow(t);
         }
     }
 }

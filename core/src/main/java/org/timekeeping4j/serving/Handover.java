@@ -1,7 +1,7 @@
 package org.timekeeping4j.serving;
 
 import org.timekeeping4j.disruption.Disruptions;
-import org.timekeeping4j.linux.ColdClockGettime;
+import org.timekeeping4j.linux.LibC;
 import org.timekeeping4j.machine.ClockGettimeStub;
 import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.vdso.DiscoveryPhases;
@@ -31,7 +31,7 @@ final class Handover {
     static void discover() {
         long t0 = System.nanoTime();
         DiscoveryPhases.begin(FastPath.firstUse());
-        String unavailable = ColdClockGettime.unavailable();
+        String unavailable = LibC.bootstrap();
         DiscoveryPhases.mark(DiscoveryPhases.FFM_BOOTSTRAP);
         if (unavailable != null) {
             FastPath.discoveryNanos = System.nanoTime() - t0;

@@ -1,6 +1,10 @@
 package org.timekeeping4j.vdso;
 
-import org.timekeeping4j.linux.ColdClockGettime;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import org.timekeeping4j.linux.LibC;
 
 /**
  * What the last discovery of exact mode cost, phase by phase: the wall time and the discovering thread's CPU time
@@ -8,7 +12,8 @@ import org.timekeeping4j.linux.ColdClockGettime;
  *
  * <p>Cheap on purpose, since it runs inside what it measures: a phase ends with {@link #mark}, which charges to it
  * everything since the previous mark (a System.nanoTime and a clock_gettime(CLOCK_THREAD_CPUTIME_ID) through
- * {@link ColdClockGettime}, about a microsecond); no lambda, no string, no collection. The thread's CPU time at
+ * {@link LibC.ClockGettimeSelf}, the descriptor the discovery links first anyway: about a microsecond, and no
+ * downcall shape of its own); no lambda, no string, no collection. The thread's CPU time at
  * {@link #begin} comes from /proc/thread-self/schedstat (FFM is not up yet there): the kernel's sum_exec_runtime,
  * which may lag the running thread by up to a scheduler tick.
  *
@@ -52,6 +57,10 @@ public final class DiscoveryPhases {
     private static long firstUse;
     private static long lastWall;
     private static long lastCpu;
+    // cpuNanos' timespec and errno buffer, allocated by the first discovery's thread and reused by the later ones:
+    // discoveries run one after the other, each on a thread started after the last ended (happens-before).
+    private static MemorySegment timespec;
+    private static MemorySegment capture;
     private static volatile Report last;
 
     private DiscoveryPhases() {}
@@ -106,14 +115,18 @@ public final class DiscoveryPhases {
         return last;
     }
 
-    /** This thread's CPU time in ns (clock_gettime once FFM is up), or -1 where unknown. */
+    /**
+     * This thread's CPU time in ns, or -1 where unknown: clock_gettime once the first handle is linked (through
+     * the descriptor that handle has, so that measuring links none of its own), /proc before.
+     */
     private static long cpuNanos() {
-        if (ColdClockGettime.unavailable() == null) {
-            try {
-                return ColdClockGettime.nanos(CLOCK_THREAD_CPUTIME_ID);
-            } catch (RuntimeException e) {
-                return -1;
+        if (LibC.bootstrap() == null) {
+            if (timespec == null) { // once per process, never freed: a few dozen bytes
+                timespec = Arena.global().allocate(16, 8);
+                capture = Arena.global().allocate(LibC.CAPTURE_STATE);
             }
+            int rc = LibC.callInt(LibC.ClockGettimeSelf.HANDLE, capture, CLOCK_THREAD_CPUTIME_ID, timespec.address(), 0);
+            return rc != 0 ? -1 : timespec.get(JAVA_LONG, 0) * 1_000_000_000L + timespec.get(JAVA_LONG, 8);
         }
         return schedstatNanos();
     }

@@ -63,15 +63,14 @@ public final class VmClockWriterMain {
         }
         try {
             java.lang.foreign.MemorySegment state = arena.allocate(org.timekeeping4j.linux.LibC.CAPTURE_STATE);
-            java.lang.foreign.MemorySegment at = (java.lang.foreign.MemorySegment) org.timekeeping4j.linux.LibC
-                    .MmapErrno.HANDLE.invokeExact(state, java.lang.foreign.MemorySegment.NULL, 4096L,
-                            org.timekeeping4j.linux.LibC.PROT_READ | org.timekeeping4j.linux.LibC.PROT_WRITE,
-                            org.timekeeping4j.linux.DeviceIo.MAP_SHARED, fd, physical);
-            if (at.address() == -1L) {
+            long at = org.timekeeping4j.linux.LibC.call(org.timekeeping4j.linux.LibC.Mmap.HANDLE, state, 0, 4096,
+                    org.timekeeping4j.linux.LibC.PROT_READ | org.timekeeping4j.linux.LibC.PROT_WRITE,
+                    org.timekeeping4j.linux.DeviceIo.MAP_SHARED, fd, physical);
+            if (at == -1L) {
                 throw new IllegalStateException("/dev/mem: mmap at 0x" + Long.toHexString(physical) + " failed: "
                         + org.timekeeping4j.linux.Errno.describe(org.timekeeping4j.linux.LibC.errno(state)));
             }
-            return new VmClockPageWriter(at.reinterpret(4096));
+            return new VmClockPageWriter(java.lang.foreign.MemorySegment.ofAddress(at).reinterpret(4096));
         } catch (RuntimeException e) {
             throw e;
         } catch (Throwable t) {

@@ -16,14 +16,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The cheap ways exact mode's discovery asks the kernel (no handle of their own, no regex, no NIO), each against
- * the call it replaces: /proc/self/auxv against getauxval, /proc/sys/kernel/osrelease against uname, the one
- * syscall(2) handle against the kernel's answers (errno included), the hand-made cpuinfo split.
+ * the call it replaces: /proc/self/auxv against getauxval, /proc/sys/kernel/osrelease against uname, the
+ * functions of one descriptor against the kernel's answers (errno included), the hand-made cpuinfo split.
  */
 class ColdBindingsTest {
-
-    private static void assumeSyscalls() {
-        assumeTrue(LibC.SYS_MMAP >= 0, "the system call numbers of " + Platform.ARCH + " are not known here");
-    }
 
     @Test
     void theAuxiliaryVectorFromProcShouldBeGetauxvals() throws Throwable {
@@ -42,26 +38,26 @@ class ColdBindingsTest {
     }
 
     @Test
-    void theSyscallHandleShouldReturnResultsAndErrno() {
-        assumeSyscalls();
+    void theSixLongFunctionsShouldReturnResultsAndErrno() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(LibC.CAPTURE_STATE);
-            assertThat(LibC.syscall(state, LibC.SYS_CLOSE, -1, 0, 0, 0, 0, 0)).isEqualTo(-1);
+            assertThat(LibC.callInt(LibC.Close.HANDLE, state, -1, 0, 0)).isEqualTo(-1);
             assertThat(LibC.errno(state)).isEqualTo(Errno.EBADF);
             MemorySegment fds = arena.allocate(8);
-            assertThat(LibC.syscall(state, LibC.SYS_PIPE2, fds.address(), 0, 0, 0, 0, 0)).isZero();
+            assertThat(LibC.callInt(LibC.Pipe2.HANDLE, state, fds.address(), 0, 0)).isZero();
             MemorySegment bytes = arena.allocate(16);
             int w = fds.get(java.lang.foreign.ValueLayout.JAVA_INT, 4);
-            assertThat(LibC.syscall(state, LibC.SYS_WRITE, w, bytes.address(), 16, 0, 0, 0)).isEqualTo(16);
-            assertThat(LibC.syscall(state, LibC.SYS_CLOSE, w, 0, 0, 0, 0, 0)).isZero();
-            assertThat(LibC.syscall(state, LibC.SYS_CLOSE, fds.get(java.lang.foreign.ValueLayout.JAVA_INT, 0),
-                    0, 0, 0, 0, 0)).isZero();
+            assertThat(LibC.call(LibC.Write.HANDLE, state, w, bytes.address(), 16, 0, 0, 0)).isEqualTo(16);
+            assertThat(LibC.callInt(LibC.Close.HANDLE, state, w, 0, 0)).isZero();
+            assertThat(LibC.callInt(LibC.Close.HANDLE, state, fds.get(java.lang.foreign.ValueLayout.JAVA_INT, 0),
+                    0, 0)).isZero();
+            assertThat(LibC.callInt(LibC.Munmap.HANDLE, state, 4097, 4096, 0)).isEqualTo(-1); // not page-aligned
+            assertThat(LibC.errno(state)).isEqualTo(Errno.EINVAL);
         }
     }
 
     @Test
     void thePageProbeShouldTellReadableFromUnmappedMemory() {
-        assumeSyscalls();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment mine = arena.allocate(4096, 4096);
             assertThat(PageProbe.copyErrno(mine.address(), 32)).isZero();
@@ -71,7 +67,6 @@ class ColdBindingsTest {
 
     @Test
     void executableMemoryShouldHoldTheCodeReadOnly() {
-        assumeSyscalls();
         byte[] code = {(byte) 0xc3, 0x01, 0x02};
         MemorySegment page = ExecutableMemory.map(code);
         assertThat(page.byteSize()).isEqualTo(code.length);
