@@ -17,7 +17,7 @@ import org.timekeeping4j.machine.Stubs;
 /**
  * What a critical FFM downcall costs by its arguments, beside the kernel path built on it: an empty function
  * ({@code mov eax, 42; ret}) called with no argument, one int and four longs, and the kernel path's
- * clock_gettime stub generic (the id passed) against the clock's own (the id in the code, what
+ * clock_gettime stub generic (the id passed, third of the exact read's four longs) against the clock's own (the id in the code, what
  * {@code KernelClocks.nanos} runs). This is why the hot reads bind their arguments in the code (vdso.KernelVdso's
  * bound sites, ClockGettimeStub's own stubs). x86_64 only (the empty function is x86 code).
  *
@@ -61,7 +61,7 @@ public class DowncallCostBenchmark extends PerCallBenchmark {
 
     @Benchmark
     public long clockGettimeStubIdPassed() throws Throwable {
-        return (long) ClockGettimeStub.NANOS.invokeExact(1);
+        return (long) ClockGettimeStub.NANOS.invokeExact(0L, 0L, 1L, 0L);
     }
 
     @Benchmark

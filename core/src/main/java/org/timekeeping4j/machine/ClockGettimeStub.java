@@ -1,9 +1,5 @@
 package org.timekeeping4j.machine;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-
-import java.lang.foreign.FunctionDescriptor;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.nio.ByteBuffer;
@@ -25,7 +21,9 @@ import org.timekeeping4j.linux.Platform;
  * {@code tv_sec * 10^9 + tv_nsec} (two's-complement wrap, as Java's long arithmetic), or {@link #FAILED} where
  * the call returned non-zero. REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME and TAI each get a copy that loads
  * its own id, so their downcall passes no argument ({@link #nanos(int)} picks it): measured, that is the last
- * few tenths of a nanosecond between the kernel path and nanoTime. Mapped as the counter stubs are ({@link Stubs#map}: W^X, the
+ * few tenths of a nanosecond between the kernel path and nanoTime. The generic copy takes the exact read's four
+ * arguments ({@link VdsoStub}: the id is the third), so that a cold JVM links one downcall shape for both (each
+ * shape costs it milliseconds) and the exact read's generic call site calls it as it is. Mapped as the counter stubs are ({@link Stubs#map}: W^X, the
  * {@code timekeeping4j.execmem} configuration); where it is not mapped (another architecture, executable memory
  * refused) {@link #NANOS} is null and readers use {@link ClockGettime#timespec()} with a buffer of their own
  * ({@link #clockGettimeNanos} does both).
@@ -42,28 +40,27 @@ public final class ClockGettimeStub {
      */
     public static final long FAILED = Long.MIN_VALUE;
 
-    /** long (clockid_t). */
-    private static final FunctionDescriptor NANOS_OF_CLOCK = FunctionDescriptor.of(JAVA_LONG, JAVA_INT);
-    /** long (void): one clock's own stub. */
-    private static final FunctionDescriptor NANOS_OF_ITS_CLOCK = FunctionDescriptor.of(JAVA_LONG);
-
-    /** The x86_64 stub; the function's address is the 8-byte immediate at {@link #X86_FUNCTION}. */
-    private static final String X86_CODE = "48 83 ec 18 48 89 e6 48 b8 00 00 00 00 00 00 00 00 ff d0 85 c0 75 12 48 69"
+    /**
+     * The x86_64 stub after the instruction that puts the id in edi; the function's address is the 8-byte
+     * immediate at {@link #X86_FUNCTION} (movabs rax at 7).
+     */
+    private static final String X86_BODY = "48 83 ec 18 48 89 e6 48 b8 00 00 00 00 00 00 00 00 ff d0 85 c0 75 12 48 69"
             + " 04 24 00 ca 9a 3b 48 03 44 24 08 48 83 c4 18 c3 48 b8 00 00 00 00 00 00 00 80 48 83 c4 18 c3";
-    /** Where the 8-byte immediate of the function's address sits (movabs rax at 7). */
     private static final int X86_FUNCTION = 9;
-    /** One clock's own x86_64 stub starts with mov edi, imm32 (bf, then the id): 5 bytes. */
-    private static final int X86_OWN_CLOCK = 5;
+    /** The generic x86_64 stub starts with mov edi, edx: the id, the third argument. */
+    private static final String X86_ID_OF_ARGUMENT = "89 d7";
+    /** One clock's own x86_64 stub starts with mov edi, imm32 (bf, then the id). */
+    private static final byte X86_ID_OF_CODE = (byte) 0xbf;
 
     /**
-     * The arm64 stub's words; the function's address is the literal after them (at 0x40). One clock's own stub
-     * starts with {@link #ARM64_OWN_CLOCK} and drops the alignment nop, so its ldr reaches one word less far.
+     * The arm64 stub after the word that puts the id in w0; the function's address is the literal after them
+     * (at 0x40).
      */
-    private static final int[] ARM64_CODE = {
+    private static final int[] ARM64_BODY = {
         0xa9be7bfd, // stp x29, x30, [sp, #-32]!
         0x910003fd, // mov x29, sp
         0x910043e1, // add x1, sp, #16            (&timespec)
-        0x580001b0, // ldr x16, function          (the literal at 0x40)
+        0x58000190, // ldr x16, function          (the literal at 0x40)
         0xd63f0200, // blr x16
         0x350000e0, // cbnz w0, failed            (0x30)
         0xa9410fe2, // ldp x2, x3, [sp, #16]      (tv_sec, tv_nsec)
@@ -75,13 +72,11 @@ public final class ClockGettimeStub {
         0xd2f00000, // failed: movz x0, #0x8000, lsl #48 (FAILED)
         0xa8c27bfd, // ldp x29, x30, [sp], #32
         0xd65f03c0, // ret
-        0xd503201f, // nop                        (aligns the literal to 8)
     };
-    /** movz w0, #id: the id in bits 5-20. */
-    private static final int ARM64_OWN_CLOCK = 0x52800000;
-    /** Where the ldr of the literal sits, and what one word less of reach takes off its encoding (imm19 at bit 5). */
-    private static final int ARM64_LDR = 3;
-    private static final int ARM64_LDR_ONE_WORD = 1 << 5;
+    /** The generic arm64 stub starts with mov w0, w2: the id, the third argument. */
+    private static final int ARM64_ID_OF_ARGUMENT = 0x2a0203e0;
+    /** One clock's own arm64 stub starts with movz w0, #id: the id in bits 5-20. */
+    private static final int ARM64_ID_OF_CODE = 0x52800000;
 
     // The clocks with their own stub, by their kernel ids (include/uapi/linux/time.h, as ClockId has them) as
     // compile-time constants: ClockId's id field is an enum's, which the JIT does not fold. A caller holding a
@@ -97,8 +92,9 @@ public final class ClockGettimeStub {
             : map(ClockGettime.TARGET.function().address(), Arch.HERE);
 
     /**
-     * long (clockid_t): the clock in nanoseconds, or {@link #FAILED}; null where the stub is not mapped (see
-     * {@link #describe()}). Critical, like the call it wraps. Static final, so the JIT inlines the downcall.
+     * long (long, long, long clockId, long), the exact read's arguments, of which only the third is read: the clock
+     * in nanoseconds, or {@link #FAILED}; null where the stub is not mapped (see {@link #describe()}). Critical,
+     * like the call it wraps. Static final, so the JIT inlines the downcall.
      */
     public static final MethodHandle NANOS = MAPPED.handle();
 
@@ -156,7 +152,7 @@ public final class ClockGettimeStub {
             case CLOCK_MONOTONIC_RAW -> (long) MONOTONIC_RAW_NANOS.invokeExact();
             case CLOCK_BOOTTIME -> (long) BOOTTIME_NANOS.invokeExact();
             case CLOCK_TAI -> (long) TAI_NANOS.invokeExact();
-            default -> (long) NANOS.invokeExact(clockId);
+            default -> (long) NANOS.invokeExact(0L, 0L, (long) clockId, 0L);
         };
     }
 
@@ -178,8 +174,13 @@ public final class ClockGettimeStub {
             case CLOCK_MONOTONIC_RAW -> MONOTONIC_RAW_NANOS;
             case CLOCK_BOOTTIME -> BOOTTIME_NANOS;
             case CLOCK_TAI -> TAI_NANOS;
-            default -> MethodHandles.insertArguments(NANOS, 0, clockId);
+            default -> ofClock(clockId);
         };
+    }
+
+    /** {@link #NANOS} with the clock bound: {@code long ()}. */
+    private static MethodHandle ofClock(int clockId) {
+        return MethodHandles.insertArguments(NANOS, 0, 0L, 0L, (long) clockId, 0L);
     }
 
     /** The clock's own stub; where that one mapping fails (and NANOS did not), NANOS with the id bound. */
@@ -188,7 +189,7 @@ public final class ClockGettimeStub {
             return null;
         }
         Stubs.Mapped own = map(ClockGettime.TARGET.function().address(), Arch.HERE, clockId);
-        return own.ok() ? own.handle() : MethodHandles.insertArguments(NANOS, 0, clockId);
+        return own.ok() ? own.handle() : ofClock(clockId);
     }
 
     /** {@return one line: which clock_gettime the kernel reads call, and whether through the stub and why not} */
@@ -213,11 +214,11 @@ public final class ClockGettimeStub {
             return new Stubs.Mapped(null, "the clock_gettime stub is x86_64 and aarch64 code and this is "
                     + Platform.ARCH);
         }
-        return Stubs.map("clock_gettime stub", code(arch, function), NANOS_OF_CLOCK, arch);
+        return Stubs.map("clock_gettime stub", code(arch, function), Stubs.FOUR_LONGS, arch);
     }
 
     /**
-     * As {@link #map(long, Arch)}, for one clock's own stub: {@code long (void)}.
+     * As {@link #map(long, Arch)}, for one clock's own stub: {@code long ()}.
      *
      * @param function the address of a clock_gettime
      * @param arch     the architecture (not null)
@@ -225,11 +226,11 @@ public final class ClockGettimeStub {
      * @return the handle, or why there is none
      */
     public static Stubs.Mapped map(long function, Arch arch, int clockId) {
-        return Stubs.map("clock_gettime stub", code(arch, function, clockId), NANOS_OF_ITS_CLOCK, arch);
+        return Stubs.map("clock_gettime stub", code(arch, function, clockId), Stubs.LONG_VOID, arch);
     }
 
     /**
-     * The stub for {@code arch} calling {@code function}.
+     * The generic stub for {@code arch} calling {@code function}: the id is its third argument.
      *
      * @param arch     the architecture
      * @param function the address of the clock_gettime it calls
@@ -237,12 +238,8 @@ public final class ClockGettimeStub {
      */
     public static byte[] code(Arch arch, long function) {
         return switch (arch) {
-            case X86_64 -> {
-                byte[] code = MachineCode.x86(X86_CODE);
-                ByteBuffer.wrap(code).order(ByteOrder.LITTLE_ENDIAN).putLong(X86_FUNCTION, function);
-                yield code;
-            }
-            case AARCH64 -> arm64(ARM64_CODE.clone(), function);
+            case X86_64 -> x86(MachineCode.x86(X86_ID_OF_ARGUMENT), function);
+            case AARCH64 -> arm64(ARM64_ID_OF_ARGUMENT, function);
         };
     }
 
@@ -260,26 +257,30 @@ public final class ClockGettimeStub {
         }
         return switch (arch) {
             case X86_64 -> {
-                byte[] body = code(arch, function);
-                byte[] code = new byte[X86_OWN_CLOCK + body.length];
-                ByteBuffer.wrap(code).order(ByteOrder.LITTLE_ENDIAN).put((byte) 0xbf).putInt(clockId).put(body);
-                yield code;
+                byte[] movImm = new byte[5];
+                ByteBuffer.wrap(movImm).order(ByteOrder.LITTLE_ENDIAN).put(X86_ID_OF_CODE).putInt(clockId);
+                yield x86(movImm, function);
             }
-            case AARCH64 -> {
-                int[] words = new int[ARM64_CODE.length];           // the id's word in, the alignment nop out
-                words[0] = ARM64_OWN_CLOCK | clockId << 5;
-                System.arraycopy(ARM64_CODE, 0, words, 1, ARM64_CODE.length - 1);
-                words[1 + ARM64_LDR] -= ARM64_LDR_ONE_WORD;
-                yield arm64(words, function);
-            }
+            case AARCH64 -> arm64(ARM64_ID_OF_CODE | clockId << 5, function);
         };
     }
 
-    private static byte[] arm64(int[] code, long function) {
-        int[] words = new int[code.length + 2];
-        System.arraycopy(code, 0, words, 0, code.length);
-        words[code.length] = (int) function;               // the literal, little-endian
-        words[code.length + 1] = (int) (function >>> 32);
+    /** {@code idToEdi}, then the body with {@code function} in its immediate. */
+    private static byte[] x86(byte[] idToEdi, long function) {
+        byte[] body = MachineCode.x86(X86_BODY);
+        byte[] code = new byte[idToEdi.length + body.length];
+        ByteBuffer.wrap(code).order(ByteOrder.LITTLE_ENDIAN).put(idToEdi).put(body)
+                .putLong(idToEdi.length + X86_FUNCTION, function);
+        return code;
+    }
+
+    /** {@code idToW0}, the body, then {@code function} as the literal, little-endian. */
+    private static byte[] arm64(int idToW0, long function) {
+        int[] words = new int[1 + ARM64_BODY.length + 2];
+        words[0] = idToW0;
+        System.arraycopy(ARM64_BODY, 0, words, 1, ARM64_BODY.length);
+        words[words.length - 2] = (int) function;
+        words[words.length - 1] = (int) (function >>> 32);
         return MachineCode.arm64(words);
     }
 }

@@ -39,8 +39,14 @@ public final class Stubs {
         return Configuration.PROCESS.execmemError();
     }
 
-    private static final FunctionDescriptor LONG_VOID = FunctionDescriptor.of(JAVA_LONG);
-    /** (page address, record address, limit select) -> value: addresses as longs, no segment checks. */
+    /** long (): a counter read, a bound read, one clock's own kernel-path stub. */
+    static final FunctionDescriptor LONG_VOID = FunctionDescriptor.of(JAVA_LONG);
+    /**
+     * long (long, long, long, long): the exact read's arguments (vc, ts, clock id, vclock: addresses as longs, no
+     * segment checks), which the kernel path's generic stub takes too, so that a cold JVM links the shape once.
+     */
+    static final FunctionDescriptor FOUR_LONGS = FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+            JAVA_LONG);
 
     private Stubs() {}
 

@@ -1,8 +1,5 @@
 package org.timekeeping4j.machine;
 
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-
-import java.lang.foreign.FunctionDescriptor;
 import java.lang.invoke.MethodHandle;
 import org.timekeeping4j.arch.Arch;
 import org.timekeeping4j.arch.CounterRead;
@@ -24,9 +21,6 @@ import org.timekeeping4j.linux.Platform;
  * addresses of the kernel's data it found, in its own static finals.
  */
 public final class VdsoStub {
-
-    private static final FunctionDescriptor READ =
-            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
 
     /** What the read returns instead of a time when clock_gettime must answer. */
     public static final long FALLBACK = Long.MIN_VALUE;
@@ -88,7 +82,7 @@ public final class VdsoStub {
         byte[] code = completeFallback && algorithm == VdsoAlgorithm.X86_OVERFLOW
                 ? VclockCode.x86(flavour, CLOCK_GETTIME_ADDRESS) : X86VdsoCode.code(algorithm, flavour);
         return Stubs.map("vdso read (" + algorithm + ", " + flavour.instructions()
-                + (completeFallback ? ", completing its fallback" : "") + ")", code, READ, Arch.X86_64);
+                + (completeFallback ? ", completing its fallback" : "") + ")", code, Stubs.FOUR_LONGS, Arch.X86_64);
     }
 
     /**
@@ -125,11 +119,8 @@ public final class VdsoStub {
         X86VdsoCode.Flavour flavour = x86Flavour(ordered);
         byte[] read = VclockCode.x86(flavour, CLOCK_GETTIME_ADDRESS);
         return Stubs.map("vdso read of clock " + clockId + " (" + flavour.instructions() + ")",
-                VclockCode.x86Bound(read, vc, ts, clockId, vclock), BOUND_READ, Arch.X86_64);
+                VclockCode.x86Bound(read, vc, ts, clockId, vclock), Stubs.LONG_VOID, Arch.X86_64);
     }
-
-    /** long (): a bound read. */
-    private static final FunctionDescriptor BOUND_READ = FunctionDescriptor.of(JAVA_LONG);
 
     /** The x86 counter read: {@link #orderedFlavour()}, or rdtsc for the unordered read. */
     private static X86VdsoCode.Flavour x86Flavour(boolean ordered) {
@@ -154,7 +145,7 @@ public final class VdsoStub {
      */
     public static Stubs.Mapped map(Arm64VdsoCode.Flavour flavour) {
         return Stubs.map("vdso read (arm64, " + flavour.instructions() + ")", Arm64VdsoCode.code(flavour),
-                READ, Arch.AARCH64);
+                Stubs.FOUR_LONGS, Arch.AARCH64);
     }
 
     /**

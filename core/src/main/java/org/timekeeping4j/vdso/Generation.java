@@ -157,16 +157,11 @@ final class Generation {
 
     /**
      * The kernel path's clock_gettime stub as the generic site's target: {@code (vc, ts, clockId, vclock) ->
-     * clock_gettime(clockId)} in ns (or {@link ClockGettimeStub#FAILED}); null where the stubs are not mapped.
+     * clock_gettime(clockId)} in ns (or {@link ClockGettimeStub#FAILED}), the read's own arguments, so no adapter;
+     * null where the stubs are not mapped.
      */
     static MethodHandle clockGettimeOfAnyClock() {
-        MethodHandle nanos = ClockGettimeStub.NANOS;
-        if (nanos == null) {
-            return null;
-        }
-        MethodHandle ofLong = MethodHandles.explicitCastArguments(nanos, MethodType.methodType(long.class, long.class));
-        return MethodHandles.dropArguments(MethodHandles.dropArguments(ofLong, 1, long.class), 0, long.class,
-                long.class);
+        return ClockGettimeStub.NANOS;
     }
 
     /** The clock_modes {@code algorithm}'s read serves with the vclock word {@code vclock} (bit m: mode m). */
