@@ -259,12 +259,14 @@ public final class Clocks {
     }
 
     /**
-     * Whether the counter serves the clocks: exact mode serves from the first call, and where it refused the
-     * kernel serves every read, so there is nothing to wait for. Kept for benchmarks and services that ask
-     * before they begin.
+     * Waits until the discovery that the library's first use started (this call, where it is the first) has settled,
+     * at most {@code timeout}, and says whether exact mode serves. Until then the kernel's clocks serve every read (the JDK's for MONOTONIC and REALTIME), so
+     * nothing needs it to be correct; a service that wants exact mode's reads from its first request calls it at
+     * start-up. Returns at once where the discovery has settled.
      *
-     * @return true where exact mode serves; false at once where it does not ({@link #diagnostics()} says why)
-     * @param timeout how long to wait at most (unused: the answer is known at once)
+     * @param timeout how long to wait at most
+     * @return true where exact mode serves; false at the timeout, or where it does not ({@link #diagnostics()}
+     *         says why)
      */
     public static boolean awaitFastPath(java.time.Duration timeout) {
         return FastPath.await(timeout.toNanos()) && FastPath.exact();
