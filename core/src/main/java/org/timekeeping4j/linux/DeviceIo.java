@@ -171,7 +171,7 @@ public final class DeviceIo {
      */
     public static MemorySegment mapReadOnlyShared(int fd, long length, Arena arena) {
         MemorySegment state = capture();
-        long addr = LibC.call(LibC.Mmap.HANDLE, state, 0, length, LibC.PROT_READ, MAP_SHARED, fd, 0);
+        long addr = LibC.call(LibC.SelfCalls.MMAP, state, 0, length, LibC.PROT_READ, MAP_SHARED, fd, 0);
         if (addr == LibC.MAP_FAILED) {
             throw new ErrnoException("mmap(PROT_READ, MAP_SHARED)", LibC.errno(state));
         }
@@ -180,7 +180,8 @@ public final class DeviceIo {
 
     private static void unmap(MemorySegment mapping) {
         try (Arena a = Arena.ofConfined()) {
-            LibC.callInt(LibC.Munmap.HANDLE, a.allocate(LibC.CAPTURE_STATE), mapping.address(), mapping.byteSize(), 0);
+            LibC.callInt(LibC.SelfCalls.MUNMAP, a.allocate(LibC.CAPTURE_STATE), mapping.address(), mapping.byteSize(),
+                    0);
         }
     }
 }

@@ -33,16 +33,16 @@ public final class ExecutableMemory {
         // The functions share one descriptor (LibC.SIX_LONGS): what a cold JVM pays per descriptor, paid once.
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(LibC.CAPTURE_STATE);
-            long page = LibC.call(LibC.Mmap.HANDLE, state, 0, PAGE, LibC.PROT_READ | LibC.PROT_WRITE,
+            long page = LibC.call(LibC.SelfCalls.MMAP, state, 0, PAGE, LibC.PROT_READ | LibC.PROT_WRITE,
                     LibC.MAP_PRIVATE | LibC.MAP_ANONYMOUS, -1, 0);
             if (page == LibC.MAP_FAILED) {
                 throw new ErrnoException("mmap(PROT_READ|PROT_WRITE)", LibC.errno(state));
             }
             MemorySegment writable = MemorySegment.ofAddress(page).reinterpret(PAGE);
             MemorySegment.copy(code, 0, writable, ValueLayout.JAVA_BYTE, 0, code.length);
-            if (LibC.callInt(LibC.Mprotect.HANDLE, state, page, PAGE, LibC.PROT_READ | LibC.PROT_EXEC) != 0) {
+            if (LibC.callInt(LibC.SelfCalls.MPROTECT, state, page, PAGE, LibC.PROT_READ | LibC.PROT_EXEC) != 0) {
                 int errno = LibC.errno(state);
-                LibC.callInt(LibC.Munmap.HANDLE, state, page, PAGE, 0);
+                LibC.callInt(LibC.SelfCalls.MUNMAP, state, page, PAGE, 0);
                 throw new ErrnoException("mprotect(PROT_READ|PROT_EXEC)", errno);
             }
             return writable.reinterpret(code.length);

@@ -55,7 +55,7 @@ public final class LibC {
     // holder binds its handle on first use only. Each distinct descriptor and option set costs a cold JVM
     // milliseconds of LambdaForm spinning, so exact mode's discovery binds only what it calls (the functions of
     // SIX_LONGS, and ClockGettimeErrno where a clock fails); the handles of the same descriptor and options share
-    // the JDK's invoker (ClockGettimeErrno, ClockGetresErrno, ClockAdjtimeErrno; Mmap to Close).
+    // the JDK's invoker (ClockGettimeErrno, ClockGetresErrno, ClockAdjtimeErrno; those of SelfCalls).
 
     /** int clock_gettime(clockid_t, struct timespec *): man 2 clock_gettime. Critical; via the vDSO where it has the clock. */
     public static final class ClockGettimeCritical {
@@ -130,61 +130,36 @@ public final class LibC {
     private static final FunctionDescriptor SIX_LONGS = FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG,
             JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
 
-    /** void *mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset): man 2 mmap. */
-    public static final class Mmap {
-        public static final MethodHandle HANDLE = handle("mmap", SIX_LONGS, ERRNO_OPTION);
-
-        private Mmap() {}
-    }
-
-    /** int mprotect(void *addr, size_t len, int prot): man 2 mprotect. */
-    public static final class Mprotect {
-        public static final MethodHandle HANDLE = handle("mprotect", SIX_LONGS, ERRNO_OPTION);
-
-        private Mprotect() {}
-    }
-
-    /** int munmap(void *addr, size_t length): man 2 munmap. */
-    public static final class Munmap {
-        public static final MethodHandle HANDLE = handle("munmap", SIX_LONGS, ERRNO_OPTION);
-
-        private Munmap() {}
-    }
-
-    /** int pipe2(int pipefd[2], int flags): man 2 pipe2. */
-    public static final class Pipe2 {
-        public static final MethodHandle HANDLE = handle("pipe2", SIX_LONGS, ERRNO_OPTION);
-
-        private Pipe2() {}
-    }
-
-    /** ssize_t write(int fd, const void *buf, size_t count): man 2 write. */
-    public static final class Write {
-        public static final MethodHandle HANDLE = handle("write", SIX_LONGS, ERRNO_OPTION);
-
-        private Write() {}
-    }
-
-    /** int close(int fd): man 2 close. */
-    public static final class Close {
-        public static final MethodHandle HANDLE = handle("close", SIX_LONGS, ERRNO_OPTION);
-
-        private Close() {}
-    }
-
     /**
-     * int clock_gettime(clockid_t, struct timespec *) through {@link #SIX_LONGS}: for a discovery's measurement of
-     * its own CPU time ({@code vdso.DiscoveryPhases}), which then links no descriptor of its own.
+     * The functions of {@link #SIX_LONGS}, all bound when one is first used: one holder class, where one each (the
+     * rule above) would cost a cold discovery a class load per function (a few hundred microseconds each) for what
+     * is, after the first, a bind of the same linked stub.
      */
-    public static final class ClockGettimeSelf {
-        public static final MethodHandle HANDLE = handle("clock_gettime", SIX_LONGS, ERRNO_OPTION);
+    public static final class SelfCalls {
+        /** void *mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset): man 2 mmap. */
+        public static final MethodHandle MMAP = handle("mmap", SIX_LONGS, ERRNO_OPTION);
+        /** int mprotect(void *addr, size_t len, int prot): man 2 mprotect. */
+        public static final MethodHandle MPROTECT = handle("mprotect", SIX_LONGS, ERRNO_OPTION);
+        /** int munmap(void *addr, size_t length): man 2 munmap. */
+        public static final MethodHandle MUNMAP = handle("munmap", SIX_LONGS, ERRNO_OPTION);
+        /** int pipe2(int pipefd[2], int flags): man 2 pipe2. */
+        public static final MethodHandle PIPE2 = handle("pipe2", SIX_LONGS, ERRNO_OPTION);
+        /** ssize_t write(int fd, const void *buf, size_t count): man 2 write. */
+        public static final MethodHandle WRITE = handle("write", SIX_LONGS, ERRNO_OPTION);
+        /** int close(int fd): man 2 close. */
+        public static final MethodHandle CLOSE = handle("close", SIX_LONGS, ERRNO_OPTION);
+        /**
+         * int clock_gettime(clockid_t, struct timespec *): for a discovery's measurement of its own CPU time
+         * ({@code vdso.DiscoveryPhases}), which then links no descriptor of its own.
+         */
+        public static final MethodHandle CLOCK_GETTIME = handle("clock_gettime", SIX_LONGS, ERRNO_OPTION);
 
-        private ClockGettimeSelf() {}
+        private SelfCalls() {}
     }
 
     /**
-     * Links the first handle a discovery calls ({@link Mmap}'s: the stubs are mapped first). In a cold JVM that is
-     * the JDK's FFM start-up, about half of what a discovery costs.
+     * Links the first handles a discovery calls ({@link SelfCalls}: the stubs are mapped first). In a cold JVM that
+     * is the JDK's FFM start-up, about half of what a discovery costs.
      *
      * @return null where the bindings can call libc, else why not (one line, with what to do)
      */
@@ -193,14 +168,14 @@ public final class LibC {
             return Platform.UNSUPPORTED_REASON; // not Linux, another ABI, or native access denied
         }
         try {
-            return Mmap.HANDLE == null ? "libc's mmap cannot be bound" : null;
+            return SelfCalls.MMAP == null ? "libc's mmap cannot be bound" : null;
         } catch (LinkageError e) { // no such symbol (a libc that is neither glibc nor musl)
             return "libc's mmap cannot be bound: " + e;
         }
     }
 
     /**
-     * Calls one of the functions of {@link #SIX_LONGS} ({@link Mmap}, {@link Write}, ...: its {@code HANDLE}) with
+     * Calls one of the functions of {@link #SIX_LONGS} (a handle of {@link SelfCalls}) with
      * errno captured into {@code capture}; pass 0 for the arguments it does not declare.
      *
      * @param function the function's handle

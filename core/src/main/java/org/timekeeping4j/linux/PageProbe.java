@@ -43,17 +43,17 @@ public final class PageProbe {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment capture = arena.allocate(LibC.CAPTURE_STATE);
             MemorySegment fds = arena.allocate(JAVA_INT, 2);
-            if (LibC.callInt(LibC.Pipe2.HANDLE, capture, fds.address(), O_CLOEXEC, 0) != 0) {
+            if (LibC.callInt(LibC.SelfCalls.PIPE2, capture, fds.address(), O_CLOEXEC, 0) != 0) {
                 throw new ErrnoException("pipe2", LibC.errno(capture));
             }
             int r = fds.getAtIndex(JAVA_INT, 0);
             int w = fds.getAtIndex(JAVA_INT, 1);
             try {
-                long n = LibC.call(LibC.Write.HANDLE, capture, w, address, length, 0, 0, 0);
+                long n = LibC.call(LibC.SelfCalls.WRITE, capture, w, address, length, 0, 0, 0);
                 return n == length ? 0 : n < 0 ? LibC.errno(capture) : EFAULT; // a short copy: a fault in it
             } finally {
-                LibC.callInt(LibC.Close.HANDLE, capture, r, 0, 0);
-                LibC.callInt(LibC.Close.HANDLE, capture, w, 0, 0);
+                LibC.callInt(LibC.SelfCalls.CLOSE, capture, r, 0, 0);
+                LibC.callInt(LibC.SelfCalls.CLOSE, capture, w, 0, 0);
             }
         }
     }

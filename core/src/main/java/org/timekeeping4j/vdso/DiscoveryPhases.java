@@ -12,7 +12,7 @@ import org.timekeeping4j.linux.LibC;
  *
  * <p>Cheap on purpose, since it runs inside what it measures: a phase ends with {@link #mark}, which charges to it
  * everything since the previous mark (a System.nanoTime and a clock_gettime(CLOCK_THREAD_CPUTIME_ID) through
- * {@link LibC.ClockGettimeSelf}, the descriptor the discovery links first anyway: about a microsecond, and no
+ * {@link LibC.SelfCalls#CLOCK_GETTIME}, the descriptor the discovery links first anyway: about a microsecond, and no
  * downcall shape of its own); no lambda, no string, no collection. The thread's CPU time at
  * {@link #begin} comes from /proc/thread-self/schedstat (FFM is not up yet there): the kernel's sum_exec_runtime,
  * which may lag the running thread by up to a scheduler tick.
@@ -125,7 +125,8 @@ public final class DiscoveryPhases {
                 timespec = Arena.global().allocate(16, 8);
                 capture = Arena.global().allocate(LibC.CAPTURE_STATE);
             }
-            int rc = LibC.callInt(LibC.ClockGettimeSelf.HANDLE, capture, CLOCK_THREAD_CPUTIME_ID, timespec.address(), 0);
+            int rc = LibC.callInt(LibC.SelfCalls.CLOCK_GETTIME, capture, CLOCK_THREAD_CPUTIME_ID,
+                    timespec.address(), 0);
             return rc != 0 ? -1 : timespec.get(JAVA_LONG, 0) * 1_000_000_000L + timespec.get(JAVA_LONG, 8);
         }
         return schedstatNanos();

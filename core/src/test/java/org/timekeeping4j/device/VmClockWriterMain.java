@@ -63,7 +63,7 @@ public final class VmClockWriterMain {
         }
         try {
             java.lang.foreign.MemorySegment state = arena.allocate(org.timekeeping4j.linux.LibC.CAPTURE_STATE);
-            long at = org.timekeeping4j.linux.LibC.call(org.timekeeping4j.linux.LibC.Mmap.HANDLE, state, 0, 4096,
+            long at = org.timekeeping4j.linux.LibC.call(org.timekeeping4j.linux.LibC.SelfCalls.MMAP, state, 0, 4096,
                     org.timekeeping4j.linux.LibC.PROT_READ | org.timekeeping4j.linux.LibC.PROT_WRITE,
                     org.timekeeping4j.linux.DeviceIo.MAP_SHARED, fd, physical);
             if (at == -1L) {

@@ -41,17 +41,17 @@ class ColdBindingsTest {
     void theSixLongFunctionsShouldReturnResultsAndErrno() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(LibC.CAPTURE_STATE);
-            assertThat(LibC.callInt(LibC.Close.HANDLE, state, -1, 0, 0)).isEqualTo(-1);
+            assertThat(LibC.callInt(LibC.SelfCalls.CLOSE, state, -1, 0, 0)).isEqualTo(-1);
             assertThat(LibC.errno(state)).isEqualTo(Errno.EBADF);
             MemorySegment fds = arena.allocate(8);
-            assertThat(LibC.callInt(LibC.Pipe2.HANDLE, state, fds.address(), 0, 0)).isZero();
+            assertThat(LibC.callInt(LibC.SelfCalls.PIPE2, state, fds.address(), 0, 0)).isZero();
             MemorySegment bytes = arena.allocate(16);
             int w = fds.get(java.lang.foreign.ValueLayout.JAVA_INT, 4);
-            assertThat(LibC.call(LibC.Write.HANDLE, state, w, bytes.address(), 16, 0, 0, 0)).isEqualTo(16);
-            assertThat(LibC.callInt(LibC.Close.HANDLE, state, w, 0, 0)).isZero();
-            assertThat(LibC.callInt(LibC.Close.HANDLE, state, fds.get(java.lang.foreign.ValueLayout.JAVA_INT, 0),
+            assertThat(LibC.call(LibC.SelfCalls.WRITE, state, w, bytes.address(), 16, 0, 0, 0)).isEqualTo(16);
+            assertThat(LibC.callInt(LibC.SelfCalls.CLOSE, state, w, 0, 0)).isZero();
+            assertThat(LibC.callInt(LibC.SelfCalls.CLOSE, state, fds.get(java.lang.foreign.ValueLayout.JAVA_INT, 0),
                     0, 0)).isZero();
-            assertThat(LibC.callInt(LibC.Munmap.HANDLE, state, 4097, 4096, 0)).isEqualTo(-1); // not page-aligned
+            assertThat(LibC.callInt(LibC.SelfCalls.MUNMAP, state, 4097, 4096, 0)).isEqualTo(-1); // not page-aligned
             assertThat(LibC.errno(state)).isEqualTo(Errno.EINVAL);
         }
     }
