@@ -36,8 +36,10 @@ public final class ColdClockGettime {
                 if (f == null) {
                     why = "libc has no symbol clock_gettime (glibc or musl expected)";
                 } else {
-                    h = linker.downcallHandle(f, FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS),
-                            Linker.Option.critical(true));
+                    synchronized (Platform.FIRST_LINK) { // one FFM start-up at a time: see there
+                        h = linker.downcallHandle(f, FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS),
+                                Linker.Option.critical(true));
+                    }
                 }
             } catch (IllegalCallerException e) {
                 why = Platform.nativeAccessDenied();

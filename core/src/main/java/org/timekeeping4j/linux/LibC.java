@@ -137,7 +137,15 @@ public final class LibC {
      */
     public static final class SelfCalls {
         /** void *mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset): man 2 mmap. */
-        public static final MethodHandle MMAP = handle("mmap", SIX_LONGS, ERRNO_OPTION);
+        public static final MethodHandle MMAP;
+
+        static {
+            FunctionDescriptor sixLongs = SIX_LONGS; // LibC initialised before the lock, not under it
+            synchronized (Platform.FIRST_LINK) { // one FFM start-up at a time: see there
+                MMAP = handle("mmap", sixLongs, ERRNO_OPTION);
+            }
+        }
+
         /** int mprotect(void *addr, size_t len, int prot): man 2 mprotect. */
         public static final MethodHandle MPROTECT = handle("mprotect", SIX_LONGS, ERRNO_OPTION);
         /** int munmap(void *addr, size_t length): man 2 munmap. */

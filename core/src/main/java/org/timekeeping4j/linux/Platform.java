@@ -18,6 +18,16 @@ public final class Platform {
     public static final String UNSUPPORTED_REASON = reasonHere();
 
     /**
+     * Held while a thread links the first downcall handle of its path, which in a cold JVM is the JDK's FFM
+     * start-up (tens of milliseconds of one CPU): a cold read's ({@link ColdClockGettime}) and a discovery's
+     * ({@link LibC#bootstrap}) start at the same moment on two threads, and two start-ups side by side compete for
+     * the CPU and the JDK's initialisation and both come out later. The second waits, then links its own handle
+     * over a warm JDK. Taken with no class initialisation pending that the other path needs (each links through
+     * the Linker alone), so the two cannot deadlock.
+     */
+    static final Object FIRST_LINK = new Object();
+
+    /**
      * This machine's processor by the kernel's name (uname -m: "x86_64", "aarch64", "riscv64", ...); null
      * where {@link #UNSUPPORTED_REASON} is set.
      */

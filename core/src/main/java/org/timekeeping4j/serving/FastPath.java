@@ -86,13 +86,36 @@ public final class FastPath implements Runnable {
     /** Guarded by {@link #LOCK}: no discovery runs. */
     static boolean settled;
 
+    /**
+     * Whether the first discovery has begun: on the caller's thread during this class's initialisation (discovery=
+     * caller), else on its daemon thread, which the first read starts ({@link #start}). Written under {@link #LOCK}.
+     */
+    private static volatile boolean started;
+
     static {
         if (CONFIGURED && Configuration.PROCESS.onCaller()) {
+            started = true;
             Handover.discover();
-        } else {
-            Thread t = new Thread(new FastPath(), "timekeeping4j-discovery");
-            t.setDaemon(true);
-            t.start();
+        }
+    }
+
+    /**
+     * Starts the first discovery on its daemon thread, once: called by every cold read and every wait for a
+     * discovery. A cold read of a clock the JDK does not serve calls it after its read, so that its FFM start-up
+     * (that read's handle: the JDK's, tens of milliseconds of one CPU) does not run beside the discovery's, the
+     * two competing for the CPU and both later; the discovery then starts over a warm JDK. Every other first use
+     * starts it at once.
+     */
+    static void start() {
+        if (!started) {
+            synchronized (LOCK) {
+                if (!started) {
+                    Thread t = new Thread(new FastPath(), "timekeeping4j-discovery");
+                    t.setDaemon(true);
+                    t.start();
+                    started = true;
+                }
+            }
         }
     }
 
@@ -259,6 +282,7 @@ public final class FastPath implements Runnable {
     // The cold reads: before the first discovery publishes a mode, and JdkBackend's for good.
 
     static long coldMonotonic() {
+        start();
         refuseOnError();
         return System.nanoTime();
     }
@@ -268,6 +292,7 @@ public final class FastPath implements Runnable {
      * compiled).
      */
     static long coldRealtime() {
+        start();
         refuseOnError();
         java.time.Instant now = java.time.Instant.now();
         return now.getEpochSecond() * 1_000_000_000L + now.getNano();
@@ -347,11 +372,13 @@ public final class FastPath implements Runnable {
      * @return true when discovery has ended (whatever it decided), false at the timeout
      */
     public static boolean await(long timeoutNanos) {
+        start();
         return Handover.await(timeoutNanos); // there: verifying this class loads no InterruptedException
     }
 
     /** Waits, without a timeout, until no discovery runs; for the paths that need its outcome (ticks, snapshots). */
     public static void awaitSettled() {
+        start();
         Handover.awaitSettled();
     }
 

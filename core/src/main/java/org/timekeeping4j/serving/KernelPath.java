@@ -59,12 +59,15 @@ public final class KernelPath {
      */
     static long cold(ClockId clock) {
         if (FastPath.PLATFORM != null) {
+            FastPath.start();
             throw new UnsupportedOperationException(FastPath.PLATFORM);
         }
         if (clock == ClockId.MONOTONIC) {
+            FastPath.start();
             return System.nanoTime();
         }
         if (clock == ClockId.REALTIME) {
+            FastPath.start();
             java.time.Instant now = java.time.Instant.now();
             return now.getEpochSecond() * 1_000_000_000L + now.getNano();
         }
@@ -72,6 +75,8 @@ public final class KernelPath {
             return ColdClockGettime.nanos(clock.id());
         } catch (ErrnoException e) {
             throw unsupported(clock, e);
+        } finally {
+            FastPath.start(); // after the read's FFM start-up, not beside it (FastPath.start)
         }
     }
 

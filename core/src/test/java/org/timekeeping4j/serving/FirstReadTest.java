@@ -30,8 +30,15 @@ class FirstReadTest {
     public static void main(String[] args) throws IOException {
         String tid = Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString();
         System.out.println("tid=" + tid);
-        long v = args[0].equals("reader") ? Clocks.clock(ClockId.MONOTONIC).nanos() : Clocks.nanos(ClockId.MONOTONIC);
+        long v = switch (args[0]) {
+            case "reader" -> Clocks.clock(ClockId.MONOTONIC).nanos();
+            case "boottime" -> Clocks.nanos(ClockId.BOOTTIME);
+            default -> Clocks.nanos(ClockId.MONOTONIC);
+        };
         System.out.println("value=" + v);
+        if (args[0].equals("boottime")) { // the discovery it started, to its end (a daemon: exit would cut it off)
+            System.out.println("settled=" + Clocks.awaitFastPath(java.time.Duration.ofSeconds(60)));
+        }
     }
 
     @Test
@@ -47,6 +54,35 @@ class FirstReadTest {
                 .containsExactlyInAnyOrder("org.timekeeping4j.ClockId", "org.timekeeping4j.Clocks",
                         "org.timekeeping4j.ClockReader", "org.timekeeping4j.Clocks$MonotonicReader",
                         "org.timekeeping4j.serving.FastPath");
+    }
+
+    /**
+     * A first read of a clock the JDK does not serve runs the JDK's FFM start-up for its own handle, and only then
+     * starts the discovery, whose own start-up would otherwise run beside it: the first downcall stub the JVM spins
+     * is the main thread's, and the discovery thread loads its first class after it.
+     */
+    @Test
+    void aFirstReadOfBoottimeLinksItsHandleBeforeTheDiscoveryBegins(@TempDir Path dir) throws Exception {
+        Result r = child(dir, "boottime");
+        assertThat(r.exit).as(r.out).isZero();
+        String tid = r.out.lines().filter(l -> l.startsWith("tid=")).findFirst().orElseThrow().substring(4);
+        List<String> lines = Files.readAllLines(r.log);
+        int stub = -1;
+        int discovery = -1;
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i);
+            if (stub < 0 && line.contains(" jdk.internal.foreign.abi.DowncallStub/")) {
+                stub = i;
+                assertThat(line).as("the first downcall stub's loader").startsWith("[" + tid + "]");
+            }
+            if (discovery < 0 && line.contains(" org.timekeeping4j.serving.Handover ")) {
+                discovery = i;
+            }
+        }
+        assertThat(stub).as("a downcall stub spun, in %s", r.log).isNotNegative();
+        assertThat(discovery).as("the discovery began, in %s", r.log).isNotNegative();
+        assertThat(discovery).as("the discovery's first class, after the read's stub (line %d)", stub)
+                .isGreaterThan(stub);
     }
 
     /** Where a property is set the first read parses the configuration itself: a bad value is its error at once. */
