@@ -194,17 +194,24 @@ final class Generation {
         if (nsPage == null || slot < 0) {
             return read;
         }
-        return MethodHandles.filterReturnValue(read, MethodHandles.insertArguments(ADD_OFFSET, 0, nsPage, slot));
+        return MethodHandles.filterReturnValue(read,
+                MethodHandles.insertArguments(AddOffset.HANDLE, 0, nsPage, slot));
     }
 
-    private static final MethodHandle ADD_OFFSET;
+    /**
+     * {@link #addOffset} as a handle, in a holder of its own: only a discovery inside a time namespace binds it, and
+     * a direct handle to a new signature costs a cold JVM its LambdaForms.
+     */
+    private static final class AddOffset {
+        static final MethodHandle HANDLE;
 
-    static {
-        try {
-            ADD_OFFSET = MethodHandles.lookup().findStatic(Generation.class, "addOffset",
-                    MethodType.methodType(long.class, MemorySegment.class, long.class, long.class));
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
+        static {
+            try {
+                HANDLE = MethodHandles.lookup().findStatic(Generation.class, "addOffset",
+                        MethodType.methodType(long.class, MemorySegment.class, long.class, long.class));
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
         }
     }
 
