@@ -11,13 +11,13 @@ import org.timekeeping4j.timekeeper.CounterClock;
  *
  * <p>Exact mode's discovery (the FFM start-up, /proc/self/maps, the layout recognised, the machine code mapped,
  * every clock checked against brackets of clock_gettime) takes tens of milliseconds in a cold JVM. None of it runs
- * on the reader's thread: the first use of this class starts a daemon thread that does it ({@value
- * Configuration#DISCOVERY}=background, the default; {@link Handover}), while reads are served by what costs nothing
- * to set up: MONOTONIC and REALTIME by the JDK (System.nanoTime and Instant.now are clock_gettime of the same
- * clocks), the other clocks by one libc clock_gettime downcall ({@link ColdClockGettime}). When discovery is done it
- * publishes the serving mode, one {@link Backend} object ({@link ExactBackend}, {@link KernelBackend} or
- * {@link JdkBackend}), and every read asks that object from then on. With {@value Configuration#DISCOVERY}=caller
- * there is no thread: the first read discovers.
+ * on the reader's thread: the first cold read (or wait) starts a daemon thread that does it ({@value
+ * Configuration#DISCOVERY}=background, the default; {@link Handover}; {@link #start} says when), while reads are
+ * served by what costs nothing to set up: MONOTONIC and REALTIME by the JDK (System.nanoTime and Instant.now are
+ * clock_gettime of the same clocks), the other clocks by one libc clock_gettime downcall ({@link ColdClockGettime}).
+ * When discovery is done it publishes the serving mode, one {@link Backend} object ({@link ExactBackend},
+ * {@link KernelBackend} or {@link JdkBackend}), and every read asks that object from then on. With
+ * {@value Configuration#DISCOVERY}=caller there is no thread: the first read discovers.
  *
  * <p>Correct across the hand-over: every path returns the kernel's own value of the clock (clock_gettime, or exact
  * mode's read, equal to it bit for bit), so a clock read by one path and then by another never goes backwards,
