@@ -23,10 +23,10 @@ import org.timekeeping4j.linux.Platform;
  * its own id, so their downcall passes no argument ({@link #nanos(int)} picks it): measured, that is the last
  * few tenths of a nanosecond between the kernel path and nanoTime. The generic copy takes the exact read's four
  * arguments ({@link VdsoStub}: the id is the third), so that a cold JVM links one downcall shape for both (each
- * shape costs it milliseconds) and the exact read's generic call site calls it as it is. Mapped as the counter stubs are ({@link Stubs#map}: W^X, the
- * {@code timekeeping4j.execmem} configuration); where it is not mapped (another architecture, executable memory
- * refused) {@link #NANOS} is null and readers use {@link ClockGettime#timespec()} with a buffer of their own
- * ({@link #clockGettimeNanos} does both).
+ * shape costs it milliseconds) and the exact read's generic call site calls it as it is. Mapped as the counter
+ * stubs are ({@link Stubs#map}: W^X, the {@code timekeeping4j.execmem} configuration); where it is not mapped
+ * (another architecture, executable memory refused) {@link #NANOS} is null and readers use
+ * {@link ClockGettime#timespec()} with a buffer of their own ({@link #clockGettimeNanos} does both).
  *
  * <p>Sources: x86-clock-gettime.s and arm64-clock-gettime.s next to this file, which AssemblySourcesTest
  * reassembles and compares with {@link #code}.
