@@ -104,17 +104,30 @@ public final class FastPath implements Runnable {
      * discovery. A cold read of a clock the JDK does not serve calls it after its read, so that its FFM start-up
      * (that read's handle: the JDK's, tens of milliseconds of one CPU) does not run beside the discovery's, the
      * two competing for the CPU and both later; the discovery then starts over a warm JDK. Every other first use
-     * starts it at once.
+     * starts it at once. Where no thread can be started (the process at its pids limit), the caller discovers, as
+     * with {@value Configuration#DISCOVERY}=caller, and the diagnostics' reason says so.
      */
     static void start() {
         if (!started) {
+            Throwable refused = null;
             synchronized (LOCK) {
-                if (!started) {
+                if (started) {
+                    return;
+                }
+                started = true; // before the thread starts: its reads must not start another
+                try {
                     Thread t = new Thread(new FastPath(), "timekeeping4j-discovery");
                     t.setDaemon(true);
                     t.start();
-                    started = true;
+                } catch (Throwable e) { // OutOfMemoryError where no thread is to be had (a pids limit, no stack)
+                    refused = e;
                 }
+            }
+            if (refused != null) {
+                // What discovery=caller does, once: this read pays the discovery, and no later read throws for
+                // want of a thread. Outside LOCK, which the discovery's settle takes and waiters wait on.
+                Handover.discover("the discovery thread could not be started (" + refused
+                        + "): the first read's thread discovered");
             }
         }
     }

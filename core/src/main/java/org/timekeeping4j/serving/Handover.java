@@ -29,6 +29,15 @@ final class Handover {
      * {@link JdkBackend}, and ends in {@code EXACT}, {@code KERNEL} or {@code DENIED}.
      */
     static void discover() {
+        discover(null);
+    }
+
+    /**
+     * {@link #discover()}, its reason followed by {@code note} where that is not null.
+     *
+     * @param note why this discovery runs where it does, for the diagnostics; or null
+     */
+    static void discover(String note) {
         long t0 = System.nanoTime();
         DiscoveryPhases.begin(FastPath.firstUse());
         String unavailable = LibC.bootstrap();
@@ -40,7 +49,8 @@ final class Handover {
                         + " REALTIME, and every other clock refuses");
             }
             FastPath.backend = JdkBackend.create(); // volatile: the JDK's clocks, for good
-            settle(FastPath.PLATFORM == null ? FastPath.Stage.DENIED : FastPath.Stage.KERNEL, unavailable);
+            settle(FastPath.PLATFORM == null ? FastPath.Stage.DENIED : FastPath.Stage.KERNEL,
+                    noted(unavailable, note));
             return;
         }
         boolean mapped = false;
@@ -60,14 +70,20 @@ final class Handover {
                         + " [vvar] is a time namespace's page now: restored from a checkpoint)"));
                 CracHook.register(); // where org.crac is present; a CRIU restore is noticed by the reads anyway
             }
-            settle(why == null ? FastPath.Stage.EXACT : FastPath.Stage.KERNEL, why == null ? "exact mode serves" : why);
+            settle(why == null ? FastPath.Stage.EXACT : FastPath.Stage.KERNEL,
+                    noted(why == null ? "exact mode serves" : why, note));
         } catch (Throwable e) {
             // A platform without the stubs (no executable memory, an unsupported architecture): libc's
             // clock_gettime serves; the classes whose initialisation failed are never touched again.
             FastPath.backend = mapped ? KernelBackend.create(false) : JdkBackend.create(); // volatile, as above
             FastPath.discoveryNanos = System.nanoTime() - t0;
-            settle(FastPath.Stage.KERNEL, "the kernel's clock_gettime serves: discovery failed: " + e);
+            settle(FastPath.Stage.KERNEL, noted("the kernel's clock_gettime serves: discovery failed: " + e, note));
         }
+    }
+
+    /** {@code why}, followed by {@code note} where there is one. */
+    private static String noted(String why, String note) {
+        return note == null ? why : why + "; " + note;
     }
 
     /** {@link FastPath#await}: waits until no discovery runs, at most {@code timeoutNanos}. */
@@ -122,9 +138,16 @@ final class Handover {
             FastPath.stage = FastPath.Stage.DISCOVERING;
         }
         Disruptions.seen(VdsoStub.readCounterUnordered());
-        Thread t = new Thread(new Rediscovery(why), "timekeeping4j-rediscovery");
-        t.setDaemon(true);
-        t.start();
+        try {
+            Thread t = new Thread(new Rediscovery(why), "timekeeping4j-rediscovery");
+            t.setDaemon(true);
+            t.start();
+        } catch (Throwable e) { // OutOfMemoryError where no thread is to be had
+            // The kernel's clocks published above keep serving, correct; the next rediscover may try again. Not
+            // on this thread: it may be a reader in the middle of a read through the sites a rediscovery retargets.
+            settle(FastPath.Stage.KERNEL, why + "; the kernel's clocks serve: the rediscovery thread could not be"
+                    + " started (" + e + ")");
+        }
     }
 
     /** What a read calls when it finds the kernel data moved: starts a re-discovery and returns at once. */
