@@ -41,7 +41,8 @@ if [ -n "$keep" ]; then mkdir -p "$keep"; work="$(cd "$keep" && pwd)"; else
 fi
 
 # name | baseline | how it runs | program and arguments. Kinds: bare (no library), bare-mp (no library, an empty
-# module on the module path), one and one-core (OneClass in a jar of its own, or in a copy of core's), cp (class
+# module on the module path), one and one-core (OneClass in a jar of its own, or in a copy of core's), one-core-mp
+# (ModuleOneClass added to a copy of core's jar, that module on the module path), cp (class
 # path), mp (module path); aot-* runs with the AOT cache its training run (the same variant once, beforehand) wrote.
 variants=(
   "jdk-nanotime||bare|Bare nanotime"
@@ -52,6 +53,7 @@ variants=(
   "ffm-monotonic-mp||bare-mp|Bare ffm-monotonic"
   "one-class-jar|jdk-nanotime|one|Bare one-class"
   "one-class-core-sized-jar|jdk-nanotime|one-core|Bare one-class"
+  "one-class-core-sized-module|jdk-nanotime|one-core-mp|Bare one-class-module"
   "cp-monotonic|jdk-nanotime|cp|Lib monotonic nanos"
   "cp-realtime|jdk-instant|cp|Lib realtime nanos"
   "cp-boottime|ffm-boottime|cp|Lib boottime nanos"
@@ -95,12 +97,15 @@ fi
 if [ -d "$core" ]; then "$J/jar" --create --file "$work/core.jar" -C "$core" .; else cp "$core" "$work/core.jar"; fi
 
 # The programs, compiled without the string-concat bootstrap so that printing loads the same classes everywhere.
-mkdir -p "$work/classes" "$work/one"
-# A library's floor: one class in a jar of its own, and the same class added to a copy of core's jar.
+mkdir -p "$work/classes" "$work/one" "$work/modone"
+# A library's floor: one class in a jar of its own, the same class added to a copy of core's jar, and on the module
+# path a class of a package of its own added to a copy of core's modular jar (jar --update lists the package).
 "$J/javac" --release 25 -d "$work/one" "$root/docs/bench/startup/OneClass.java"
 "$J/jar" --create --file "$work/one.jar" -C "$work/one" .
 cp "$work/core.jar" "$work/core-one.jar" && "$J/jar" --update --file "$work/core-one.jar" -C "$work/one" .
-"$J/javac" --release 25 -XDstringConcat=inline -nowarn -cp "$work/core.jar:$work/one" -d "$work/classes" \
+"$J/javac" --release 25 -d "$work/modone" "$root/docs/bench/startup/ModuleOneClass.java"
+cp "$work/core.jar" "$work/core-mod-one.jar" && "$J/jar" --update --file "$work/core-mod-one.jar" -C "$work/modone" .
+"$J/javac" --release 25 -XDstringConcat=inline -nowarn -cp "$work/core.jar:$work/one:$work/modone" -d "$work/classes" \
   "$root"/docs/bench/startup/{Probe,Bare,Lib}.java
 "$J/jar" --create --file "$work/bench.jar" -C "$work/classes" .
 # A module with nothing in it, for the bare program on the module path: what any module there costs the JVM (it
@@ -118,6 +123,9 @@ jvmargs() {
     bare) printf '%s\n' -cp "$work/bench.jar" --enable-native-access=ALL-UNNAMED ;;
     one) printf '%s\n' -cp "$work/bench.jar:$work/one.jar" --enable-native-access=ALL-UNNAMED ;;
     one-core) printf '%s\n' -cp "$work/bench.jar:$work/core-one.jar" --enable-native-access=ALL-UNNAMED ;;
+    one-core-mp) printf '%s\n' -cp "$work/bench.jar" -p "$work/core-mod-one.jar" --add-modules org.timekeeping4j \
+          --add-exports org.timekeeping4j/org.timekeeping4j.startupfloor=ALL-UNNAMED \
+          --enable-native-access=org.timekeeping4j ;;
     bare-mp) printf '%s\n' -cp "$work/bench.jar" -p "$work/empty.jar" --add-modules timekeeping4j.bench.empty \
           --enable-native-access=ALL-UNNAMED ;;
     cp) printf '%s\n' -cp "$work/bench.jar:$work/core.jar" --enable-native-access=ALL-UNNAMED ;;

@@ -9,7 +9,8 @@ import java.lang.invoke.MethodHandle;
  * The baselines of scripts/startup-bench.sh: a cold JVM's first read without the library. {@code nanotime}:
  * System.nanoTime; {@code instant}: Instant.now; {@code ffm-monotonic}, {@code ffm-realtime}, {@code ffm-boottime}:
  * one clock_gettime through a bare FFM downcall (the linker, the lookup, the handle and the call are the first read);
- * {@code one-class}: System.nanoTime through {@link OneClass}, the only class of a jar of its own (a library's floor).
+ * {@code one-class}: System.nanoTime through {@link OneClass}, the only class of a jar of its own (a library's floor);
+ * {@code one-class-module}: the same through {@code ModuleOneClass}, added to a copy of core's jar on the module path.
  * Each first read is a method of a class of its own, so that no variant loads or verifies another's classes.
  */
 public final class Bare {
@@ -32,6 +33,8 @@ public final class Bare {
             v = Ffm.clockGettime(7);
         } else if (what.equals("one-class")) {
             v = OneClass.nanoTime();
+        } else if (what.equals("one-class-module")) {
+            v = org.timekeeping4j.startupfloor.ModuleOneClass.nanoTime();
         } else {
             throw new IllegalArgumentException(what);
         }
