@@ -124,6 +124,27 @@ class VdsoLayoutTest {
     }
 
     @Test
+    void onlyTheLinesThatEndInABracketReachTheParser() {
+        String maps = String.join("\n",
+                "00400000-00401000 r--p 00000000 fd:00 1312 /usr/lib/jvm/bin/java",
+                "7f4b90000000-7f4b90021000 rw-p 00000000 00:00 0 ",
+                "7f4ba2400000-7f4ba2600000 rw-p 00000000 00:00 0 [anon: odd]",
+                "7f4ba25b0000-7f4ba25b4000 r--p 00000000 00:00 0                          [vvar]",
+                "7f4ba25b6000-7f4ba25b8000 r-xp 00000000 00:00 0                          [vdso]",
+                "7f4ba2600000-7f4ba2601000 r--p 00000000 fd:00 9 /tmp/a file]",
+                "7ffd2a000000-7ffd2a021000 rw-p 00000000 00:00 0                          [stack]");
+        String[] kept = VvarMapping.bracketed(maps.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        assertThat(kept).containsExactly(maps.lines().filter(l -> l.endsWith("]")).toArray(String[]::new));
+        assertThat(kept).hasSize(5); // the last line has no newline and is kept too
+        VvarMapping m = VvarMapping.parse(List.of(kept));
+        assertThat(m.start()).isEqualTo(0x7f4ba25b0000L);
+        assertThat(m.vdsoStart()).isEqualTo(0x7f4ba25b6000L);
+        assertThat(VvarMapping.bracketed(new byte[0])).isEmpty();
+        assertThat(VvarMapping.bracketed("]\n\n]".getBytes(java.nio.charset.StandardCharsets.US_ASCII)))
+                .containsExactly("]", "]");
+    }
+
+    @Test
     void theAuxBasesFollowTheTwoClockBasesInTheVdsoClockLayouts() {
         // struct vdso_time_data (6.17+): clock_data[2], then aux_clock_data[8], each a struct vdso_clock.
         assertThat(VdsoLayout.X86_VDSO_CLOCK_6_15.auxBaseOffset(0)).isEqualTo(464);
