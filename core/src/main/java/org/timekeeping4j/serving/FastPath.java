@@ -127,7 +127,7 @@ public final class FastPath implements Runnable {
                 // What discovery=caller does, once: this read pays the discovery, and no later read throws for
                 // want of a thread. Outside LOCK, which the discovery's settle takes and waiters wait on.
                 Handover.discover("the discovery thread could not be started (" + refused
-                        + "): the first read's thread discovered");
+                        + "), so the thread of the first read or wait discovered");
             }
         }
     }

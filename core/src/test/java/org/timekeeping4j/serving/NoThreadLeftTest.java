@@ -32,7 +32,7 @@ class NoThreadLeftTest {
         // Exact mode where this machine has it (the caller discovered it), else the kernel's clocks; settled.
         assertThat(out).as(out).containsPattern("(?m)^(exact true\nstage EXACT|exact false\nstage KERNEL)$")
                 .containsPattern("(?m)^why .*; the discovery thread could not be started \\(java\\.lang\\."
-                        + "OutOfMemoryError.*\\): the first read's thread discovered$");
+                        + "OutOfMemoryError.*\\), so the thread of the first read or wait discovered$");
     }
 
     @Test
