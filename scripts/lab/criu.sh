@@ -18,8 +18,10 @@
 #     known shift off; restore 3's first round reads MONOTONIC and BOOTTIME at least the shift further on;
 #   - each segment's last 5 rounds (1 s or more after the restore): exact mode serving (the library's diagnostics
 #     say so) and Clocks.nanos(MONOTONIC) cheaper than System.nanoTime: the median of the rounds' ratios (each the
-#     median of 10 back-to-back block pairs in one round) below TK4J_CRIU_MAX_RATIO (0.95; exact mode measures
-#     about 0.87 here, clock_gettime behind Clocks.nanos about 1.0);
+#     median of 10 back-to-back block pairs in one round) below TK4J_CRIU_MAX_RATIO (1.0, the library's promise:
+#     never slower than the JDK; exact mode measures about 0.87 on the Intel hosts of this machine kind and
+#     0.93-0.98 on the AMD ones, from one run to the next after a restore; clock_gettime behind Clocks.nanos about
+#     1.0-1.04, at that line: the diagnostics' check above tells the modes apart);
 #   - each segment after a restore, its last round: the EventRecorder export works, holds events recorded before
 #     the checkpoint, every one of them exact=false and none later than a MONOTONIC read after the export;
 #   - the JVM ends on its own when asked (no crash, no hs_err file).
@@ -34,7 +36,7 @@ rounds="${TK4J_CRIU_ROUNDS:-10}"
 judged=5 # the last rounds of a segment that are judged
 shift_mono="${TK4J_CRIU_SHIFT_MONO_S:-3600}"
 shift_boot="${TK4J_CRIU_SHIFT_BOOT_S:-7200}"
-max_ratio="${TK4J_CRIU_MAX_RATIO:-0.95}"
+max_ratio="${TK4J_CRIU_MAX_RATIO:-1.0}"
 restores=3
 timens=(python3 "$here/criu/timens.py")
 
