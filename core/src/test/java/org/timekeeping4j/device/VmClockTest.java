@@ -16,6 +16,7 @@ import org.timekeeping4j.ClockId;
 import org.timekeeping4j.SyncStatuses;
 import org.timekeeping4j.linux.Errno;
 import org.timekeeping4j.linux.TimexReading;
+import org.timekeeping4j.testing.AsNobody;
 
 /** VMClock pages written by the test into real files, read through the real mapping. */
 class VmClockTest {
@@ -140,14 +141,10 @@ class VmClockTest {
                 return;
             }
             // As root every file opens: ask as nobody, in a JVM of its own (setpriv), as a user would.
-            assumeThat(Path.of("/usr/bin/setpriv")).as("setpriv, to drop root").isExecutable();
+            assumeThat(AsNobody.SETPRIV).as("setpriv, to drop root").isExecutable();
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
-            String classPath = java.util.Arrays.stream(System.getProperty("java.class.path").split(":"))
-                    .filter(e -> e.contains("/target/")).reduce((a, b) -> a + ":" + b).orElseThrow();
-            Process p = new ProcessBuilder(java.util.List.of("/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
-                    "--clear-groups", Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "--enable-native-access=ALL-UNNAMED", "-XX:-UsePerfData", "-cp", classPath,
-                    VmClockTest.class.getName(), file.toString())).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(AsNobody.java(VmClockTest.class, file.toString())).redirectErrorStream(true)
+                    .start();
             String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
             assertThat(p.waitFor()).as(out).isZero();
             assertThat(out.strip()).isEqualTo(expected);

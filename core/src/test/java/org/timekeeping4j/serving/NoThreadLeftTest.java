@@ -5,10 +5,11 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.timekeeping4j.testing.AsNobody;
 
 /**
  * A process that can start no thread (at its pids limit: a container's pids.max, RLIMIT_NPROC) still reads every
@@ -58,15 +59,11 @@ class NoThreadLeftTest {
         boolean root = System.getProperty("user.name").equals("root");
         // As another user the limit would count that user's every process, and the child would starve them too.
         assumeThat(root).as("run as root: the child runs as nobody under a limit of its own").isTrue();
-        assumeThat(Path.of("/usr/bin/setpriv")).as("setpriv, to drop root").isExecutable();
+        assumeThat(AsNobody.SETPRIV).as("setpriv, to drop root").isExecutable();
         assumeThat(Path.of("/usr/bin/prlimit")).as("prlimit, for the child's limit").isExecutable();
-        String classPath = Arrays.stream(System.getProperty("java.class.path").split(":"))
-                .filter(e -> e.contains("/target/")).reduce((a, b) -> a + ":" + b).orElseThrow();
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // prlimit sets RLIMIT_NPROC on the command it runs, setpriv then drops to nobody, whom it binds.
-        List<String> cmd = List.of("/usr/bin/prlimit", "--nproc=" + LIMIT, "/usr/bin/setpriv", "--reuid=65534",
-                "--regid=65534", "--clear-groups", java, "--enable-native-access=ALL-UNNAMED", "-XX:-UsePerfData",
-                "-cp", classPath, NoThreadLeftChild.class.getName(), mode);
+        List<String> cmd = new ArrayList<>(List.of("/usr/bin/prlimit", "--nproc=" + LIMIT));
+        cmd.addAll(AsNobody.java(NoThreadLeftChild.class, mode));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).as(out).isTrue();
