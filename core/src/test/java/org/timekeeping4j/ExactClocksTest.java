@@ -27,12 +27,12 @@ class ExactClocksTest {
         Diagnostics d = Clocks.diagnostics();
         Map<ClockId, Diagnostics.Serving> sources = d.clocks();
         for (CounterClock c : CounterClock.values()) {
-            assertThat(sources.get(c.clock()).path()).isEqualTo(Diagnostics.Path.COUNTER);
+            assertThat(sources.get(c.clock()).fromCounter()).isTrue();
             assertThat(sources.get(c.clock()).why()).startsWith("exact");
         }
-        assertThat(sources.get(ClockId.MONOTONIC_COARSE).path()).isEqualTo(Diagnostics.Path.KERNEL);
+        assertThat(sources.get(ClockId.MONOTONIC_COARSE).fromCounter()).isFalse();
         assertThat(d.stage()).isEqualTo(Diagnostics.Stage.EXACT);
-        assertThat(d.ticksAreCounterCycles()).isTrue();
+        assertThat(d.ticks().counterCycles()).isTrue();
         assertThat(d.kernel().serves()).isTrue();
         assertThat(d.kernel().convertsCounter()).isTrue();
         assertThat(d.kernel().rawMult()).isEqualTo(KernelVdso.fields(VdsoLayout.CS_RAW).mult());

@@ -52,7 +52,7 @@ class ExportedApiTest {
     /** The public types of each exported package, nested ones as Outer.Inner: what its package-info promises. */
     private static final Map<String, Set<String>> PUBLIC_TYPES = Map.of(
             ROOT, Set.of("ClockId", "ClockReader", "Clocks", "CrossTimestamp", "Diagnostics", "Diagnostics.Kernel",
-                    "Diagnostics.Path", "Diagnostics.Serving", "Diagnostics.Stage", "EventRecorder",
+                    "Diagnostics.Serving", "Diagnostics.Ticks", "Diagnostics.Stage", "EventRecorder",
                     "EventRecorder.EventConsumer", "EventRecorder.TickConsumer", "KernelClocks", "Snapshot",
                     "SyncStatus", "SyncStatus.ClockState", "SyncStatus.StatusFlag", "TimeSpec"),
             ROOT + ".device", Set.of("BoundedClock", "DeviceException", "PpsEvent", "PpsSource", "PtpCapabilities",

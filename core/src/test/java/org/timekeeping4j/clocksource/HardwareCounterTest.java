@@ -40,18 +40,27 @@ class HardwareCounterTest {
         }
     }
 
+    /**
+     * The rdtscp stub that keeps TSC_AUX stores it where it is told, four bytes and no more, and reads the counter
+     * between two ordered reads. What TSC_AUX holds is the host's business (a hypervisor may leave its own CPU
+     * number there: 233 on a 2-vCPU guest was seen), so no value of it is asserted.
+     */
     @Test
-    void rdtscpShouldReportTheCpuNumberInTscAux() {
+    void rdtscpShouldStoreTscAuxInItsFourBytesAndReadInOrder() {
         assumeTrue(CounterArch.HERE == CounterArch.X86_64, "rdtscp: x86_64 only");
         Stubs.Mapped rdtscp = HardwareCounter.stub(CounterRead.X86_RDTSCP);
         assumeTrue(rdtscp.ok(), String.valueOf(rdtscp.failure()));
         HardwareCounter.Rdtscp c = (HardwareCounter.Rdtscp) HardwareCounter.create(CounterRead.X86_RDTSCP, 1e9);
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment aux = arena.allocate(4);
-            aux.set(ValueLayout.JAVA_INT, 0, -1);
-            assertThat(c.read(aux)).isPositive();
-            int cpu = aux.get(ValueLayout.JAVA_INT, 0) & 0xfff; // Linux: (node << 12) | cpu
-            assertThat(cpu).isBetween(0, Runtime.getRuntime().availableProcessors() * 64);
+            MemorySegment guard = arena.allocate(12, 4);
+            guard.fill((byte) 0x5a);
+            long before = c.read();
+            long tsc = c.read(guard.asSlice(4, 4));
+            long after = c.read();
+            assertThat(tsc).isBetween(before, after);
+            for (int i : new int[] {0, 1, 2, 3, 8, 9, 10, 11}) {
+                assertThat(guard.get(ValueLayout.JAVA_BYTE, i)).as("byte %d beside TSC_AUX", i).isEqualTo((byte) 0x5a);
+            }
         }
     }
 

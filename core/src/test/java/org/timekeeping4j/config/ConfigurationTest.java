@@ -89,7 +89,7 @@ class ConfigurationTest {
         Clocks.awaitFastPath(java.time.Duration.ofSeconds(30)); // the paths once discovery has decided
         Map<ClockId, Diagnostics.Serving> paths = Clocks.diagnostics().clocks();
         for (ClockId clock : List.of(ClockId.REALTIME, ClockId.MONOTONIC, ClockId.MONOTONIC_RAW)) {
-            System.out.println("path " + clock + " " + paths.get(clock).path() + " " + paths.get(clock).why());
+            System.out.println("path " + clock + " " + (paths.get(clock).fromCounter() ? "COUNTER" : "KERNEL") + " " + paths.get(clock).why());
         }
     }
 

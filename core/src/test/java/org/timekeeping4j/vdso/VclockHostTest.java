@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.timekeeping4j.linux.Platform;
+import org.timekeeping4j.testing.HostFacts;
 import org.timekeeping4j.testing.TimeNamespaces;
 
 /**
@@ -25,37 +25,17 @@ import org.timekeeping4j.testing.TimeNamespaces;
  *     allows, a boottime offset below the monotonic one among them: {@link TimeNamespaces}): exact mode serves
  *     with the namespace's offsets; and with exact mode off ({@code timekeeping4j.vdso=off}) the kernel path serves there. Runs as
  *     any user (in a user namespace of its own where it lacks CAP_SYS_TIME), changes nothing on the host.</li>
- * <li>kvm-clock: the host's clocksource switched to kvm-clock (exact mode reads the pvclock page), then
- *     switched tsc &lt;-&gt; kvm-clock every 500 ms while a child reads (tools/testing/selftests/timers/
- *     clocksource-switch does the same). Changes the host's clocksource: needs root, kvm-clock among the
- *     available clocksources and {@code -Dtimekeeping4j.test.steerHost=true} (.ci/run passes it); the original
- *     clocksource is restored in a finally block.</li>
+ * <li>kvm-clock: exact mode reads the pvclock page (where kvm-clock is not the clocksource already, the host's
+ *     is switched to it); then, where a second clocksource the vDSO reads exists, switched tsc &lt;-&gt;
+ *     kvm-clock every 500 ms while a child reads (tools/testing/selftests/timers/clocksource-switch does the
+ *     same). A switch changes the host's clocksource: it needs root and {@code -Dtimekeeping4j.test.steerHost=true}
+ *     (.ci/run passes it); the original clocksource is restored in a finally block.</li>
  * </ul>
  * {@code -Dtimekeeping4j.test.vclockReads=N} sets the reads per clock (default 10^7).
  */
 class VclockHostTest {
 
-    private static final Path CLOCKSOURCE = Path.of("/sys/devices/system/clocksource/clocksource0");
     private static final long READS = Long.getLong("timekeeping4j.test.vclockReads", 10_000_000L);
-
-    private static boolean root() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("Uid:")) {
-                    return line.split("\\s+")[2].equals("0"); // the effective uid
-                }
-            }
-        } catch (IOException e) {
-            return false;
-        }
-        return false;
-    }
-
-    private static void assumeRootX86() {
-        assumeTrue("x86_64".equals(Platform.ARCH), "exact mode reads kvm-clock on x86_64 only; this is "
-                + Platform.ARCH);
-        assumeTrue(root(), "switching the clocksource needs root; user is " + System.getProperty("user.name"));
-    }
 
     /** A child's report: its STATE line and, per clock, {reads, outside, worst}. */
     record Report(String state, String after, Map<String, long[]> clocks, String output) {}
@@ -106,8 +86,7 @@ class VclockHostTest {
 
     @Test
     void exactModeShouldApplyATimeNamespacesOffsets() throws Exception {
-        assumeTrue("x86_64".equals(Platform.ARCH), "exact mode reads time namespaces on x86_64 only; this is "
-                + Platform.ARCH);
+        HostFacts.assumeX86("exact mode's time-namespace reader");
         TimeNamespaces.assumeUsable();
         // Offsets this machine's clocks allow now (a machine booted a minute ago refuses -500 s of BOOTTIME).
         long[][] pairs = TimeNamespaces.offsetPairs();
@@ -131,30 +110,52 @@ class VclockHostTest {
         assertAgreement(t, Math.max(1, READS / 10), 0);
     }
 
+    /**
+     * Exact mode reads kvm-clock from the pvclock page: where kvm-clock is the clocksource already (a guest booted
+     * with clocksource=kvm-clock) nothing on the host changes; elsewhere the host's clocksource is switched to it
+     * (root and the opt-in) and restored.
+     */
     @Test
-    void exactModeShouldReadKvmClockAndFollowSwitchesEvery500Ms() throws Exception {
-        assumeRootX86();
-        assumeTrue(Boolean.getBoolean("timekeeping4j.test.steerHost"), "switching the host's clocksource needs"
-                + " -Dtimekeeping4j.test.steerHost=true (.ci/run passes it)");
-        assumeTrue(Files.exists(CLOCKSOURCE.resolve("available_clocksource"))
-                && Files.readString(CLOCKSOURCE.resolve("available_clocksource")).contains("kvm-clock"),
-                "kvm-clock is not an available clocksource here (not a KVM guest)");
-        String original = Files.readString(CLOCKSOURCE.resolve("current_clocksource")).trim();
-        String other = original.equals("kvm-clock") ? "tsc" : original;
+    void exactModeShouldReadKvmClock() throws Exception {
+        HostFacts.assumeX86("exact mode's pvclock reader");
+        HostFacts.assumeAvailable("kvm-clock");
+        String original = HostFacts.currentClocksource();
+        if (!original.equals("kvm-clock")) {
+            assumeSteering();
+        }
         try {
             switchTo("kvm-clock");
             Report r = run(List.of(), List.of(), "count", String.valueOf(READS));
             assertThat(r.state()).contains("enabled=true", "kvm-clock (clock_mode PVCLOCK): read by exact mode");
             assertAgreement(r, READS, 0);
+        } finally {
+            switchTo(original);
+        }
+        assertThat(HostFacts.currentClocksource()).isEqualTo(original);
+    }
+
+    /**
+     * The host's clocksource switched between kvm-clock and another one the vDSO reads every 500 ms while a child
+     * reads: exact mode follows, 0 reads outside the brackets; then the same with the pvclock reader off, where the
+     * call sites switch to the clock_gettime stubs and back. Needs a second such clocksource (a guest booted with
+     * tsc=unstable has none), root and the opt-in.
+     */
+    @Test
+    void exactModeShouldFollowSwitchesEvery500Ms() throws Exception {
+        HostFacts.assumeX86("exact mode's pvclock reader");
+        HostFacts.assumeAvailable("kvm-clock");
+        String other = HostFacts.assumeSecondVdsoClocksource();
+        assumeSteering();
+        String original = HostFacts.currentClocksource();
+        try {
             // A child reading while the clocksource switches every 500 ms.
             Switched s = whileSwitching(other, List.of(), "10", false);
             assertThat(s.switches()).as("switches").isGreaterThanOrEqualTo(16);
             assertAgreement(s.report(), 1_000_000, 0);
             // The same with the pvclock reader off: on kvm-clock every read falls back, on tsc none does, so the
             // call sites switch to the clock_gettime stubs and back (ReadEntry) while the reads stay inside the
-            // brackets.
-            // The child's discovery runs on tsc (on kvm-clock with the reader off exact mode would not serve at all):
-            // the switches start once it says it is done.
+            // brackets. The child's discovery runs on tsc (on kvm-clock with the reader off exact mode would not
+            // serve at all): the switches start once it says it is done.
             Switched fs = whileSwitching(other, List.of("-Dtimekeeping4j.vclock=off"), "6", true);
             Report f = fs.report();
             assertThat(fs.switches()).as("switches").isGreaterThanOrEqualTo(8);
@@ -165,7 +166,14 @@ class VclockHostTest {
         } finally {
             switchTo(original);
         }
-        assertThat(Files.readString(CLOCKSOURCE.resolve("current_clocksource")).trim()).isEqualTo(original);
+        assertThat(HostFacts.currentClocksource()).isEqualTo(original);
+    }
+
+    /** Skips unless this run may switch the host's clocksource: root and the opt-in. */
+    private static void assumeSteering() {
+        HostFacts.assumeRoot("switching the host's clocksource");
+        assumeTrue(Boolean.getBoolean("timekeeping4j.test.steerHost"), "switching the host's clocksource (now "
+                + HostFacts.currentClocksource() + ") needs -Dtimekeeping4j.test.steerHost=true (.ci/run passes it)");
     }
 
     /** A child's report and how often the clocksource was switched while it read. */
@@ -206,6 +214,8 @@ class VclockHostTest {
     }
 
     private static void switchTo(String clocksource) throws IOException {
-        Files.writeString(CLOCKSOURCE.resolve("current_clocksource"), clocksource);
+        if (!HostFacts.currentClocksource().equals(clocksource)) {
+            Files.writeString(HostFacts.currentClocksourceFile(), clocksource);
+        }
     }
 }
