@@ -12,7 +12,7 @@ public final class Sources {
                 ClockId.MONOTONIC_RAW);
         for (ClockId c : clocks) {
             Diagnostics.Serving s = Clocks.diagnostics().clocks().get(c);
-            System.out.printf("%-14s %-7s %s%n", c, s.path(), s.why());
+            System.out.printf("%-14s %-7s %s%n", c, s.fromCounter() ? "COUNTER" : "KERNEL", s.why());
         }
     }
 }

@@ -58,7 +58,7 @@ public final class CriuLoop {
         String kind = null;
         for (ClockId c : CLOCKS) {
             Diagnostics.Serving p = paths.get(c);
-            String k = p.path() == Diagnostics.Path.KERNEL ? "kernel"
+            String k = !p.fromCounter() ? "kernel"
                     : !p.why().startsWith("exact") ? "tracker"
                     : p.why().contains("read by exact mode") ? "exact" : "exact-not-serving";
             kind = kind == null || kind.equals(k) ? k : "mixed";

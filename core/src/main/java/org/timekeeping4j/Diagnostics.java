@@ -9,21 +9,18 @@ import org.timekeeping4j.serving.ServingReport;
 /**
  * What serves this process's clocks, and why: one description for people and tools ({@code tk4j info} prints it),
  * built by {@link Clocks#diagnostics()} on the caller's thread, never on a read. One vocabulary: a clock is served
- * by a {@link Path} (the counter in user space, or the kernel's clock_gettime); the process is at a {@link Stage}.
+ * from the counter in user space or by the kernel's clock_gettime ({@link Serving#fromCounter()}); the process is
+ * at a {@link Stage}.
  *
  * @param stage                 what serves the counter-backed clocks now
  * @param why                   why this stage (one line)
  * @param since                 when this stage began
  * @param clocks                every clock's path, with its reason
- * @param ticksAreCounterCycles whether {@link Clocks#ticks()} returns counter cycles, so that
- *                              {@link Clocks#ticksToNanos} converts them with the parameters a read at that counter
- *                              value used (decided by the first discovery, for the life of the process); false:
- *                              ticks are MONOTONIC_RAW ns, and other clocks convert through an offset measured at
- *                              each conversion
+ * @param ticks                 what {@link Clocks#ticks()} returns, what reads it and at what rate
  * @param kernel                the kernel's vDSO data as exact mode reads it
  */
-public record Diagnostics(Stage stage, String why, Instant since, Map<ClockId, Serving> clocks,
-                          boolean ticksAreCounterCycles, Kernel kernel) {
+public record Diagnostics(Stage stage, String why, Instant since, Map<ClockId, Serving> clocks, Ticks ticks,
+                          Kernel kernel) {
 
     /** Copies {@code clocks} in the clocks' order: a description does not change under its reader. */
     public Diagnostics {
@@ -37,10 +34,12 @@ public record Diagnostics(Stage stage, String why, Instant since, Map<ClockId, S
         Instant since = Instant.now().minusNanos(System.nanoTime() - r.sinceNanos());
         Map<ClockId, Serving> clocks = new EnumMap<>(ClockId.class);
         for (ServingReport.Clock c : r.clocks()) {
-            clocks.put(c.clock(), new Serving(c.clock(), c.counter() ? Path.COUNTER : Path.KERNEL, c.why(), since));
+            clocks.put(c.clock(), new Serving(c.clock(), c.counter(), c.why(), since));
         }
         ServingReport.Kernel k = r.kernel();
-        return new Diagnostics(Stage.valueOf(r.stage().name()), r.why(), since, clocks, r.ticksAreCounterCycles(),
+        ServingReport.Ticks t = r.ticks();
+        return new Diagnostics(Stage.valueOf(r.stage().name()), r.why(), since, clocks,
+                new Ticks(t.counterCycles(), t.counter(), t.read(), t.frequencyHz()),
                 new Kernel(k.serves(), k.why(), k.layout(), k.counterRead(), k.vclock(), k.seq(), k.steeredMult(),
                         k.steeredShift(), k.rawMult(), k.rawShift(), k.counterBase(), k.rawBaseNanos(),
                         k.validForNanos(), k.monotonicOffsetNanos(), k.boottimeOffsetNanos()));
@@ -58,23 +57,34 @@ public record Diagnostics(Stage stage, String why, Instant since, Map<ClockId, S
         DENIED
     }
 
-    /** The two paths a read takes. */
-    public enum Path {
-        /** A counter read in user space: exact mode (the kernel's vDSO data). */
-        COUNTER,
-        /** clock_gettime. */
-        KERNEL
-    }
-
     /**
      * Which path serves a clock, and why.
      *
-     * @param clock the clock
-     * @param path  the path that serves it
-     * @param why   one line
-     * @param since when this path began serving the clock
+     * @param clock       the clock
+     * @param fromCounter true where a counter read in user space serves it (exact mode), false where the kernel's
+     *                    clock_gettime does (as {@link Snapshot#isFromCounter()} says of one capture)
+     * @param why         one line
+     * @param since       when this path began serving the clock
      */
-    public record Serving(ClockId clock, Path path, String why, Instant since) {}
+    public record Serving(ClockId clock, boolean fromCounter, String why, Instant since) {}
+
+    /**
+     * What {@link Clocks#ticks()} returns. The one answer to "what are ticks": the CLI's {@code tk4j info} and
+     * {@code tk4j capture} print and use this record.
+     *
+     * @param counterCycles whether ticks are counter cycles, so that {@link Clocks#ticksToNanos} converts them with
+     *                      the parameters a read at that counter value used (decided by the first discovery, for
+     *                      the life of the process); false: ticks are MONOTONIC_RAW ns, and other clocks convert
+     *                      through an offset measured at each conversion
+     * @param counter       what ticks count: "the TSC cycles", "MONOTONIC_RAW nanoseconds", ...
+     * @param read          what reads them: "rdtsc", "mrs cntvct_el0", "clock_gettime(CLOCK_MONOTONIC_RAW)"
+     * @param frequencyHz   ticks per second now, as the kernel's data states it: the raw line's rate where the
+     *                      kernel's clocksource is the counter itself; on kvm-clock, the TSC's rate that the
+     *                      pvclock page states (not {@link Kernel#frequencyHz()}, which is kvm-clock's nanosecond
+     *                      counter there); 10^9 for nanoseconds; 0 where the kernel's data does not state it now
+     *                      (its clock_mode no longer the counter)
+     */
+    public record Ticks(boolean counterCycles, String counter, String read, double frequencyHz) {}
 
     /**
      * The kernel's vDSO data as exact mode found it: the layout recognised, the counter read around it, the
@@ -109,7 +119,9 @@ public record Diagnostics(Stage stage, String why, Instant since, Map<ClockId, S
                          long boottimeOffsetNanos) {
 
         /**
-         * The counter frequency the raw line stands for: 2^rawShift * 10^9 / rawMult.
+         * The frequency of the counter the raw line converts: 2^rawShift * 10^9 / rawMult. That counter is the
+         * kernel clocksource's (on kvm-clock its nanoseconds, 10^9 Hz); {@link Ticks#frequencyHz()} is the rate of
+         * {@link Clocks#ticks()}.
          *
          * @return Hz, or 0 where exact mode does not serve
          */

@@ -9,11 +9,9 @@ import java.util.concurrent.Callable;
 import org.HdrHistogram.Histogram;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
+import org.timekeeping4j.Diagnostics;
 import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.Snapshot;
-import org.timekeeping4j.clocksource.Clocksource;
-import org.timekeeping4j.clocksource.CounterSelection;
-import org.timekeeping4j.clocksource.CounterSelector;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -21,8 +19,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code tk4j capture}: capture latency measured as the kernel's snapshot work measured it (ktime_get_snapshot_id()): the
- * interval from a counter read in the caller to the counter read inside the call, mean of 1M iterations, plus
- * the distribution.
+ * interval from a counter read in the caller ({@code Clocks.ticks()}, the counter the library's diagnostics name)
+ * to the counter read inside the call, mean of 1M iterations, plus the distribution. It runs wherever ticks are
+ * counter cycles, at the rate {@code Diagnostics.Ticks} states.
  *
  * <p>For {@code Clocks.snapshot} the inner counter value is in the snapshot itself. For the other paths the
  * returned time is mapped back to counter time through the fast path's own conversion (the clock is a linear
@@ -56,27 +55,18 @@ final class CaptureCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         Validate.range(spec, "--iterations", iterations, 1000, MAX_ITERATIONS);
-        CounterSelection sel = CounterSelector.selected();
-        if (sel.mode() == CounterSelector.Mode.KERNEL) {
-            out.println("capture: " + CounterSelector.PROPERTY + "=kernel chose the kernel's clocks: no hardware "
-                    + "counter is read, nothing to measure against");
+        // The counter is the one Clocks.ticks() reads, as the library's diagnostics say: no second selection.
+        Diagnostics d = Clocks.diagnostics();
+        Diagnostics.Ticks ticks = d.ticks();
+        if (!ticks.counterCycles() || ticks.frequencyHz() <= 0) {
+            out.println(Terminal.folded("capture: ticks are " + ticks.counter() + " here, not counter cycles ("
+                    + d.stage() + ": " + d.why() + "); nothing to measure against", Terminal.width(spec), "  "));
             return Tk4j.EXIT_SKIPPED;
         }
-        if (!sel.isHardware()) {
-            out.println(Terminal.folded("capture: no trusted hardware counter here (" + sel.rejected()
-                    + "); nothing to measure", Terminal.width(spec), "  "));
-            return Tk4j.EXIT_SKIPPED;
-        }
-        if (!Clocks.awaitFastPath(java.time.Duration.ofSeconds(20))) {
-            out.println("capture: exact mode does not serve here ("
-                    + Clocks.diagnostics().clocks().get(ClockId.REALTIME).why() + "); nothing to measure");
-            return Tk4j.EXIT_SKIPPED;
-        }
-        Clocksource counter = sel.clocksource();
-        double nsPerCycle = 1e9 / Clocks.diagnostics().kernel().frequencyHz();
+        double nsPerCycle = 1e9 / ticks.frequencyHz();
         Snapshot snapshot = new Snapshot();
         Map<String, Probe> probes = new LinkedHashMap<>();
-        probes.put("counter read (reference)", c0 -> counter.read());
+        probes.put("Clocks.ticks() (reference)", c0 -> Clocks.ticks());
         probes.put("Clocks.snapshot(REALTIME)", c0 -> {
             Clocks.snapshot(ClockId.REALTIME, snapshot);
             return snapshot.isFromCounter() ? snapshot.counter() : Long.MIN_VALUE;
@@ -88,7 +78,7 @@ final class CaptureCommand implements Callable<Integer> {
 
         List<Map<String, Object>> rows = new ArrayList<>();
         for (Map.Entry<String, Probe> e : probes.entrySet()) {
-            rows.add(measure(e.getKey(), e.getValue(), counter, nsPerCycle));
+            rows.add(measure(e.getKey(), e.getValue(), nsPerCycle));
         }
         // The ratio is of p50s, printed next to it: a mean carries every preemption and interrupt of the run and
         // made a snapshot look cheaper than the counter read inside it.
@@ -99,13 +89,15 @@ final class CaptureCommand implements Callable<Integer> {
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("iterations", iterations);
-            m.put("counter", sel.readFlavour());
+            m.put("counter", ticks.counter());
+            m.put("read", ticks.read());
             m.put("paths", rows);
             out.println(Json.write(m));
         } else {
             int width = Terminal.width(spec);
-            out.println(Terminal.folded(String.format("capture latency: from a counter read (%s) in the caller to "
-                    + "the counter read inside the call, %,d iterations per path", sel.readFlavour(), iterations),
+            out.println(Terminal.folded(String.format("capture latency: from Clocks.ticks() in the caller (%s, %s) to "
+                    + "the counter read inside the call, %,d iterations per path", ticks.counter(), ticks.read(),
+                    iterations),
                     width, "  "));
             int pathW = rows.stream().mapToInt(r -> label(r).length()).max().orElse(4);
             String head = "%-" + pathW + "s %9s %8s %8s %8s %10s%n";
@@ -148,15 +140,15 @@ final class CaptureCommand implements Callable<Integer> {
         return c0 + Math.round((nanos - atC0) / nsPerCycle);
     }
 
-    private Map<String, Object> measure(String name, Probe probe, Clocksource counter, double nsPerCycle) {
+    private Map<String, Object> measure(String name, Probe probe, double nsPerCycle) {
         for (int i = 0; i < Math.min(iterations, 200_000); i++) { // warm-up: JIT, first-use binding
-            probe.innerCounter(counter.read());
+            probe.innerCounter(Clocks.ticks());
         }
         Histogram h = new Histogram(3);
         double sum = 0;
         long invalid = 0;
         for (int i = 0; i < iterations; i++) {
-            long c0 = counter.read();
+            long c0 = Clocks.ticks();
             long inner = probe.innerCounter(c0);
             if (inner == Long.MIN_VALUE) {
                 invalid++;

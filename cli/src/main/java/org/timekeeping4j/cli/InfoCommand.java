@@ -12,8 +12,6 @@ import org.timekeeping4j.Clocks;
 import org.timekeeping4j.Diagnostics;
 import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.SyncStatus;
-import org.timekeeping4j.clocksource.CounterSelection;
-import org.timekeeping4j.clocksource.CounterSelector;
 import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.LinuxTime;
 import picocli.CommandLine.Command;
@@ -58,7 +56,7 @@ final class InfoCommand implements Callable<Integer> {
         cost.ifPresent(c -> r.put("clocksourceCost", c.toMap()));
         Diagnostics d = Clocks.diagnostics();
         r.put("exactMode", exactReport(d.kernel()));
-        r.put("counter", counterReport(CounterSelector.selected()));
+        r.put("ticks", ticksReport(d.ticks()));
         // A VMClock page (the hypervisor's disruption marker), or its ACPI device without a driver: one line.
         VmClockCommand.infoLine().ifPresent(l -> r.put("vmclock", l));
         r.put("calibration", calibrationReport(d.kernel()));
@@ -150,33 +148,31 @@ final class InfoCommand implements Callable<Integer> {
     static String calibrationSource(Diagnostics.Kernel k) {
         if (k.convertsCounter()) {
             return "the kernel's own CS_RAW mult/shift from its vDSO data (" + k.layout()
-                    + "); exact, updated by the kernel";
+                    + "); exact, updated by the kernel" + (k.vclock().startsWith("kvm-clock")
+                    ? "; it converts kvm-clock's nanoseconds, which ticks (TSC cycles) reach through the pvclock"
+                    + " page's scale" : "");
         }
         return k.serves() ? "exact mode: the kernel's vDSO data no longer serves the counter (clock_mode changed)"
                 : k.why();
     }
 
-    static Map<String, Object> counterReport(CounterSelection s) {
+    /** What Clocks.ticks() returns, as the library's diagnostics say: the one answer, never a second one. */
+    static Map<String, Object> ticksReport(Diagnostics.Ticks t) {
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("mode", s.mode().name().toLowerCase(java.util.Locale.ROOT));
-        m.put("hardware", s.isHardware());
-        m.put("clocksource", s.clocksource().name());
-        m.put("read", s.readFlavour());
-        m.put("ticksRead", s.ticks() instanceof org.timekeeping4j.clocksource.HardwareCounter h
-                ? h.instructions() : s.readFlavour());
-        m.put("frequencyHz", s.frequency().hz());
-        m.put("uncertaintyPpb", s.frequency().uncertaintyPpb());
-        m.put("frequencySource", s.frequency().source());
-        m.put("widthBits", s.clocksource().widthBits());
-        m.put("mult", s.clocksource().multShift().mult());
-        m.put("shift", s.clocksource().multShift().shift());
-        m.put("rejected", s.rejected().stream().map(r -> {
-            Map<String, Object> x = new LinkedHashMap<>();
-            x.put("candidate", r.candidate());
-            x.put("reason", r.reason());
-            return x;
-        }).toList());
+        m.put("counterCycles", t.counterCycles());
+        m.put("counter", t.counter());
+        m.put("read", t.read());
+        m.put("frequencyHz", t.frequencyHz());
         return m;
+    }
+
+    /** The ticks line of the human form: what they count, what reads them, at what rate. */
+    static String ticksLine(Diagnostics.Ticks t) {
+        String rate = t.frequencyHz() > 0 ? String.format(java.util.Locale.ROOT, ", %.6f MHz", t.frequencyHz() / 1e6)
+                : ", rate not stated by the kernel's data now";
+        return t.counter() + ", read with " + t.read() + rate + (t.counterCycles()
+                ? " (Clocks.ticks(); Clocks.ticksToNanos converts them with the kernel's data)"
+                : " (Clocks.ticks(): exact mode never served in this process)");
     }
 
     static Map<String, Object> syncReport(SyncStatus s) {
@@ -231,11 +227,10 @@ final class InfoCommand implements Callable<Integer> {
         }
         out.label("vclock", "%s", x0.get("vclock"));
         out.label("time ns", "%s", r.get("timeNamespace"));
-        Map<String, Object> k = (Map<String, Object>) r.get("counter");
-        out.label("counter", "%s read with %s (mode %s); ticks with %s", k.get("clocksource"), k.get("read"),
-                k.get("mode"), k.get("ticksRead"));
-        // What converts counter values (the diagnostics' kernel raw line), then the selector's own start-up measurement of the
-        // counter, which only decides whether the counter can be trusted.
+        Map<String, Object> t = (Map<String, Object>) r.get("ticks");
+        out.label("ticks", "%s", ticksLine(new Diagnostics.Ticks((Boolean) t.get("counterCycles"),
+                (String) t.get("counter"), (String) t.get("read"), (Double) t.get("frequencyHz"))));
+        // What converts counter values (the diagnostics' kernel raw line).
         Map<String, Object> cal = (Map<String, Object>) r.get("calibration");
         if ((Boolean) cal.get("valid")) {
             out.label("calibration", "%.6f MHz +/- %.0f ppb (mult %d, shift %d): %s",
@@ -243,15 +238,6 @@ final class InfoCommand implements Callable<Integer> {
                     cal.get("shift"), cal.get("source"));
         } else {
             out.label("calibration", "none in use: %s", cal.get("source"));
-        }
-        out.label("counter check", "%.6f MHz +/- %.0f ppb, %s (mult %d, shift %d, %d bit; the selector's check that "
-                        + "the counter can be trusted, not what converts it)",
-                (Double) k.get("frequencyHz") / 1e6, k.get("uncertaintyPpb"), k.get("frequencySource"),
-                k.get("mult"), k.get("shift"), k.get("widthBits"));
-        // With timekeeping4j.counter=kernel the hardware was not rejected: the kernel's clocks were chosen.
-        String label = "kernel".equals(k.get("mode")) ? "  chosen" : "  rejected";
-        for (Map<String, Object> x : (List<Map<String, Object>>) k.get("rejected")) {
-            out.label(label, "%s: %s", x.get("candidate"), x.get("reason"));
         }
         out.out().println();
         clockTable(out, (List<Map<String, Object>>) r.get("clocks"));

@@ -15,11 +15,32 @@ import org.timekeeping4j.vdso.KernelVdso;
  * @param why                   why this stage (one line)
  * @param sinceNanos            System.nanoTime when this stage began
  * @param clocks                every clock's path, with its reason, in the clocks' order
- * @param ticksAreCounterCycles whether ticks are counter cycles (the first discovery decided)
+ * @param ticks                 what ticks are and what reads them
  * @param kernel                the kernel's vDSO data as the backend sees it
  */
 public record ServingReport(FastPath.Stage stage, String why, long sinceNanos, List<Clock> clocks,
-                            boolean ticksAreCounterCycles, Kernel kernel) {
+                            Ticks ticks, Kernel kernel) {
+
+    /**
+     * What {@code Clocks.ticks()} returns: the components of the public Diagnostics.Ticks, which documents each.
+     *
+     * @param counterCycles true where ticks are counter cycles (the first discovery decided)
+     * @param counter       what ticks count
+     * @param read          what reads them
+     * @param frequencyHz   ticks per second now, or 0 where the kernel's data does not state it now
+     */
+    public record Ticks(boolean counterCycles, String counter, String read, double frequencyHz) {
+
+        /** Ticks as this process hands them out now. */
+        static Ticks now() {
+            if (!FastPath.countsCycles()) {
+                return new Ticks(false, "MONOTONIC_RAW nanoseconds", "clock_gettime(CLOCK_MONOTONIC_RAW)", 1e9);
+            }
+            org.timekeeping4j.arch.Arch arch = org.timekeeping4j.arch.Arch.HERE;
+            String read = arch.reads(false, java.util.Set.of(), 0).getFirst().instructions();
+            return new Ticks(true, KernelVdso.ticksCounter() + " cycles", read, KernelVdso.ticksPerSecond());
+        }
+    }
 
     /**
      * One clock's path.
@@ -80,7 +101,7 @@ public record ServingReport(FastPath.Stage stage, String why, long sinceNanos, L
                         + (System.nanoTime() - since) / 1_000_000L + " ms so far): MONOTONIC and REALTIME as the"
                         + " JDK reads them, the others through libc")
                 : b.clocks();
-        return new ServingReport(stage, why, since, clocks, FastPath.countsCycles(), b.kernel());
+        return new ServingReport(stage, why, since, clocks, Ticks.now(), b.kernel());
     }
 
     /** Every clock's path: {@code counter} and {@code why} for the counter-backed ones, the kernel for the rest. */

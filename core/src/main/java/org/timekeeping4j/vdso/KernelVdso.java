@@ -7,6 +7,7 @@ import org.timekeeping4j.arch.VdsoAlgorithm;
 import org.timekeeping4j.clocksource.MultShift;
 import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.machine.Stubs;
+import org.timekeeping4j.machine.VclockCode;
 import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.timekeeper.CounterClock;
 
@@ -437,6 +438,41 @@ public final class KernelVdso {
         public double frequencyHz() {
             return MultShift.frequencyHz(mult, shift);
         }
+    }
+
+    /**
+     * Ticks per second now, as the kernel's data states it: the raw line's counter frequency where the data counts
+     * the counter itself (clock_mode TSC, the arm64 arch timer); under clock_mode PVCLOCK, where the data counts
+     * kvm-clock's nanoseconds, that rate times the TSC ticks per kvm-clock nanosecond of the pvclock page. 0 where
+     * the data does not convert the counter now. For descriptions, not for clock reads.
+     */
+    public static double ticksPerSecond() {
+        Generation g = now;
+        Fields raw = fields(VdsoLayout.CS_RAW);
+        if (raw == null || raw.mult() == 0) {
+            return 0;
+        }
+        if (g.state.layout().arch().vdsoCountsWith(raw.clockMode())) {
+            return raw.frequencyHz();
+        }
+        if (raw.clockMode() == VclockCode.MODE_PVCLOCK && g.pvti != null
+                && g.state.layout().algorithm() == VdsoAlgorithm.X86_OVERFLOW) {
+            return raw.frequencyHz() * VdsoFormula.pvclockTicksPerNano(g.pvti);
+        }
+        return 0;
+    }
+
+    /**
+     * The counter ticks count, for descriptions: "the TSC" on x86_64 (what the pvclock page scales too),
+     * "cntvct_el0" on arm64, or "none" where exact mode never served.
+     */
+    public static String ticksCounter() {
+        Discovery.Result state = now.state;
+        if (state.reason() != null) {
+            return "none";
+        }
+        return state.layout().arch() == org.timekeeping4j.clocksource.CounterArch.X86_64 ? "the TSC"
+                : "the generic timer's virtual counter (cntvct_el0)";
     }
 
     /** The ordered flavour in use, for descriptions ("rdtscp"). */

@@ -83,6 +83,31 @@ final class VdsoFormula {
     }
 
     /**
+     * TSC ticks per pvclock nanosecond under the page's version: 2^32 / (tsc_to_system_mul * 2^tsc_shift), the
+     * inverse of vread_pvclock's scale; 0 when the stable bit is clear or the version never settles.
+     */
+    static double pvclockTicksPerNano(MemorySegment pvti) {
+        for (int spins = 0; spins < 1 << 20; spins++) {
+            // Acquire: pairs with the hypervisor's write barrier after its version increment, as in pvclock().
+            int version = (int) SEQ.getAcquire(pvti, (long) VclockCode.PV_VERSION) & ~1;
+            byte flags = pvti.get(ValueLayout.JAVA_BYTE, VclockCode.PV_FLAGS);
+            long mul = Integer.toUnsignedLong(pvti.get(ValueLayout.JAVA_INT_UNALIGNED, VclockCode.PV_MUL));
+            int shift = pvti.get(ValueLayout.JAVA_BYTE, VclockCode.PV_SHIFT);
+            // The loads complete before the version re-load (pvclock_read_retry), as in pvclock().
+            VarHandle.loadLoadFence();
+            if ((int) SEQ.get(pvti, (long) VclockCode.PV_VERSION) != version) {
+                Thread.onSpinWait();
+                continue;
+            }
+            if ((flags & VclockCode.PVCLOCK_TSC_STABLE_BIT) == 0 || mul == 0) {
+                return 0;
+            }
+            return Math.scalb(1.0, 32 - shift) / mul;
+        }
+        return 0;
+    }
+
+    /**
      * Converts {@code counter} with the state of base {@code baseOffset} under its seq (see
      * {@link KernelVdso#convert}). A counter at or after cycle_last takes the vDSO's own formula (exact);
      * one before it is extrapolated backwards on the current line, in 128 bits, and flagged inexact.

@@ -62,7 +62,7 @@ public final class ClockPaths {
      * one thread's reads.
      */
     static Optional<String> ticksUnavailable() {
-        return Clocks.diagnostics().ticksAreCounterCycles() ? Optional.empty()
+        return Clocks.diagnostics().ticks().counterCycles() ? Optional.empty()
                 : Optional.of("ticks: no trusted counter here, so ticks are MONOTONIC_RAW ns (see Clocks.ticksToNanos)");
     }
 
