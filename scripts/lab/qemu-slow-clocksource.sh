@@ -4,7 +4,8 @@
 # the clocksources whose each clock read is a system call, it switches the guest's clocksource there and runs
 # `tk4j info`, which must say so on its "slow reads" line ("slow reads    hpet: each clock read is a system call,
 # N ns against M ns for rdtsc") and how to switch back to tsc (as root, and at boot), and that exact mode's refusal
-# names the clocksource as its reason. tsc is restored after each. Prints one
+# names the clocksource as its reason, and that its ticks line says MONOTONIC_RAW nanoseconds (the library's
+# Diagnostics.Ticks where exact mode never served). tsc is restored after each. Prints one
 # "check slow-NAME: OK|FAILED (...)" line per clocksource; exit 0 when both passed.
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -37,6 +38,10 @@ for s in hpet acpi_pm; do
   elif ! tr -s ' \n' '  ' <"$out/info-$s.txt" | grep -q "the kernel's clocksource is $s, which the vDSO does not read"; then
     # Started on $s, exact mode cannot recognise [vvar] (the kernel leaves its clocks stale): it must say why.
     echo "check slow-$s: FAILED (exact mode's refusal does not name $s as the reason; see $out/info-$s.txt)"; failed=1
+  elif ! grep -q '^ticks  *MONOTONIC_RAW nanoseconds, read with clock_gettime(CLOCK_MONOTONIC_RAW)' "$out/info-$s.txt"; then
+    # One story about the counter: where exact mode never served, ticks are MONOTONIC_RAW ns, and info says so.
+    echo "check slow-$s: FAILED (the ticks line does not say MONOTONIC_RAW nanoseconds: $(grep '^ticks' \
+      "$out/info-$s.txt"); see $out/info-$s.txt)"; failed=1
   else
     echo "check slow-$s: OK (${said#slow reads }; $(( $(now) - t )) s)"
   fi

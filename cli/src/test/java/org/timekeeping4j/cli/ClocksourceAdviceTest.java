@@ -39,6 +39,11 @@ class ClocksourceAdviceTest {
         assertThat(ClocksourceAdvice.of("kvm-clock", List.of("kvm-clock", "tsc", "hpet"), "x86_64", false)).isEmpty();
         assertThat(ClocksourceAdvice.of("kvm-clock", List.of("kvm-clock", "tsc", "hpet"), "x86_64", true))
                 .contains(new ClocksourceAdvice("kvm-clock", "tsc", ""));
+        // The PVM guest booted clocksource=kvm-clock tsc=unstable (hosts.md): kvm-clock alone, its page stable, so
+        // nothing to say; were the page unstable, slow with no way out (the TSC is not offered).
+        assertThat(ClocksourceAdvice.of("kvm-clock", List.of("kvm-clock"), "x86_64", false)).isEmpty();
+        assertThat(ClocksourceAdvice.of("kvm-clock", List.of("kvm-clock"), "x86_64", true))
+                .contains(new ClocksourceAdvice("kvm-clock", null, ""));
         // xen without the TSC offered: slow, and kvm-clock is no way out of a pvclock that falls back.
         assertThat(ClocksourceAdvice.of("xen", List.of("xen", "kvm-clock"), "x86_64", true))
                 .contains(new ClocksourceAdvice("xen", null, ""));

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.linux.KernelInfo;
+import org.timekeeping4j.testing.HostFacts;
 
 class InfoCommandTest {
 
@@ -19,7 +19,7 @@ class InfoCommandTest {
         assertThat(r.exitCode()).isZero();
         assertThat(r.err()).isEmpty();
         assertThat(r.out()).contains("kernel        Linux " + System.getProperty("os.version"));
-        assertThat(r.out()).contains("clocksource   " + KernelInfo.currentClocksource());
+        assertThat(r.out()).contains("clocksource   " + HostFacts.currentClocksource());
         assertThat(r.out()).contains("counter flags");
         for (ClockId c : ClockId.values()) {
             // A run of unreadable AUX clocks with one reason is one row: "16-23 CLOCK_AUX+0..+7 no ...".
@@ -109,7 +109,7 @@ class InfoCommandTest {
         assertThat(r.exitCode()).isZero();
         String json = r.out().trim();
         assertThat(json).startsWith("{").endsWith("}");
-        assertThat(json).contains("\"currentClocksource\": \"" + KernelInfo.currentClocksource() + "\"");
+        assertThat(json).contains("\"currentClocksource\": \"" + HostFacts.currentClocksource() + "\"");
         assertThat(json).contains("\"name\": \"CLOCK_MONOTONIC_RAW\"");
         assertThat(json).contains("\"sync\": {");
         assertThat(json).containsPattern("\"synchronized\": (true|false)");

@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.arch.CounterRead;
-import org.timekeeping4j.linux.KernelInfo;
+import org.timekeeping4j.testing.HostFacts;
 import org.timekeeping4j.linux.Platform;
 
 class CounterSelectorTest {
@@ -103,7 +103,7 @@ class CounterSelectorTest {
      */
     private static String noHardwareReason() {
         CounterSelector.Environment env = CounterSelector.RealEnvironment.INSTANCE;
-        String cs = KernelInfo.currentClocksource();
+        String cs = HostFacts.currentClocksource();
         if (CounterArch.of(env.machine()) == CounterArch.X86_64) {
             return cs.equals("tsc") && env.cpuFlags().containsAll(List.of("constant_tsc", "nonstop_tsc")) ? null
                     : "x86_64 whose kernel clocksource is " + cs + " (not an invariant tsc): the kernel is the counter";

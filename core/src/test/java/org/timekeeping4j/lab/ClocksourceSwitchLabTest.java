@@ -32,7 +32,7 @@ class ClocksourceSwitchLabTest {
     @BeforeAll
     static void guest() {
         KernelClock.assumeLabGuest();
-        String cmdline = KernelClock.read("/proc/cmdline");
+        String cmdline = org.timekeeping4j.testing.HostFacts.kernelCommandLine();
         assumeTrue(cmdline.contains("highres=off") && cmdline.contains("nohz=off"),
                 "jiffies is selectable only without high-resolution timers: boot with highres=off nohz=off "
                         + "(scripts/lab/uml-suite.sh does)");

@@ -6,7 +6,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -102,11 +101,7 @@ public final class KernelClock {
 
     /** Whether this JVM runs in a lab guest: its kernel command line carries {@value #LAB_MARK}. */
     public static boolean inLabGuest() {
-        try {
-            return (" " + Files.readString(Path.of("/proc/cmdline")).strip() + " ").contains(" " + LAB_MARK + " ");
-        } catch (IOException | UncheckedIOException e) {
-            return false;
-        }
+        return (" " + HostFacts.kernelCommandLine() + " ").contains(" " + LAB_MARK + " ");
     }
 
     /**

@@ -9,7 +9,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.linux.KernelInfo;
+import org.timekeeping4j.testing.HostFacts;
 import org.timekeeping4j.linux.Platform;
 import org.timekeeping4j.testing.BracketReader;
 import org.timekeeping4j.testing.KernelClock;
@@ -35,7 +35,7 @@ class ClocksourceSwitchTest {
     void exactReadsShouldFollowTheClockModeThroughRuntimeClocksourceSwitches() throws Exception {
         KernelClock.assumeLabGuest();
         assumeTrue("x86_64".equals(Platform.ARCH), "tsc, hpet and acpi_pm are x86 clocksources; this is " + Platform.ARCH);
-        List<String> available = KernelInfo.availableClocksources();
+        List<String> available = HostFacts.availableClocksources();
         assumeTrue(available.containsAll(List.of("tsc", "hpet", "acpi_pm")),
                 "the kernel offers " + available + ", not tsc, hpet and acpi_pm");
         KernelVdsoTest.assumeExactModePossible();
@@ -62,7 +62,7 @@ class ClocksourceSwitchTest {
         } finally {
             switchTo("tsc");
         }
-        assertThat(KernelInfo.currentClocksource()).isEqualTo("tsc");
+        assertThat(HostFacts.currentClocksource()).isEqualTo("tsc");
         for (int p = 0; p < phases.size(); p++) {
             assertThat(readsPerPhase[p]).as("reads while on %s (%s)", phases.get(p), seen)
                     .isGreaterThanOrEqualTo(MIN_READS_PER_PHASE);
@@ -81,7 +81,7 @@ class ClocksourceSwitchTest {
 
     private static void switchTo(String source) {
         KernelClock.sysfs(CURRENT, source);
-        assertThat(KernelInfo.currentClocksource()).as("clocksource after writing %s", source).isEqualTo(source);
+        assertThat(HostFacts.currentClocksource()).as("clocksource after writing %s", source).isEqualTo(source);
     }
 
     /** The [vvar]'s clock_mode once the kernel's next update published the switch: TSC, or not TSC. */
