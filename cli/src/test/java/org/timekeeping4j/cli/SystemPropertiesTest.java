@@ -36,16 +36,17 @@ class SystemPropertiesTest {
                 + "allow, deny" + System.lineSeparator());
     }
 
-    /** counter=kernel is the user's choice: info says chosen, not rejected; capture says why it has nothing to do. */
+    /** counter=kernel is the user's choice: info says chosen and what ticks are then; capture says why it has nothing to do. */
     @Test
     void theKernelCounterModeIsReportedAsAChoice() throws Exception {
         Run info = tk4j("-Dtimekeeping4j.counter=kernel", "info");
         assertThat(info.exit()).as(info.err()).isZero();
-        assertThat(info.out().replaceAll("\\R {4,}", " ")).contains("(mode kernel)").contains("chosen      hardware counter: not tried: "
-                + "timekeeping4j.counter=kernel chose the kernel's clocks").doesNotContain("rejected");
+        assertThat(info.out().replaceAll("\\R {4,}", " ")).contains("the kernel's clocks, as chosen "
+                + "(timekeeping4j.counter=kernel)").contains("ticks         MONOTONIC_RAW nanoseconds, read with "
+                + "clock_gettime(CLOCK_MONOTONIC_RAW)").doesNotContain("rejected");
         Run capture = tk4j("-Dtimekeeping4j.counter=kernel", "capture", "-n", "1000");
         assertThat(capture.exit()).isEqualTo(Tk4j.EXIT_SKIPPED);
-        assertThat(capture.out()).contains("timekeeping4j.counter=kernel chose the kernel's clocks")
-                .doesNotContain("no trusted");
+        assertThat(capture.out().replaceAll("\\R {2,}", " ")).contains("ticks are MONOTONIC_RAW nanoseconds here")
+                .contains("(timekeeping4j.counter=kernel)").doesNotContain("no trusted");
     }
 }

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.testing.HostFacts;
+import org.timekeeping4j.testing.HostSteering;
 import org.timekeeping4j.testing.TimeNamespaces;
 
 /**
@@ -132,6 +133,31 @@ class VclockHostTest {
             switchTo(original);
         }
         assertThat(HostFacts.currentClocksource()).isEqualTo(original);
+    }
+
+    /**
+     * Exact mode on kvm-clock while the kernel's clock is steered as a daemon steers it (SteeredAgreementTest's
+     * steering, on the pvclock page's reads): the one way to prove it on a host no lab guest reproduces (the QEMU
+     * lab has no kvm-clock). Changes the host's clock state and, where kvm-clock is not current, its clocksource:
+     * root, no time daemon, and the opt-in ({@link HostSteering}); both restored.
+     */
+    @Test
+    void exactModeShouldAgreeOnKvmClockWhileTheClockIsSteered() throws Exception {
+        HostFacts.assumeX86("exact mode's pvclock reader");
+        HostFacts.assumeAvailable("kvm-clock");
+        HostFacts.assumeExactModeServes();
+        HostSteering.assumeMaySteer();
+        String original = HostFacts.currentClocksource();
+        try {
+            switchTo("kvm-clock");
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                    .until(() -> KernelVdso.vclockNow().startsWith("kvm-clock (clock_mode PVCLOCK): read by exact mode"));
+            SteeredAgreementTest.steerAndCheck();
+            assertThat(KernelVdso.vclockNow()).as("exact mode read kvm-clock throughout")
+                    .startsWith("kvm-clock (clock_mode PVCLOCK): read by exact mode");
+        } finally {
+            switchTo(original);
+        }
     }
 
     /**
