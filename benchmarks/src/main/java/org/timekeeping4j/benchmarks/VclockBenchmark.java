@@ -17,7 +17,8 @@ import org.timekeeping4j.vdso.KernelVdso;
 /**
  * Exact mode on whichever clocksource the host runs now (tsc, kvm-clock), side by side with the JDK's own
  * calls: {@code Clocks.nanos(MONOTONIC)} against {@code System.nanoTime}, {@code Clocks.nanos(REALTIME)}
- * against {@code Instant.now()}, and the kernel path ({@code KernelClocks.nanos}) that a fallback takes.
+ * against {@code Instant.now()}, {@code Clocks.ticks()} and {@code Clocks.nanosUnordered(MONOTONIC)}, and the
+ * kernel path ({@code KernelClocks.nanos}) that a fallback takes.
  * Setup refuses to run where exact mode does not serve, and says which vclock serves
  * ({@code Clocks.diagnostics().kernel()}), so a figure cannot silently be the kernel's.
  *
@@ -88,6 +89,17 @@ public class VclockBenchmark extends PerCallBenchmark {
     @Benchmark
     public long nanosRealtime() {
         return Clocks.nanos(ClockId.REALTIME);
+    }
+
+    /** The counter read unordered (rdtsc on x86): what Clocks.ticks() returns in exact mode, on any clocksource. */
+    @Benchmark
+    public long ticks() {
+        return Clocks.ticks();
+    }
+
+    @Benchmark
+    public long nanosUnorderedMonotonic() {
+        return Clocks.nanosUnordered(ClockId.MONOTONIC);
     }
 
     @Benchmark
