@@ -152,7 +152,8 @@ public final class Clocks {
      * cycles. Use {@link #nanos} where cross-thread order matters.
      *
      * <p>First call: in exact mode it maps the counter's stub (about a millisecond on an idle machine, after the
-     * JVM's own FFM start-up). Where exact mode does not serve, ticks are clock_gettime(MONOTONIC_RAW) ns.
+     * JVM's own FFM start-up). Where exact mode does not serve, ticks are clock_gettime(MONOTONIC_RAW) ns. What
+     * ticks are in this process, what reads them and their rate: {@code diagnostics().ticks()}.
      * @return the counter value (cycles), or MONOTONIC_RAW ns where no counter is trusted
      */
     public static long ticks() {
