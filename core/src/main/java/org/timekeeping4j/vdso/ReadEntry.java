@@ -63,6 +63,14 @@ final class ReadEntry {
     /** Guarded by this. */
     private int switches;
     private boolean clockGettimeServes;
+    /** The watcher threads of this entry not yet ended: only a running one can make the read serve again. */
+    private final java.util.concurrent.atomic.AtomicInteger watchers = new java.util.concurrent.atomic.AtomicInteger();
+
+    /** {@return the watcher threads of this entry not yet ended (for tests: 0 means no switch back can come)} */
+    int watchers() {
+        return watchers.get();
+    }
+
     /** Bumped by {@link #retarget}: a watcher started for an older generation ends. Guarded by this. */
     private int generation;
 
@@ -181,6 +189,7 @@ final class ReadEntry {
         if (switches < MAX_SWITCHES) { // the last switch (to the stubs: MAX_SWITCHES is odd) is for good
             Thread t = new Thread(new Watcher(generation), "timekeeping4j-clock-mode");
             t.setDaemon(true);
+            watchers.incrementAndGet();
             t.start();
         }
     }
@@ -224,6 +233,8 @@ final class ReadEntry {
                 } while (!toRead(watched));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt(); // the stubs keep serving: never wrong
+            } finally {
+                watchers.decrementAndGet();
             }
         }
     }

@@ -47,11 +47,9 @@ class ReadEntryTest {
     }
 
     /** Waits (bounded) until the watcher made the read serve again. */
-    private static void awaitRead(ReadEntry entry) throws InterruptedException {
-        for (int i = 0; i < 2000 && entry.clockGettimeServes(); i++) {
-            Thread.sleep(WATCH_MILLIS);
-        }
-        assertThat(entry.clockGettimeServes()).as("the watcher brought the read back").isFalse();
+    private static void awaitRead(ReadEntry entry) {
+        org.awaitility.Awaitility.await("the watcher brings the read back").atMost(java.time.Duration.ofSeconds(60))
+                .pollInterval(java.time.Duration.ofMillis(WATCH_MILLIS)).until(() -> !entry.clockGettimeServes());
     }
 
     @Test
@@ -103,8 +101,12 @@ class ReadEntryTest {
                 page.mode(0, 1);
                 awaitRead(entry);
             }
+            // At the bound no watcher runs (the last one ended bringing the read back before the final switch), so
+            // nothing can switch back, whatever the mode: no sleep needed to see that nothing happened.
+            org.awaitility.Awaitility.await("the earlier watchers end").atMost(java.time.Duration.ofSeconds(60))
+                    .until(() -> entry.watchers() == 0);
             page.mode(0, 1);
-            Thread.sleep(20 * WATCH_MILLIS);
+            assertThat(entry.watchers()).as("no watcher at the bound").isZero();
             assertThat(entry.switches()).as("bounded").isEqualTo(ReadEntry.MAX_SWITCHES);
             assertThat(entry.clockGettimeServes()).as("at the bound the stubs serve for good").isTrue();
             for (int i = 0; i < ReadEntry.FLAGS_TO_SWITCH; i++) {
