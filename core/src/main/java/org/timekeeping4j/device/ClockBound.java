@@ -8,7 +8,6 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.VarHandle;
 import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
@@ -17,6 +16,7 @@ import java.nio.file.StandardOpenOption;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.linux.Errno;
 import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.linux.Seqcount;
 import org.timekeeping4j.machine.ClockGettimeStub;
 
 /**
@@ -30,9 +30,9 @@ import org.timekeeping4j.machine.ClockGettimeStub;
  *
  * <p><b>Reading (seqlock).</b> The single writer makes the generation odd, writes the body, then makes it
  * even again (wrapping to 2, never 0). The reader copies the body between two reads of the generation and
- * retries while the generation is 0 or odd, or changed: spinning first, then yielding; after
- * {@link #SETTLE_BUDGET_NANOS} and {@link #MIN_READS} attempts it gives up ("never settles"), since a writer that died mid-update leaves
- * the generation odd forever.
+ * retries while the generation is 0 or odd, or changed ({@link Seqcount}, the library's one seqlock reader):
+ * spinning first, then yielding; after {@link Seqcount#SETTLE_BUDGET_NANOS} and {@link Seqcount#MIN_READS}
+ * attempts it gives up ("never settles"), since a writer that died mid-update leaves the generation odd forever.
  *
  * <p><b>Bounds.</b> {@link #now(TimeBounds)} reads CLOCK_REALTIME, then CLOCK_MONOTONIC_COARSE (mono).
  * mono earlier than as_of by more than 1 us is a causality breach (an error); a smaller lag counts as 0
@@ -74,18 +74,6 @@ final class ClockBound implements BoundedClock {
     static final long OFF_CLOCK_STATUS = 68;
     static final long OFF_DISRUPTION_SUPPORT = 72;
 
-    /** Attempts that only spin; after them the reader yields, so a writer preempted mid-update can finish. */
-    static final int SPIN_READS = 1 << 10;
-    /**
-     * How long the reader keeps trying before it declares the generation stuck. Time rather than a count:
-     * a writer descheduled while the generation is odd (two busy cores are enough) must not look dead.
-     */
-    static final long SETTLE_BUDGET_NANOS = 20_000_000L;
-    /**
-     * And at least this many attempts: a pause of the reader itself (a safepoint, preemption on a busy
-     * machine) must not count as the writer being stuck.
-     */
-    static final int MIN_READS = 1 << 16;
     /** How far mono may lag as_of before it is a causality breach (CLOCK_MONOTONIC_COARSE imprecision). */
     static final long CAUSALITY_BLUR_NANOS = 1_000;
     /** How long after as_of a Synchronized status is believed without a newer update (a daemon restart). */
@@ -93,8 +81,6 @@ final class ClockBound implements BoundedClock {
 
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
 
-    /** Generation as a u16 with acquire/opaque access modes; coordinates (segment, offset). */
-    private static final VarHandle GENERATION = JAVA_SHORT.varHandle();
 
     private final Path path;
     private final Arena arena;
@@ -241,21 +227,12 @@ final class ClockBound implements BoundedClock {
         MemorySegment s = segment;
         long giveUpAt = 0;
         for (int attempt = 0; ; attempt++) {
-            if (attempt >= SPIN_READS) {
-                // Slow path only: the clock is read once the fast spins failed.
-                long t = System.nanoTime();
-                if (giveUpAt == 0) {
-                    giveUpAt = t + SETTLE_BUDGET_NANOS;
-                } else if (t - giveUpAt > 0 && attempt >= MIN_READS) {
-                    throw notSettled(s, attempt);
-                }
-                Thread.yield();
+            giveUpAt = Seqcount.pace(attempt, giveUpAt);
+            if (giveUpAt == Seqcount.GIVE_UP) {
+                throw notSettled(s, attempt);
             }
-            // Acquire: the body loads below cannot be performed before this load. Pairs with the writer's
-            // release store of the even generation after it wrote the body, so an even value we see here
-            // comes with the body written before it.
-            int first = Short.toUnsignedInt((short) GENERATION.getAcquire(s, OFF_GENERATION));
-            if (first == 0 || (first & 1) != 0) {
+            int first = Seqcount.begin16(s, OFF_GENERATION); // pairs with the daemon's release of the even generation
+            if (first == 0 || Seqcount.writing(first)) {
                 Thread.onSpinWait(); // not initialised, or a write in progress
                 continue;
             }
@@ -269,12 +246,7 @@ final class ClockBound implements BoundedClock {
             long drift = Integer.toUnsignedLong(s.get(JAVA_INT, OFF_MAX_DRIFT_PPB));
             int status = s.get(JAVA_INT, OFF_CLOCK_STATUS);
             int support = s.get(JAVA_BYTE, OFF_DISRUPTION_SUPPORT);
-            // LoadLoad: the body loads above complete before the generation is read again. Pairs with the
-            // writer's storeStoreFence after it made the generation odd: if any body load saw a store of
-            // an update in progress, the load below sees that update's odd (or a later) generation.
-            VarHandle.acquireFence();
-            int second = Short.toUnsignedInt((short) GENERATION.getOpaque(s, OFF_GENERATION));
-            if (second != first) {
+            if (Seqcount.retry16(s, OFF_GENERATION, first)) { // pairs with the daemon's fence after its odd one
                 Thread.onSpinWait();
                 continue;
             }
@@ -296,11 +268,10 @@ final class ClockBound implements BoundedClock {
     }
 
     private IllegalStateException notSettled(MemorySegment s, int attempts) {
-        int gen = Short.toUnsignedInt((short) GENERATION.getOpaque(s, OFF_GENERATION));
-        return new IllegalStateException(path + ": ClockBound segment generation never settled within "
-                + SETTLE_BUDGET_NANOS / 1_000_000 + " ms (" + attempts + " reads; now " + gen
-                + (gen == 0 ? ", not initialised" : (gen & 1) != 0 ? ", writer stuck mid-update" : ", changing too fast")
-                + ")");
+        int gen = Seqcount.begin16(s, OFF_GENERATION);
+        return new IllegalStateException(path + ": ClockBound segment generation " + (gen == 0
+                ? "never settled within " + Seqcount.SETTLE_BUDGET_NANOS / 1_000_000 + " ms (" + attempts
+                + " reads; now 0, not initialised)" : Seqcount.notSettled(attempts, gen)));
     }
 
     /** Applies the protocol's rules to the snapshot in {@code into} at (real, mono). */

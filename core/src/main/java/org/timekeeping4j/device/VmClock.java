@@ -9,7 +9,6 @@ import static org.timekeeping4j.device.VmClockLayout.*;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.VarHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,6 +21,7 @@ import org.timekeeping4j.disruption.Disruptions;
 import org.timekeeping4j.linux.DeviceIo;
 import org.timekeeping4j.linux.Errno;
 import org.timekeeping4j.linux.ErrnoException;
+import org.timekeeping4j.linux.Seqcount;
 
 /**
  * A VMClock page (Linux {@code include/uapi/linux/vmclock-abi.h}, UAPI.13): the hypervisor's statement of how the
@@ -30,9 +30,9 @@ import org.timekeeping4j.linux.ErrnoException;
  * from any file holding such a page (test rigs and tools write them).
  *
  * <p><b>Reading (seqlock, as the driver).</b> The hypervisor makes seq_count odd, writes, makes it even again.
- * A read loads seq_count (acquire), copies the fields, fences, and retries while seq_count was odd or changed;
- * after {@link #SETTLE_BUDGET_NANOS} and {@link #MIN_READS} attempts it gives up with one line, as the driver
- * does after 100 ms.
+ * A read ({@link Seqcount}, the library's one seqlock reader) loads seq_count, copies the fields and retries while
+ * seq_count was odd or changed; after {@link Seqcount#SETTLE_BUDGET_NANOS} (100 ms, the driver's VMCLOCK_MAX_WAIT)
+ * and {@link Seqcount#MIN_READS} attempts it gives up with one line, as the driver does.
  *
  * <p><b>Time</b> ({@link #now(TimeBounds, ClockId)}): served where counter_id is this architecture's counter
  * (X86_TSC on x86_64, ARM_VCNT on aarch64), clock_status SYNCHRONIZED or FREERUNNING and time_type UTC or TAI:
@@ -77,17 +77,9 @@ public final class VmClock implements BoundedClock {
     /** Flag bit 9 (Linux 7.0+): the hypervisor notifies changes (poll). */
     public static final long FLAG_NOTIFICATION_PRESENT = 1L << 9;
 
-    /** Attempts that only spin before the reader starts watching the clock and yielding. */
-    static final int SPIN_READS = 1 << 10;
-    /** As the driver (VMCLOCK_MAX_WAIT): how long seq_count may stay odd or keep changing. */
-    static final long SETTLE_BUDGET_NANOS = 100_000_000L;
-    /** And at least this many attempts, so a pause of the reader itself does not count against the writer. */
-    static final int MIN_READS = 1 << 16;
 
     private static final long MAX_SECONDS = Long.MAX_VALUE / 1_000_000_000L;
 
-    /** seq_count with acquire/opaque access; coordinates (segment, offset). */
-    private static final VarHandle SEQ = JAVA_INT.varHandle();
 
     /** This architecture's counter_id, or -1. */
     static final int COUNTER_HERE = VmClockCounter.COUNTER_HERE;
@@ -221,10 +213,8 @@ public final class VmClock implements BoundedClock {
         long giveUpAt = 0;
         for (int attempt = 0; ; attempt++) {
             giveUpAt = pace(attempt, giveUpAt);
-            // Acquire: the field loads below are not performed before this load; pairs with the writer's
-            // release (its write barrier) of the even seq_count after the fields.
-            int seq = (int) SEQ.getAcquire(s, OFF_SEQ);
-            if ((seq & 1) != 0) {
+            int seq = Seqcount.begin(s, OFF_SEQ); // pairs with the driver's write_seqcount_end
+            if (Seqcount.writing(seq)) {
                 Thread.onSpinWait();
                 continue;
             }
@@ -237,10 +227,7 @@ public final class VmClock implements BoundedClock {
                     field(s, OFF_PERIOD_MAXERROR), field(s, OFF_TIME_SEC), field(s, OFF_TIME_FRAC),
                     field(s, OFF_TIME_ESTERROR), field(s, OFF_TIME_MAXERROR),
                     generationPresent(flags) ? s.get(JAVA_LONG, OFF_VM_GENERATION) : 0);
-            // LoadLoad: the copies above complete before seq_count is read again; pairs with the writer's
-            // barrier after it made seq_count odd.
-            VarHandle.acquireFence();
-            if ((int) SEQ.getOpaque(s, OFF_SEQ) == seq) {
+            if (!Seqcount.retry(s, OFF_SEQ, seq)) { // pairs with the driver's write_seqcount_begin
                 observe(p.disruptionMarker(), p.vmGenerationCounter());
                 return p;
             }
@@ -265,10 +252,9 @@ public final class VmClock implements BoundedClock {
         long giveUpAt = 0;
         for (int attempt = 0; ; attempt++) {
             giveUpAt = pace(attempt, giveUpAt);
-            int seq = (int) SEQ.getAcquire(s, OFF_SEQ); // acquire: as in page()
+            int seq = Seqcount.begin(s, OFF_SEQ); // as in page()
             long marker = s.get(JAVA_LONG, OFF_MARKER);
-            VarHandle.acquireFence(); // LoadLoad: as in page()
-            if ((seq & 1) == 0 && (int) SEQ.getOpaque(s, OFF_SEQ) == seq) {
+            if (!Seqcount.writing(seq) && !Seqcount.retry(s, OFF_SEQ, seq)) {
                 observe(marker, seenGeneration);
                 return marker;
             }
@@ -282,11 +268,10 @@ public final class VmClock implements BoundedClock {
         long giveUpAt = 0;
         for (int attempt = 0; ; attempt++) {
             giveUpAt = pace(attempt, giveUpAt);
-            int seq = (int) SEQ.getAcquire(s, OFF_SEQ); // acquire: as in page()
+            int seq = Seqcount.begin(s, OFF_SEQ); // as in page()
             long flags = s.get(JAVA_LONG, OFF_FLAGS);
             long generation = s.get(JAVA_LONG, OFF_VM_GENERATION);
-            VarHandle.acquireFence(); // LoadLoad: as in page()
-            if ((seq & 1) == 0 && (int) SEQ.getOpaque(s, OFF_SEQ) == seq) {
+            if (!Seqcount.writing(seq) && !Seqcount.retry(s, OFF_SEQ, seq)) {
                 long g = generationPresent(flags) ? generation : 0;
                 observe(seenMarker, g);
                 return g;
@@ -310,12 +295,11 @@ public final class VmClock implements BoundedClock {
         long giveUpAt = 0;
         for (int attempt = 0; ; attempt++) {
             giveUpAt = pace(attempt, giveUpAt);
-            int seq = (int) SEQ.getAcquire(s, OFF_SEQ); // acquire: as in page()
+            int seq = Seqcount.begin(s, OFF_SEQ); // as in page()
             long m = s.get(JAVA_LONG, OFF_MARKER);
             long flags = s.get(JAVA_LONG, OFF_FLAGS);
             long generation = s.get(JAVA_LONG, OFF_VM_GENERATION);
-            VarHandle.acquireFence(); // LoadLoad: as in page()
-            if ((seq & 1) == 0 && (int) SEQ.getOpaque(s, OFF_SEQ) == seq) {
+            if (!Seqcount.writing(seq) && !Seqcount.retry(s, OFF_SEQ, seq)) {
                 observe(m, generationPresent(flags) ? generation : 0);
                 return m != marker || (generationPresent(flags) && generation != vmGenerationCounter);
             }
@@ -422,10 +406,9 @@ public final class VmClock implements BoundedClock {
         long giveUpAt = 0;
         for (int attempt = 0; ; attempt++) {
             giveUpAt = pace(attempt, giveUpAt);
-            // Acquire: nothing below (the counter read included) is performed before this load; pairs with
-            // the writer's barrier before its even seq_count.
-            int seq = (int) SEQ.getAcquire(s, OFF_SEQ);
-            if ((seq & 1) != 0) {
+            // Acquire (Seqcount.begin): nothing below, the counter read included, is performed before it.
+            int seq = Seqcount.begin(s, OFF_SEQ); // pairs with the driver's write_seqcount_end
+            if (Seqcount.writing(seq)) {
                 Thread.onSpinWait();
                 continue;
             }
@@ -446,10 +429,7 @@ public final class VmClock implements BoundedClock {
             long maxError = s.get(JAVA_LONG, OFF_TIME_MAXERROR);
             long marker = s.get(JAVA_LONG, OFF_MARKER);
             long generation = s.get(JAVA_LONG, OFF_VM_GENERATION);
-            // LoadLoad: every copy above completes before seq_count is read again; pairs with the writer's
-            // barrier after its odd seq_count, so a copy that saw part of an update sees that seq_count move.
-            VarHandle.acquireFence();
-            if ((int) SEQ.getOpaque(s, OFF_SEQ) != seq) {
+            if (Seqcount.retry(s, OFF_SEQ, seq)) { // pairs with the driver's write_seqcount_begin
                 Thread.onSpinWait();
                 continue;
             }
@@ -555,21 +535,12 @@ public final class VmClock implements BoundedClock {
 
     /** Spins, then yields and watches the budget; gives up as the driver does. Returns the deadline. */
     private long pace(int attempt, long giveUpAt) {
-        if (attempt < SPIN_READS) {
-            return giveUpAt;
+        long next = Seqcount.pace(attempt, giveUpAt);
+        if (next == Seqcount.GIVE_UP) {
+            throw new IllegalStateException(path + ": VMClock seq_count " + Seqcount.notSettled(attempt,
+                    Integer.toUnsignedLong(Seqcount.begin(page, OFF_SEQ))));
         }
-        long t = System.nanoTime();
-        if (giveUpAt == 0) {
-            giveUpAt = t + SETTLE_BUDGET_NANOS;
-        } else if (t - giveUpAt > 0 && attempt >= MIN_READS) {
-            int seq = (int) SEQ.getOpaque(page, OFF_SEQ);
-            throw new IllegalStateException(path + ": VMClock seq_count never settled within "
-                    + SETTLE_BUDGET_NANOS / 1_000_000 + " ms (" + attempt + " reads; now "
-                    + Integer.toUnsignedString(seq) + ((seq & 1) != 0 ? ", odd: writer stuck mid-update)"
-                    : ", changing too fast)"));
-        }
-        Thread.yield();
-        return giveUpAt;
+        return next;
     }
 
     /** Unmaps the page and closes the device. */

@@ -2,9 +2,9 @@ package org.timekeeping4j.vdso;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 import org.timekeeping4j.arch.VdsoAlgorithm;
 import org.timekeeping4j.clocksource.MultShift;
+import org.timekeeping4j.linux.Seqcount;
 import org.timekeeping4j.machine.VclockCode;
 
 /**
@@ -16,7 +16,6 @@ import org.timekeeping4j.machine.VclockCode;
 final class VdsoFormula {
 
     /** The seq of a base: a 32-bit load at the base's start. */
-    static final VarHandle SEQ = ValueLayout.JAVA_INT.varHandle(); // seq is 4-byte aligned in every layout
 
     private static final long S64_MAX = Long.MAX_VALUE;
 
@@ -55,9 +54,12 @@ final class VdsoFormula {
      */
     static long pvclock(MemorySegment pvti, long tsc) {
         for (int spins = 0; spins < 1 << 20; spins++) {
-            // Acquire: the loads below stay after the version load; pairs with the hypervisor's write barrier
-            // after its version increment (the kernel's pvclock_read_begin: virt_rmb).
-            int version = (int) SEQ.getAcquire(pvti, (long) VclockCode.PV_VERSION) & ~1;
+            // pvclock_read_begin: pairs with the hypervisor's write barrier after its version increment.
+            int version = Seqcount.begin(pvti, VclockCode.PV_VERSION);
+            if (Seqcount.writing(version)) {
+                Thread.onSpinWait();
+                continue;
+            }
             byte flags = pvti.get(ValueLayout.JAVA_BYTE, VclockCode.PV_FLAGS);
             if ((flags & VclockCode.PVCLOCK_TSC_STABLE_BIT) == 0) {
                 return Long.MIN_VALUE;
@@ -66,9 +68,7 @@ final class VdsoFormula {
             long systemTime = pvti.get(ValueLayout.JAVA_LONG_UNALIGNED, VclockCode.PV_SYSTEM_TIME);
             long mul = Integer.toUnsignedLong(pvti.get(ValueLayout.JAVA_INT_UNALIGNED, VclockCode.PV_MUL));
             int shift = pvti.get(ValueLayout.JAVA_BYTE, VclockCode.PV_SHIFT);
-            // The loads complete before the version re-load (pvclock_read_retry: virt_rmb, then the compare).
-            VarHandle.loadLoadFence();
-            if ((int) SEQ.get(pvti, (long) VclockCode.PV_VERSION) != version) {
+            if (Seqcount.retry(pvti, VclockCode.PV_VERSION, version)) { // pvclock_read_retry
                 Thread.onSpinWait();
                 continue;
             }
@@ -88,14 +88,15 @@ final class VdsoFormula {
      */
     static double pvclockTicksPerNano(MemorySegment pvti) {
         for (int spins = 0; spins < 1 << 20; spins++) {
-            // Acquire: pairs with the hypervisor's write barrier after its version increment, as in pvclock().
-            int version = (int) SEQ.getAcquire(pvti, (long) VclockCode.PV_VERSION) & ~1;
+            int version = Seqcount.begin(pvti, VclockCode.PV_VERSION); // as in pvclock()
+            if (Seqcount.writing(version)) {
+                Thread.onSpinWait();
+                continue;
+            }
             byte flags = pvti.get(ValueLayout.JAVA_BYTE, VclockCode.PV_FLAGS);
             long mul = Integer.toUnsignedLong(pvti.get(ValueLayout.JAVA_INT_UNALIGNED, VclockCode.PV_MUL));
             int shift = pvti.get(ValueLayout.JAVA_BYTE, VclockCode.PV_SHIFT);
-            // The loads complete before the version re-load (pvclock_read_retry), as in pvclock().
-            VarHandle.loadLoadFence();
-            if ((int) SEQ.get(pvti, (long) VclockCode.PV_VERSION) != version) {
+            if (Seqcount.retry(pvti, VclockCode.PV_VERSION, version)) { // as in pvclock()
                 Thread.onSpinWait();
                 continue;
             }
@@ -202,10 +203,8 @@ final class VdsoFormula {
     static boolean read(VdsoLayout l, MemorySegment page, long baseOffset, int slot, BaseState s) {
         long ts = baseOffset + l.basetimeOffset() + (long) slot * VdsoLayout.TIMESTAMP_BYTES;
         for (int spins = 0; spins < 1 << 20; ) {
-            // Acquire: every later load (the fields) is ordered after the seq load; pairs with the kernel's
-            // smp_wmb between its seq increment and its stores (vdso_write_begin).
-            int seq = (int) SEQ.getAcquire(page, baseOffset);
-            if ((seq & 1) != 0) {
+            int seq = Seqcount.begin(page, baseOffset); // vdso_read_begin: pairs with the kernel's vdso_write_end
+            if (Seqcount.writing(seq)) {
                 spins++;
                 Thread.onSpinWait();
                 continue;
@@ -242,7 +241,6 @@ final class VdsoFormula {
      * smp_wmb before its closing seq increment (vdso_write_end), as vdso_read_retry.
      */
     static boolean unchanged(MemorySegment page, long baseOffset, BaseState s) {
-        VarHandle.loadLoadFence();
-        return (int) SEQ.get(page, baseOffset) == s.seq;
+        return !Seqcount.retry(page, baseOffset, s.seq); // vdso_read_retry: pairs with vdso_write_begin
     }
 }
