@@ -98,6 +98,14 @@ final class ClockBound implements BoundedClock {
     }
 
     /**
+     * A reader over {@code segment}, which a test writes as the daemon does (the jcstress tests of the seqlock
+     * read): no file, no header check, no VMClock comparison, nothing to close.
+     */
+    static ClockBound overSegment(MemorySegment segment) {
+        return new ClockBound(Path.of("(a test's segment)"), Arena.ofAuto(), segment, null);
+    }
+
+    /**
      * Maps the segment at {@code path} read-only and checks its header.
      *
      * @param path the segment, e.g. {@link #DEFAULT_PATH}

@@ -115,6 +115,14 @@ public final class VmClock implements BoundedClock {
     }
 
     /**
+     * A reader over {@code page}, a page a test writes as the driver does (the jcstress tests of the seqlock read):
+     * no file, no header check, nothing to close.
+     */
+    static VmClock overPage(MemorySegment page) {
+        return new VmClock(Path.of("(a test's page)"), Arena.ofAuto(), page, -1, (int) page.byteSize());
+    }
+
+    /**
      * Maps the page at {@code path} read-only and checks its header.
      *
      * @param path {@link #DEFAULT_PATH}, another /dev/vmclockN, or a file holding a page
