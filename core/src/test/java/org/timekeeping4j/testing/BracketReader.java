@@ -27,6 +27,12 @@ public final class BracketReader implements AutoCloseable {
     public final AtomicLong backwards = new AtomicLong();
     /** Brackets whose own kernel reads went back (a step inside them), left unchecked. */
     public final AtomicLong steppedBrackets = new AtomicLong();
+    /**
+     * Kernel reads of a clock that may not go back below the kernel's read before them (the kernel's own clock
+     * went back between two brackets), with the first in {@link #firstKernelBackwards()}.
+     */
+    public final AtomicLong kernelBackwards = new AtomicLong();
+    private final StringBuilder firstKernel = new StringBuilder();
     private final StringBuilder first = new StringBuilder();
     private final AtomicBoolean stop = new AtomicBoolean();
     private final Thread thread;
@@ -39,6 +45,8 @@ public final class BracketReader implements AutoCloseable {
         thread = Thread.ofPlatform().name("bracket-reader").start(() -> {
             long[] last = new long[clocks.length];
             Arrays.fill(last, Long.MIN_VALUE);
+            long[] lastKernel = new long[clocks.length];
+            Arrays.fill(lastKernel, Long.MIN_VALUE);
             while (!stop.get()) {
                 for (int c = 0; c < clocks.length; c++) {
                     ClockId clock = clocks[c];
@@ -51,6 +59,13 @@ public final class BracketReader implements AutoCloseable {
                             last[c] = Long.MIN_VALUE;
                             continue;
                         }
+                        if (!mayGoBack.contains(clock) && lastKernel[c] != Long.MIN_VALUE && k0 - lastKernel[c] < 0
+                                && kernelBackwards.getAndIncrement() == 0) {
+                            synchronized (firstKernel) {
+                                firstKernel.append(clock + ": the kernel's " + k0 + " after its " + lastKernel[c]);
+                            }
+                        }
+                        lastKernel[c] = k1;
                         if (v - k0 < 0 || k1 - v < 0) {
                             note(outside, clock + ": " + k0 + " <= " + v + " <= " + k1 + " fails");
                         }
@@ -70,6 +85,13 @@ public final class BracketReader implements AutoCloseable {
             synchronized (first) {
                 first.append(what);
             }
+        }
+    }
+
+    /** The first kernel read below the kernel's read before it, as text; empty when there was none. */
+    public String firstKernelBackwards() {
+        synchronized (firstKernel) {
+            return firstKernel.toString();
         }
     }
 

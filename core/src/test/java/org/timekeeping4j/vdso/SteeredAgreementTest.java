@@ -58,6 +58,10 @@ class SteeredAgreementTest {
         } finally {
             reader.close();
         }
+        System.out.println("steered: " + reader.reads.get() + " bracketed reads, " + reader.outside.get()
+                + " outside, " + reader.backwards.get() + " backwards, the kernel's own reads back "
+                + reader.kernelBackwards.get() + " times " + reader.firstKernelBackwards() + "; "
+                + reader.firstFailure());
         assertThat(reader.reads.get()).as("reads").isGreaterThan(10_000);
         // The steering reached the kernel: its mult moved by the flips' 100 ppm (less a dithering margin).
         assertThat((maxMult - minMult) / (double) minMult).as("mult range %d..%d", minMult, maxMult)
