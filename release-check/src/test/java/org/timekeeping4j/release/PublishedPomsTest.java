@@ -20,10 +20,11 @@ import org.w3c.dom.Element;
  */
 class PublishedPomsTest {
 
-    /** Deployed: the parent (every published module's POM names it), the BOM, core, the CLI and the adapters. */
+    /** Deployed: the parent (every published module's POM names it), the BOM, core, the CLI, the adapters and the test clocks. */
     private static final Set<String> PUBLISHED = Set.of("timekeeping4j-parent", "timekeeping4j-bom",
             "timekeeping4j-core", "timekeeping4j-cli", "timekeeping4j-opentelemetry", "timekeeping4j-micrometer",
-            "timekeeping4j-log4j", "timekeeping4j-agrona", "timekeeping4j-caffeine", "timekeeping4j-guava");
+            "timekeeping4j-log4j", "timekeeping4j-agrona", "timekeeping4j-caffeine", "timekeeping4j-guava",
+            "timekeeping4j-test-clocks");
 
     /** Built but never deployed: the jcstress tests, the JMH benchmarks and this check. */
     private static final Set<String> NOT_PUBLISHED = Set.of("timekeeping4j-stress", "timekeeping4j-benchmarks",

@@ -1,5 +1,6 @@
 package org.timekeeping4j.agrona;
 
+import java.util.Objects;
 import org.agrona.concurrent.EpochClock;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.ClockReader;
@@ -34,6 +35,17 @@ public final class TimekeepingEpochClock implements EpochClock {
      */
     public static TimekeepingEpochClock getInstance() {
         return INSTANCE;
+    }
+
+    /**
+     * A clock reading {@code realtime} instead of the kernel's CLOCK_REALTIME: for tests, with the clocks of
+     * timekeeping4j-test-clocks (a ManualClock the test advances), or any other {@link ClockReader}.
+     *
+     * @param realtime read for every call, in nanoseconds since the epoch
+     * @return the clock
+     */
+    public static TimekeepingEpochClock of(ClockReader realtime) {
+        return new TimekeepingEpochClock(Objects.requireNonNull(realtime, "realtime"));
     }
 
     /** CLOCK_REALTIME in milliseconds since the Unix epoch (truncated, as System.currentTimeMillis is). */

@@ -1,5 +1,6 @@
 package org.timekeeping4j.agrona;
 
+import java.util.Objects;
 import org.agrona.concurrent.EpochNanoClock;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.ClockReader;
@@ -32,6 +33,17 @@ public final class TimekeepingEpochNanoClock implements EpochNanoClock {
      */
     public static TimekeepingEpochNanoClock getInstance() {
         return INSTANCE;
+    }
+
+    /**
+     * A clock reading {@code realtime} instead of the kernel's CLOCK_REALTIME: for tests, with the clocks of
+     * timekeeping4j-test-clocks (a ManualClock the test advances), or any other {@link ClockReader}.
+     *
+     * @param realtime read for every call, in nanoseconds since the epoch
+     * @return the clock
+     */
+    public static TimekeepingEpochNanoClock of(ClockReader realtime) {
+        return new TimekeepingEpochNanoClock(Objects.requireNonNull(realtime, "realtime"));
     }
 
     /** CLOCK_REALTIME in nanoseconds since the Unix epoch. */

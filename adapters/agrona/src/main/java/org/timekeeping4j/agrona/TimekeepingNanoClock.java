@@ -1,5 +1,6 @@
 package org.timekeeping4j.agrona;
 
+import java.util.Objects;
 import org.agrona.concurrent.NanoClock;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.ClockReader;
@@ -32,6 +33,17 @@ public final class TimekeepingNanoClock implements NanoClock {
      */
     public static TimekeepingNanoClock getInstance() {
         return INSTANCE;
+    }
+
+    /**
+     * A clock reading {@code monotonic} instead of the kernel's CLOCK_MONOTONIC: for tests, with the clocks of
+     * timekeeping4j-test-clocks (a ManualClock the test advances), or any other {@link ClockReader}.
+     *
+     * @param monotonic read for every call, in nanoseconds
+     * @return the clock
+     */
+    public static TimekeepingNanoClock of(ClockReader monotonic) {
+        return new TimekeepingNanoClock(Objects.requireNonNull(monotonic, "monotonic"));
     }
 
     /** CLOCK_MONOTONIC in nanoseconds since boot. */

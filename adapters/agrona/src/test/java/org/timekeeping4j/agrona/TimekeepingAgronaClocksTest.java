@@ -14,6 +14,7 @@ import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.errors.DistinctErrorLog;
 import org.agrona.concurrent.errors.ErrorLogReader;
+import org.timekeeping4j.testclocks.ManualClock;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.ClockReader;
@@ -69,5 +70,15 @@ class TimekeepingAgronaClocksTest {
         long value = read.getAsLong();
         long after = KernelClocks.nanos(clock);
         assertThat(value).isBetween(before - AGREEMENT_BOUND_NANOS, after + AGREEMENT_BOUND_NANOS);
+    }
+
+    /** Each Agrona clock reads the clock the test gave, in its unit. */
+    @Test
+    void testClocksShouldStandInForTheKernelsClocks() {
+        ManualClock realtime = ManualClock.startingAt(1_796_515_200_123_456_789L);
+        ManualClock monotonic = ManualClock.startingAt(42);
+        assertThat(TimekeepingNanoClock.of(monotonic).nanoTime()).isEqualTo(42);
+        assertThat(TimekeepingEpochNanoClock.of(realtime).nanoTime()).isEqualTo(1_796_515_200_123_456_789L);
+        assertThat(TimekeepingEpochClock.of(realtime).time()).isEqualTo(1_796_515_200_123L);
     }
 }

@@ -1,5 +1,6 @@
 package org.timekeeping4j.caffeine;
 
+import java.util.Objects;
 import com.github.benmanes.caffeine.cache.Ticker;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.ClockReader;
@@ -53,6 +54,18 @@ public final class TimekeepingTicker implements Ticker {
      */
     public static TimekeepingTicker boottime() {
         return Boottime.INSTANCE;
+    }
+
+    /**
+     * A ticker reading {@code reader} as {@code clock} instead of the kernel's clock: for tests, with the clocks of
+     * timekeeping4j-test-clocks (a ManualClock the test advances), or any other {@link ClockReader}.
+     *
+     * @param clock  the clock {@code reader} stands for ({@link #clock()} says it)
+     * @param reader read for every tick, in nanoseconds
+     * @return the ticker
+     */
+    public static TimekeepingTicker of(ClockId clock, ClockReader reader) {
+        return new TimekeepingTicker(Objects.requireNonNull(clock, "clock"), Objects.requireNonNull(reader, "reader"));
     }
 
     /** {@return the clock this ticker reads} */

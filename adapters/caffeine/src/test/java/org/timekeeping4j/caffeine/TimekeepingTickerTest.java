@@ -8,6 +8,7 @@ import com.github.benmanes.caffeine.cache.Ticker;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import org.timekeeping4j.testclocks.ManualClock;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.ClockReader;
@@ -86,5 +87,18 @@ class TimekeepingTickerTest {
         long value = read.getAsLong();
         long after = KernelClocks.nanos(clock);
         assertThat(value).isBetween(before - AGREEMENT_BOUND_NANOS, after + AGREEMENT_BOUND_NANOS);
+    }
+
+    /** A cache that expires after 30 minutes, tested in microseconds: the ticker reads a clock the test moves. */
+    @Test
+    void aTestClockShouldDriveACacheWithoutSleeping() {
+        ManualClock clock = ManualClock.startingAt(0);
+        Cache<String, String> cache = Caffeine.newBuilder().expireAfterWrite(Duration.ofMinutes(30))
+                .executor(Runnable::run).ticker(TimekeepingTicker.of(ClockId.BOOTTIME, clock)).build();
+        cache.put("session", "alice");
+        clock.advance(Duration.ofMinutes(29));
+        assertThat(cache.getIfPresent("session")).isEqualTo("alice");
+        clock.advance(Duration.ofMinutes(1));
+        assertThat(cache.getIfPresent("session")).isNull();
     }
 }

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import org.timekeeping4j.testclocks.ManualClock;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.ClockReader;
@@ -95,5 +96,21 @@ class TimekeepingTickerTest {
         long value = read.getAsLong();
         long after = KernelClocks.nanos(clock);
         assertThat(value).isBetween(before - AGREEMENT_BOUND_NANOS, after + AGREEMENT_BOUND_NANOS);
+    }
+
+    /** A cache that expires after 30 minutes, tested in microseconds: the ticker reads a clock the test moves. */
+    @Test
+    void aTestClockShouldDriveACacheWithoutSleeping() {
+        ManualClock clock = ManualClock.startingAt(0);
+        TimekeepingTicker ticker = TimekeepingTicker.of(ClockId.MONOTONIC, clock);
+        Cache<String, String> cache = CacheBuilder.newBuilder().expireAfterWrite(30, TimeUnit.MINUTES)
+                .ticker(ticker).build();
+        cache.put("session", "alice");
+        clock.advance(Duration.ofMinutes(29));
+        assertThat(cache.getIfPresent("session")).isEqualTo("alice");
+        clock.advance(Duration.ofMinutes(1));
+        assertThat(cache.getIfPresent("session")).isNull();
+        assertThat(ticker.clock()).isEqualTo(ClockId.MONOTONIC);
+        assertThat(ticker.read()).isEqualTo(Duration.ofMinutes(30).toNanos());
     }
 }

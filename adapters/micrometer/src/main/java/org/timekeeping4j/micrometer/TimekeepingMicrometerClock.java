@@ -1,5 +1,6 @@
 package org.timekeeping4j.micrometer;
 
+import java.util.Objects;
 import io.micrometer.core.instrument.Clock;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.ClockReader;
@@ -41,6 +42,18 @@ public final class TimekeepingMicrometerClock implements Clock {
      */
     public static TimekeepingMicrometerClock getInstance() {
         return INSTANCE;
+    }
+
+    /**
+     * A clock reading {@code realtime} and {@code monotonic} instead of the kernel's clocks: for tests, with the
+     * clocks of timekeeping4j-test-clocks (a ManualClock the test advances), or any other {@link ClockReader}.
+     *
+     * @param realtime  read for the wall time, in nanoseconds since the epoch
+     * @param monotonic read for the monotonic time, in nanoseconds
+     * @return the clock
+     */
+    public static TimekeepingMicrometerClock of(ClockReader realtime, ClockReader monotonic) {
+        return new TimekeepingMicrometerClock(Objects.requireNonNull(realtime, "realtime"), Objects.requireNonNull(monotonic, "monotonic"));
     }
 
     /** CLOCK_REALTIME in milliseconds since the Unix epoch (truncated, as System.currentTimeMillis is). */

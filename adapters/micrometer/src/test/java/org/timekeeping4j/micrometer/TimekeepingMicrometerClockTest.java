@@ -9,6 +9,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.timekeeping4j.testclocks.ManualClock;
+import java.time.Duration;
+import java.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.ClockReader;
@@ -78,5 +81,20 @@ class TimekeepingMicrometerClockTest {
                 (realtimeBefore - AGREEMENT_BOUND_NANOS) / 1_000_000, (realtimeAfter + AGREEMENT_BOUND_NANOS) / 1_000_000);
         assertThat(monotonicNanos)
                 .isBetween(monotonicBefore - AGREEMENT_BOUND_NANOS, monotonicAfter + AGREEMENT_BOUND_NANOS);
+    }
+
+    /** A timer records exactly the time the test let pass: the clock reads clocks the test moves. */
+    @Test
+    void testClocksShouldDriveATimerWithoutSleeping() {
+        ManualClock wall = ManualClock.startingAt(Instant.parse("2026-12-06T12:00:00Z"));
+        ManualClock monotonic = ManualClock.startingAt(0);
+        TimekeepingMicrometerClock clock = TimekeepingMicrometerClock.of(wall, monotonic);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry(SimpleConfig.DEFAULT, clock);
+        Timer timer = registry.timer("request");
+        Timer.Sample sample = Timer.start(registry);
+        monotonic.advance(Duration.ofMillis(5));
+        sample.stop(timer);
+        assertThat(timer.totalTime(TimeUnit.NANOSECONDS)).isEqualTo(5_000_000);
+        assertThat(clock.wallTime()).isEqualTo(Instant.parse("2026-12-06T12:00:00Z").toEpochMilli());
     }
 }

@@ -1,5 +1,6 @@
 package org.timekeeping4j.opentelemetry;
 
+import java.util.Objects;
 import io.opentelemetry.sdk.common.Clock;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.ClockReader;
@@ -43,6 +44,18 @@ public final class TimekeepingOtelClock implements Clock {
      */
     public static TimekeepingOtelClock getInstance() {
         return INSTANCE;
+    }
+
+    /**
+     * A clock reading {@code realtime} and {@code monotonic} instead of the kernel's clocks: for tests, with the
+     * clocks of timekeeping4j-test-clocks (a ManualClock the test advances), or any other {@link ClockReader}.
+     *
+     * @param realtime  read for the wall time, in nanoseconds since the epoch
+     * @param monotonic read for the monotonic time, in nanoseconds
+     * @return the clock
+     */
+    public static TimekeepingOtelClock of(ClockReader realtime, ClockReader monotonic) {
+        return new TimekeepingOtelClock(Objects.requireNonNull(realtime, "realtime"), Objects.requireNonNull(monotonic, "monotonic"));
     }
 
     /** CLOCK_REALTIME in nanoseconds since the Unix epoch. */

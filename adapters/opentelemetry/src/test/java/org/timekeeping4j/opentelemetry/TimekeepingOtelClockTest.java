@@ -10,6 +10,7 @@ import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import org.timekeeping4j.testclocks.ManualClock;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.ClockReader;
@@ -77,5 +78,18 @@ class TimekeepingOtelClockTest {
         assertThat(now).isBetween(realtimeBefore - AGREEMENT_BOUND_NANOS, realtimeAfter + AGREEMENT_BOUND_NANOS);
         assertThat(nanoTime)
                 .isBetween(monotonicBefore - AGREEMENT_BOUND_NANOS, monotonicAfter + AGREEMENT_BOUND_NANOS);
+    }
+
+    /** now() and nanoTime() read the clocks the test gave, and move only when the test moves them. */
+    @Test
+    void testClocksShouldStandInForTheKernelsClocks() {
+        ManualClock realtime = ManualClock.startingAt(1_796_515_200_000_000_000L);
+        ManualClock monotonic = ManualClock.startingAt(7);
+        TimekeepingOtelClock clock = TimekeepingOtelClock.of(realtime, monotonic);
+        assertThat(clock.now()).isEqualTo(1_796_515_200_000_000_000L);
+        assertThat(clock.nanoTime()).isEqualTo(7);
+        monotonic.advanceNanos(1_000);
+        assertThat(clock.nanoTime()).isEqualTo(1_007);
+        assertThat(clock.now()).as("the wall clock did not move").isEqualTo(1_796_515_200_000_000_000L);
     }
 }
