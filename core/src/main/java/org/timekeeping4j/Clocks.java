@@ -217,16 +217,16 @@ public final class Clocks {
      * {@code counter() == 0}, {@code isFromCounter() == false}, and the two values come from two clock_gettime
      * calls.
      *
-     * @return true (the snapshot is valid; kept boolean for the kernel's calling convention)
+     * @return {@code into}, filled
      * @throws IllegalArgumentException for a clock other than the five above
      * @param clock REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME or TAI
      * @param into  the snapshot to fill (reusable)
      */
-    public static boolean snapshot(ClockId clock, Snapshot into) {
+    public static Snapshot snapshot(ClockId clock, Snapshot into) {
         FastPath.snapshot(clock, into.capture);
         into.clock = clock;
         into.valid = true;
-        return true;
+        return into;
     }
 
     /**

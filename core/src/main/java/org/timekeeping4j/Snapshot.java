@@ -54,24 +54,6 @@ public final class Snapshot {
     }
 
     /**
-     * The clock-was-set sequence of the parameters used: it moves when REALTIME/TAI are stepped.
-     *
-     * @return the REALTIME-set count when taken (0 in exact mode)
-     */
-    public int clockWasSetSeq() {
-        return 0;
-    }
-
-    /**
-     * Moves when the path serving the clocks changed. The path is decided once per process, so it does not move.
-     *
-     * @return 0
-     */
-    public long sourceChangedSeq() {
-        return 0;
-    }
-
-    /**
      * Whether the snapshot holds values (false only before the first fill).
      *
      * @return true once a snapshot was taken into it
@@ -106,7 +88,6 @@ public final class Snapshot {
     @Override
     public String toString() {
         return "Snapshot[" + clock + "=" + nanos() + ", raw=" + rawNanos() + ", counter=" + counter()
-                + (isFromCounter() ? "" : " (kernel path)") + ", clockWasSet=" + clockWasSetSeq() + ", sourceChanged="
-                + sourceChangedSeq() + "]";
+                + (isFromCounter() ? "" : " (kernel path)") + (isExact() ? "" : ", inexact") + "]";
     }
 }
