@@ -76,7 +76,7 @@ public record Diagnostics(Stage stage, String why, Instant since, Map<ClockId, S
      *                      the parameters a read at that counter value used (decided by the first discovery, for
      *                      the life of the process); false: ticks are MONOTONIC_RAW ns, and other clocks convert
      *                      through an offset measured at each conversion
-     * @param counter       what ticks count: "the TSC cycles", "MONOTONIC_RAW nanoseconds", ...
+     * @param counter       what ticks count: "TSC cycles", "MONOTONIC_RAW nanoseconds", ...
      * @param read          what reads them: "rdtsc", "mrs cntvct_el0", "clock_gettime(CLOCK_MONOTONIC_RAW)"
      * @param frequencyHz   ticks per second now, as the kernel's data states it: the raw line's rate where the
      *                      kernel's clocksource is the counter itself; on kvm-clock, the TSC's rate that the

@@ -38,7 +38,7 @@ public record ServingReport(FastPath.Stage stage, String why, long sinceNanos, L
             }
             org.timekeeping4j.arch.Arch arch = org.timekeeping4j.arch.Arch.HERE;
             String read = arch.reads(false, java.util.Set.of(), 0).getFirst().instructions();
-            return new Ticks(true, KernelVdso.ticksCounter() + " cycles", read, KernelVdso.ticksPerSecond());
+            return new Ticks(true, KernelVdso.ticksCounter(), read, KernelVdso.ticksPerSecond());
         }
     }
 

@@ -463,16 +463,16 @@ public final class KernelVdso {
     }
 
     /**
-     * The counter ticks count, for descriptions: "the TSC" on x86_64 (what the pvclock page scales too),
-     * "cntvct_el0" on arm64, or "none" where exact mode never served.
+     * What ticks count, for descriptions: "TSC cycles" on x86_64 (what the pvclock page scales too), the generic
+     * timer's on arm64, or "none" where exact mode never served.
      */
     public static String ticksCounter() {
         Discovery.Result state = now.state;
         if (state.reason() != null) {
             return "none";
         }
-        return state.layout().arch() == org.timekeeping4j.clocksource.CounterArch.X86_64 ? "the TSC"
-                : "the generic timer's virtual counter (cntvct_el0)";
+        return state.layout().arch() == org.timekeeping4j.clocksource.CounterArch.X86_64 ? "TSC cycles"
+                : "generic timer cycles (cntvct_el0)";
     }
 
     /** The ordered flavour in use, for descriptions ("rdtscp"). */
