@@ -55,7 +55,7 @@ install_host_packages() {
   [ -z "$missing" ] && return 0
   [ "$(id -u)" = 0 ] || fail "packages$missing are missing and installing them needs root"
   log "installing$missing (apt-get, this machine's own suites)"
-  apt-get update -qq >/dev/null 2>&1 || fail "apt-get update failed (no package mirror reachable?)"
+  apt-get update -qq -o DPkg::Lock::Timeout=600 >/dev/null 2>&1 || fail "apt-get update failed (no package mirror reachable?)"
   # shellcheck disable=SC2086
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 $missing >/dev/null \
     || fail "apt-get install$missing failed"
