@@ -227,8 +227,9 @@ class VclockHostTest {
                 child.completeExceptionally(e);
             }
         });
-        for (int i = 0; afterDiscovery && i < 1200 && !Files.exists(ready) && reader.isAlive(); i++) {
-            Thread.sleep(50);
+        if (afterDiscovery) { // the child writes its ready file once its discovery is done (or it ended early)
+            org.awaitility.Awaitility.await("the child's discovery").atMost(java.time.Duration.ofSeconds(60))
+                    .until(() -> Files.exists(ready) || !reader.isAlive());
         }
         Files.deleteIfExists(ready);
         int switches = 0;
