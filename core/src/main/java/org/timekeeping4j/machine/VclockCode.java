@@ -37,12 +37,12 @@ package org.timekeeping4j.machine;
  * stops entering this code and calls the kernel path's clock_gettime directly until the mode comes back
  * (vdso.ReadEntry): the counter read before the mode check is then not paid on every read.
  *
- * <p><b>One counter read.</b> The TSC is read first, before the vdso seq, as on the TSC path (an ordered read
- * waits for every older load: loads before it cost their latency on every read). The vDSO reads it after the
- * vclock's version; the only state an earlier TSC value can meet that the vDSO's order cannot is a vclock
- * page its writer updated after the counter read: for pvclock a tsc_timestamp beyond the TSC value, which
- * the code detects (a negative delta) and answers with a fresh counter read; for hvclock the new scale and
- * offset applied to a value read just before, which is the continuous reference time the writer publishes.
+ * <p><b>One counter read.</b> The TSC is read after the vdso seq, as on the TSC path ({@link X86VdsoCode}: why
+ * not before), and before the vclock's version, where the vDSO reads it after: the only state an earlier TSC
+ * value can meet that the vDSO's order cannot is a vclock page its writer updated after the counter read: for
+ * pvclock a tsc_timestamp beyond the TSC value, which the code detects (a negative delta) and answers with a fresh
+ * counter read; for hvclock the new scale and offset applied to a value read just before, which is the continuous
+ * reference time the writer publishes.
  *
  * <p><b>Memory ordering, decided here.</b> As for the TSC path: x86 keeps loads in program order (TSO), so
  * the vclock page's loads between its version (sequence) loads see one state of the hypervisor's writer
@@ -84,23 +84,23 @@ public final class VclockCode {
     /** s64 tsc_offset. */
     public static final int HV_OFFSET = 16;
 
-    private static final String CODE = "49 89 d3 49 89 ca 41 b9 00 00 10 00 0f 1f 80 00 00 00 00 0f 01 f9 44 8b 07 41 f7 c0 01 00 00 00 75 7e 83 "
-            + "7f 04 01 0f 85 db 00 00 00 48 c1 e2 20 48 09 d0 48 2b 47 08 48 3b 47 10 77 21 8b 4f 20 48 0f af c1 48 03 "
-            + "46 08 8b 4f 24 48 d3 e8 48 69 16 00 ca 9a 3b 48 01 d0 44 3b 07 75 af c3 48 03 47 08 48 0f ba f0 3f 48 2b "
-            + "47 08 48 3b 47 10 76 cc 48 0f ba e0 3e 72 1c 48 0f ba f0 3f 8b 4f 20 48 f7 e1 48 03 46 08 48 83 d2 00 8b "
-            + "4f 24 48 0f ad d0 eb ba 48 8b 46 08 8b 4f 24 48 d3 e8 eb ae 81 7f 04 ff ff ff 7f 74 0b f3 90 41 ff c9 0f "
-            + "85 58 ff ff ff 48 83 ec 08 e8 0a 00 00 00 48 83 c4 08 48 0f ba e8 3f c3 48 b8 00 00 00 00 00 00 00 00 48 "
-            + "85 c0 74 26 48 83 ec 18 44 89 df 48 89 e6 ff d0 85 c0 75 12 48 69 04 24 00 ca 9a 3b 48 03 44 24 08 48 83 "
-            + "c4 18 c3 48 83 c4 18 48 b8 00 00 00 00 00 00 00 80 c3 83 7f 04 02 75 67 41 f6 c2 01 74 a1 48 c1 e2 20 48 "
-            + "09 d0 53 4c 89 d3 48 81 e3 00 f0 ff ff 8b 0b 83 e1 fe 48 c1 e1 20 49 09 c8 f6 43 1d 01 0f 84 8d 00 00 00 "
-            + "48 2b 43 08 0f 88 89 00 00 00 0f be 4b 1c 85 c9 78 05 48 d3 e0 eb 05 f7 d9 48 d3 e8 8b 53 18 48 f7 e2 48 "
-            + "0f ac d0 20 48 03 43 10 4c 89 c1 48 c1 e9 20 3b 0b 5b 75 5d eb 4a 83 7f 04 03 0f 85 36 ff ff ff 41 f6 c2 "
-            + "02 0f 84 2c ff ff ff 48 c1 e2 20 48 09 d0 53 4c 89 d3 48 81 e3 00 f0 ff ff 8b 8b 00 10 00 00 85 c9 74 24 "
-            + "48 f7 a3 08 10 00 00 48 89 d0 48 03 83 10 10 00 00 3b 8b 00 10 00 00 5b 75 11 48 0f ba f0 3f e9 6b fe ff "
-            + "ff 5b e9 e6 fe ff ff 5b 41 ff c9 0f 85 34 fe ff ff e9 d7 fe ff ff";
-    private static final int SLOT = 0x0c;
-    /** Where the 8-byte immediate of the fallback's clock_gettime address sits (movabs rax at 0xc7). */
-    private static final int FALLBACK_FN = 0xc9;
+    private static final String CODE = "49 89 d3 49 89 ca 41 b9 00 00 10 00 44 8b 07 41 f7 c0 01 00 00 00 0f 85 88 00 00 00 0f 1f 80 00 00 00 00 "
+            + "0f 01 f9 83 7f 04 01 0f 85 db 00 00 00 48 c1 e2 20 48 09 d0 48 2b 47 08 48 3b 47 10 77 21 8b 4f 20 48 0f "
+            + "af c1 48 03 46 08 8b 4f 24 48 d3 e8 48 69 16 00 ca 9a 3b 48 01 d0 44 3b 07 75 ab c3 48 03 47 08 48 0f ba "
+            + "f0 3f 48 2b 47 08 48 3b 47 10 76 cc 48 0f ba e0 3e 72 1c 48 0f ba f0 3f 8b 4f 20 48 f7 e1 48 03 46 08 48 "
+            + "83 d2 00 8b 4f 24 48 0f ad d0 eb ba 48 8b 46 08 8b 4f 24 48 d3 e8 eb ae 81 7f 04 ff ff ff 7f 74 0b f3 90 "
+            + "41 ff c9 0f 85 54 ff ff ff 48 83 ec 08 e8 0a 00 00 00 48 83 c4 08 48 0f ba e8 3f c3 48 b8 00 00 00 00 00 "
+            + "00 00 00 48 85 c0 74 26 48 83 ec 18 44 89 df 48 89 e6 ff d0 85 c0 75 12 48 69 04 24 00 ca 9a 3b 48 03 44 "
+            + "24 08 48 83 c4 18 c3 48 83 c4 18 48 b8 00 00 00 00 00 00 00 80 c3 83 7f 04 02 75 67 41 f6 c2 01 74 a1 48 "
+            + "c1 e2 20 48 09 d0 53 4c 89 d3 48 81 e3 00 f0 ff ff 8b 0b 83 e1 fe 48 c1 e1 20 49 09 c8 f6 43 1d 01 0f 84 "
+            + "8d 00 00 00 48 2b 43 08 0f 88 89 00 00 00 0f be 4b 1c 85 c9 78 05 48 d3 e0 eb 05 f7 d9 48 d3 e8 8b 53 18 "
+            + "48 f7 e2 48 0f ac d0 20 48 03 43 10 4c 89 c1 48 c1 e9 20 3b 0b 5b 75 5d eb 4a 83 7f 04 03 0f 85 36 ff ff "
+            + "ff 41 f6 c2 02 0f 84 2c ff ff ff 48 c1 e2 20 48 09 d0 53 4c 89 d3 48 81 e3 00 f0 ff ff 8b 8b 00 10 00 00 "
+            + "85 c9 74 24 48 f7 a3 08 10 00 00 48 89 d0 48 03 83 10 10 00 00 3b 8b 00 10 00 00 5b 75 11 48 0f ba f0 3f "
+            + "e9 6b fe ff ff 5b e9 e6 fe ff ff 5b 41 ff c9 0f 85 30 fe ff ff e9 d7 fe ff ff";
+    private static final int SLOT = 0x1c;
+    /** Where the 8-byte immediate of the fallback's clock_gettime address sits (movabs rax at 0xcb). */
+    private static final int FALLBACK_FN = 0xcd;
 
     /**
      * The code with {@code flavour}'s counter read in its slot, returning the fallback value where the vDSO

@@ -33,13 +33,17 @@ import org.timekeeping4j.arch.VdsoAlgorithm;
  * delta, which equals the 64-bit product here because the kernel bounds max_cycles so that max_cycles *
  * (mult + maxadj) fits 64 bits (clocks_calc_max_nsecs), with far more room than basetime.nsec needs.
  *
- * <p>The counter is read first, before seq and clock_mode: an ordered read (rdtscp, lfence;rdtsc) waits for
- * every older load to complete, so loads placed before it would add their latency to every read (measured on
- * an earlier seqlock stub of this library). The vDSO reads seq first; the order here changes only
- * which state a counter value can meet, and both outcomes are the vDSO's own: see the ordering note below.
+ * <p>The counter is read after the first seq load, as the vDSO reads it (do_hres: vdso_read_begin, then
+ * __arch_get_hw_counter). It was read before seq once, to keep the seq load's latency out of the ordered read;
+ * that order is wrong: a reader delayed between the counter read and the seq load (preempted, descheduled) can
+ * meet a kernel update published in between whose cycle_last lies before its counter value, and then applies the
+ * new parameters to a counter value older than the update. The kernel keeps each update continuous at the moment
+ * it was computed, not at cycle_last, so after a rate change the new line differs from the old one before that
+ * moment by the time in between multiplied by the rate change: a read 1,855 ns below the clock_gettime read made
+ * just before it, once, under a 0.5% tick change with the reader descheduled for 423 us (VclockHostTest, kvm-clock).
  *
  * <p><b>Layout 5.3-6.9 ({@link VdsoAlgorithm#X86_LEGACY}: vdso_data without max_cycles; mask +16, mult +24,
- * shift +28):</b> x86-vdso-read.S. The same frame (the counter slot, then seq and clock_mode); between
+ * shift +28):</b> x86-vdso-read.S. The same frame (seq, the counter slot, then clock_mode); between
  * clock_mode and the seq re-check, vdso_calc_delta's x86 form (the mask is ignored, a counter at or behind
  * cycle_last counts as delta 0).
  *
@@ -48,15 +52,12 @@ import org.timekeeping4j.arch.VdsoAlgorithm;
  * seq re-load in program order, see one state whenever the two seq loads are equal and even: this pairs with
  * update_vsyscall's seq increments around its stores (kernel/time/vsyscall.c: vdso_write_begin, smp_wmb, the
  * stores, smp_wmb, vdso_write_end). The kernel's own reader adds only compiler barriers here
- * (include/vdso/helpers.h: smp_rmb is barrier() on x86). The counter is read before the first seq load;
- * rdtscp (and lfence;rdtsc) lets later loads start before it reads the TSC, so the counter value may be
- * older or newer than the state the loads see. Newer is the vDSO's usual case (seq, then counter). Older means
- * a kernel update published after the counter was read, whose cycle_last can lie beyond the counter: a negative
- * delta, which this code turns into the value at cycle_last exactly as the vDSO does for a TSC behind
- * cycle_last; that value lies between the counter read and the seq load, so a read still lands inside the
- * bracket of kernel reads around it and never behind an earlier read of the same thread. A seq that changed
- * sends the read back to the counter. The unordered flavour (rdtsc) adds only that the counter may be read
- * before earlier instructions of the caller complete.
+ * (include/vdso/helpers.h: smp_rmb is barrier() on x86). The ordered counter read (rdtscp, lfence;rdtsc) comes
+ * after the first seq load and is not performed before it completes: an update published before that load has
+ * its cycle_last, and the moment it was computed, before the counter value, so the state the loads see is the
+ * kernel's state at that counter value; one published later changes seq and sends the read back to its start.
+ * The unordered flavour (rdtsc) may read the counter before the seq load completes, by tens of ns: the value
+ * then meets the state of just before, off by at most that time times a rate change (below 1 ns).
  */
 public final class X86VdsoCode {
 
@@ -94,12 +95,12 @@ public final class X86VdsoCode {
     /** Length of the counter slot in bytes. */
     static final int SLOT_BYTES = 10;
 
-    private static final String LEGACY_CODE = "49 89 d3 41 b9 00 00 10 00 0f 1f 80 00 00 00 00 0f 01 f9 44 8b 07 41 f7 c0 01 00 00 00 75 3b 83 7f"
-            + " 04 01 75 45 48 c1 e2 20 48 09 d0 48 8b 4f 08 31 d2 48 29 c8 48 0f 46 c2 8b 4f 18 48 0f af c1 48 03"
-            + " 46 08 8b 4f 1c 48 d3 e8 48 69 16 00 ca 9a 3b 48 01 d0 44 3b 07 75 b0 c3 81 7f 04 ff ff ff 7f 74 07"
-            + " f3 90 41 ff c9 75 9f 48 b8 00 00 00 00 00 00 00 80 c3";
+    private static final String LEGACY_CODE = "49 89 d3 41 b9 00 00 10 00 44 8b 07 41 f7 c0 01 00 00 00 75 45 0f 1f 80 00 00 00 00 0f 01 f9 83 7f 04 01 "
+            + "75 45 48 c1 e2 20 48 09 d0 48 8b 4f 08 31 d2 48 29 c8 48 0f 46 c2 8b 4f 18 48 0f af c1 48 03 46 08 8b 4f "
+            + "1c 48 d3 e8 48 69 16 00 ca 9a 3b 48 01 d0 44 3b 07 75 b0 c3 81 7f 04 ff ff ff 7f 74 07 f3 90 41 ff c9 75 "
+            + "9f 48 b8 00 00 00 00 00 00 00 80 c3";
     /** Where the counter slot starts in the X86_LEGACY code (after the two moves on entry). */
-    private static final int LEGACY_SLOT = 0x09;
+    private static final int LEGACY_SLOT = 0x15;
 
     /**
      * The code for {@code algorithm} with {@code flavour}'s counter read in its slot.

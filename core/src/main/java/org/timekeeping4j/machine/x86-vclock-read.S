@@ -23,10 +23,11 @@ vclock_read:
         mov     r10, rcx                # the vclock pages and their permission bits
         mov     r9d, 0x100000           # bound on the spins while seq is odd and on vclock retries
 1:
-        SLOT
         mov     r8d, [rdi]              # seq
         test    r8d, 1
         jnz     5f                      # odd: writer inside, or a time-namespace page
+        # The counter after seq, as the vDSO reads it (X86VdsoCode: why).
+        SLOT
         cmp     dword ptr [rdi+4], 1    # clock_mode == VDSO_CLOCKMODE_TSC
         jne     10f
         shl     rdx, 32
@@ -94,7 +95,7 @@ vclock_read:
 18:     add     rsp, 24
 9:      movabs  rax, 0x8000000000000000  # Long.MIN_VALUE: let clock_gettime answer
         ret
-# clock_mode is not TSC: edx:eax holds the TSC read before seq; r8d the even seq.
+# clock_mode is not TSC: edx:eax holds the TSC read after seq; r8d the even seq.
 10:     cmp     dword ptr [rdi+4], 2    # VDSO_CLOCKMODE_PVCLOCK
         jne     20f
         test    r10b, 1                 # the pvclock page was found backed: it may be read

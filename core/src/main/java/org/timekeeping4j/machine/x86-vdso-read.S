@@ -10,12 +10,13 @@
 vdso_read:
         mov     r11, rdx                # the test build's counter; unused otherwise
         mov     r9d, 0x100000           # bound on the spins while seq is odd
-        # The counter first: an ordered read waits for every older load, so nothing is loaded before it.
 1:
-        SLOT
         mov     r8d, [rdi]              # seq
         test    r8d, 1
         jnz     5f                      # odd: writer inside, or a time-namespace page
+        # The counter after seq, as the vDSO reads it: an ordered read is not performed before the seq load, so
+        # a counter value never predates the state the loads below see (X86VdsoCode: why that matters).
+        SLOT
         cmp     dword ptr [rdi+4], 1    # clock_mode == VDSO_CLOCKMODE_TSC
         jne     7f
         shl     rdx, 32

@@ -55,4 +55,35 @@ class MachineCodeTest {
         }
         return b;
     }
+
+    /**
+     * The x86 reads load seq before they read the counter, as the vDSO does: a counter read before the seq load
+     * can meet a kernel update published in between and apply its new rate to an older counter value (a read
+     * 1.9 us below the clock_gettime read just before it, once, on kvm-clock while steered).
+     */
+    @Test
+    void x86ReadsShouldLoadSeqBeforeTheCounterSlot() {
+        byte[] seqLoad = {0x44, (byte) 0x8b, 0x07}; // mov r8d, [rdi]
+        for (org.timekeeping4j.arch.VdsoAlgorithm a : new org.timekeeping4j.arch.VdsoAlgorithm[] {
+                org.timekeeping4j.arch.VdsoAlgorithm.X86_LEGACY, org.timekeeping4j.arch.VdsoAlgorithm.X86_OVERFLOW}) {
+            byte[] code = X86VdsoCode.code(a, X86VdsoCode.Flavour.RDTSCP);
+            int seq = indexOf(code, seqLoad);
+            assertThat(seq).as("%s: the first seq load", a).isNotNegative();
+            assertThat(X86VdsoCode.slotOffset(a)).as("%s: the counter slot after the seq load", a)
+                    .isGreaterThan(seq);
+        }
+    }
+
+    private static int indexOf(byte[] code, byte[] part) {
+        outer:
+        for (int i = 0; i + part.length <= code.length; i++) {
+            for (int j = 0; j < part.length; j++) {
+                if (code[i + j] != part[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
 }
