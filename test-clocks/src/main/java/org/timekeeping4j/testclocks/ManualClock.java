@@ -1,9 +1,8 @@
 package org.timekeeping4j.testclocks;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.atomic.AtomicLong;
 import org.timekeeping4j.ClockReader;
 
 /**
@@ -23,21 +22,11 @@ import org.timekeeping4j.ClockReader;
  */
 public final class ManualClock implements ClockReader {
 
-    private static final VarHandle NANOS;
-
-    static {
-        try {
-            NANOS = MethodHandles.lookup().findVarHandle(ManualClock.class, "nanos", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    @SuppressWarnings("unused") // accessed through NANOS
-    private volatile long nanos;
+    /** Volatile reads, CAS moves: a read sees every move that happened-before it (pairs with advance and set). */
+    private final AtomicLong nanos;
 
     private ManualClock(long nanos) {
-        this.nanos = nanos;
+        this.nanos = new AtomicLong(nanos);
     }
 
     /**
@@ -65,7 +54,7 @@ public final class ManualClock implements ClockReader {
     /** {@return the clock's value now, in nanoseconds} */
     @Override
     public long nanos() {
-        return nanos;
+        return nanos.get();
     }
 
     /**
@@ -96,9 +85,9 @@ public final class ManualClock implements ClockReader {
             throw new IllegalArgumentException("advanceNanos(" + nanos + "): time passes forward; a step back is set(nanos)");
         }
         long now;
-        do { // a compare-and-set loop: two threads advancing at once both count
-            now = (long) NANOS.getVolatile(this);
-        } while (!NANOS.compareAndSet(this, now, Math.addExact(now, nanos)));
+        do { // a compare-and-set loop: two threads advancing at once both count; an overflow changes nothing
+            now = this.nanos.get();
+        } while (!this.nanos.compareAndSet(now, Math.addExact(now, nanos)));
         return this;
     }
 
@@ -109,12 +98,12 @@ public final class ManualClock implements ClockReader {
      * @return this clock
      */
     public ManualClock set(long nanos) {
-        this.nanos = nanos;
+        this.nanos.set(nanos);
         return this;
     }
 
     @Override
     public String toString() {
-        return "ManualClock[" + nanos + " ns]";
+        return "ManualClock[" + nanos.get() + " ns]";
     }
 }
