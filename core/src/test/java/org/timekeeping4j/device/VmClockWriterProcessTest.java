@@ -83,21 +83,22 @@ class VmClockWriterProcessTest {
     }
 
     private static void waitForFirstUpdate(Path page, Process writer, Path log) throws Exception {
-        for (int i = 0; i < 600; i++) {
-            if (Files.exists(page) && Files.size(page) >= 4096) {
-                try (VmClock clock = VmClock.open(page)) {
-                    if (clock.page().seqCount() >= 2) {
-                        return;
-                    }
-                } catch (DeviceException e) {
-                    // the writer is still creating the file
-                }
-            }
-            if (!writer.isAlive()) {
-                break;
-            }
-            Thread.sleep(50);
+        org.awaitility.Awaitility.await("the writer's first update").atMost(java.time.Duration.ofSeconds(30))
+                .pollInterval(java.time.Duration.ofMillis(50)).until(() -> published(page) || !writer.isAlive());
+        if (!published(page)) {
+            throw new AssertionError("the writer published nothing: " + Files.readString(log));
         }
-        throw new AssertionError("the writer published nothing: " + Files.readString(log));
+    }
+
+    /** Whether the page holds a first update (seq_count 2 or more); false while the writer is creating it. */
+    private static boolean published(Path page) throws Exception {
+        if (!Files.exists(page) || Files.size(page) < 4096) {
+            return false;
+        }
+        try (VmClock clock = VmClock.open(page)) {
+            return clock.page().seqCount() >= 2;
+        } catch (DeviceException e) {
+            return false; // the writer is still creating the file
+        }
     }
 }
