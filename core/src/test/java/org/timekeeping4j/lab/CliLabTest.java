@@ -102,10 +102,18 @@ class CliLabTest {
                     KernelClock.settime(ClockId.REALTIME.id(), midnight - lead); // forward: nothing goes back
                     int tai = SyncStatus.read().taiOffsetSeconds();
                     KernelClock.setStatus(flag);
-                    long deadline = KernelClock.gettime(ClockId.MONOTONIC.id()) + 4 * S;
+                    // Armed in time only where REALTIME is still before the last moment the flag may be set: this
+                    // thread shares the guest's CPU with the verify runs and can be held up for seconds (once: the
+                    // leap then came a day later). Armed late: clear it (awaitTimeOk above) and arm the next one.
+                    long latest = midnight - (flag == KernelClock.STA_INS ? 1 : 2) * S;
+                    if (KernelClock.gettime(ClockId.REALTIME.id()) >= latest) {
+                        continue;
+                    }
+                    // The kernel's verdict, not a duration: an armed leap has come once REALTIME passed midnight
+                    // (2 s past it, for the tick that applies it), however late this thread looks.
                     while (SyncStatus.read().taiOffsetSeconds() == tai && !stop.get()) {
-                        assertThat(KernelClock.gettime(ClockId.MONOTONIC.id())).as("leap within 4 s")
-                                .isLessThan(deadline);
+                        assertThat(KernelClock.gettime(ClockId.REALTIME.id())).as("the leap armed for %d", midnight)
+                                .isLessThan(midnight + 2 * S);
                         Thread.sleep(10);
                     }
                     synchronized (leapsAtMonotonic) {
