@@ -23,7 +23,7 @@
 #     0.93-0.98 on the AMD ones, from one run to the next after a restore; clock_gettime behind Clocks.nanos about
 #     1.0-1.04, at that line: the diagnostics' check above tells the modes apart);
 #   - each segment after a restore, its last round: the EventRecorder export works, holds events recorded before
-#     the checkpoint, every one of them exact=false and none later than a MONOTONIC read after the export;
+#     the checkpoint, every one of them extrapolated and none later than a MONOTONIC read after the export;
 #   - the JVM ends on its own when asked (no crash, no hs_err file).
 # Last line: `lab-criu: N passed, N failed`; the JVM's output, CRIU's logs in target/lab-criu/.
 # Exit: 0 every check passed; 1 a check failed; 2 the lab cannot be set up here (the reason printed: never a
@@ -255,11 +255,11 @@ for ((n = 0; n <= restores; n++)); do
   exp="$(field export <<<"$lastr")"; pre="$(field pre <<<"$lastr")"
   pre_exact="$(field pre_exact <<<"$lastr")"; pre_later="$(field pre_later <<<"$lastr")"
   if [ "$exp" = ok ] && [ "$pre" -gt 0 ] && [ "$pre_exact" = 0 ] && [ "$pre_later" = 0 ]; then
-    ok "$name: the $pre events recorded before the checkpoint exported exact=false, none after now"
+    ok "$name: the $pre events recorded before the checkpoint exported extrapolated, none after now"
   elif [ "$exp" != ok ]; then
     bad "$name: the events' export failed: $(grep 'export failed' "$out" | tail -n 1 | cut -c1-400)"
   else
-    bad "$name: events recorded before the checkpoint: $pre exported, $pre_exact of them exact=true, $pre_later rounds with one later than now"
+    bad "$name: events recorded before the checkpoint: $pre exported, $pre_exact of them not extrapolated, $pre_later rounds with one later than now"
   fi
 done
 say "$passed passed, $failed failed ($((SECONDS - start)) s; the JVM's output: $out)"

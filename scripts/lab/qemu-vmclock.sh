@@ -10,7 +10,7 @@
 # page's time, checks 2000 PHC reads against the VmClock reads around each, checks that poll() answers POLLHUP,
 # writes a ClockBound segment with the page's marker and prints READY. The host then sends `savevm s1` and
 # `loadvm s1` through the QEMU monitor; the guest must see the disruption marker move (VmClock.disruptedSince,
-# ClockBound.now DISRUPTED, an EventRecorder event recorded before it exported exact=false, a --watch line).
+# ClockBound.now DISRUPTED, an EventRecorder event recorded before it exported extrapolated=true, a --watch line).
 #
 # Nothing is shared over 9p (QEMU refuses savevm while a 9p share is mounted): the guest's whole payload - a jlink
 # runtime of the JDK that builds this project, its libraries, tk4j.jar and core's test classes - is in the initrd;
@@ -182,7 +182,7 @@ check "ClockBound with the page's marker: the daemon's status" '^TK4J-LAB CLOCKB
 check "savevm and loadvm through the monitor" '^TK4J-HOST loadvm s1'
 check "VmClock.disruptedSince saw the loadvm" '^TK4J-LAB DISRUPTED marker'
 check "ClockBound.now reports DISRUPTED, unbounded" '^TK4J-LAB CLOCKBOUND after: DISRUPTED earliest -9223372036854775808'
-check "an event recorded before the loadvm exports exact=false" '^TK4J-LAB EVENT recorded before the disruption exported exact=false'
+check "an event recorded before the loadvm exports extrapolated=true" '^TK4J-LAB EVENT recorded before the disruption exported extrapolated=true'
 check "tk4j vmclock --watch printed the marker change" '^TK4J-WATCH .*Z  disruption marker [0-9]+ -> [0-9]+'
 check "the lab main exited 0" '^TK4J-LAB RC 0'
 [ "$fails" = 0 ] && { say "all checks passed"; exit 0; }

@@ -15,7 +15,7 @@ public class DiscoveryCost {
         long t0 = System.nanoTime();
         Clocks.nanos(ClockId.MONOTONIC);
         long t1 = System.nanoTime();
-        boolean exact = Clocks.awaitFastPath(Duration.ofSeconds(5));
+        boolean exact = Clocks.awaitExactMode(Duration.ofSeconds(5));
         long t2 = System.nanoTime();
         DiscoveryPhases.Report r = DiscoveryPhases.last();
         if (r == null) {

@@ -34,7 +34,7 @@ public class KernelPathProbe {
     static long nanoTime() { long s = 0; for (int i = 0; i < N; i++) s += System.nanoTime(); return s; }
     static long kernelNanos() { long s = 0; for (int i = 0; i < N; i++) s += KernelClocks.nanos(ClockId.MONOTONIC); return s; }
     static long kernelNanosRt() { long s = 0; for (int i = 0; i < N; i++) s += KernelClocks.nanos(ClockId.REALTIME); return s; }
-    static long kernelTime() { long s = 0; for (int i = 0; i < N; i++) s += KernelClocks.time(ClockId.MONOTONIC, TS).nanos(); return s; }
+    static long kernelTime() { long s = 0; for (int i = 0; i < N; i++) s += KernelClocks.time(ClockId.MONOTONIC, TS).nanosOfSecond(); return s; }
     static long libcGlobal() throws Throwable { long s = 0; for (int i = 0; i < N; i++) { int rc = (int) LIBC.invokeExact(1, GSEG); s += GSEG.get(JAVA_LONG, 0) * 1_000_000_000L + GSEG.get(JAVA_LONG, 8) + rc; } return s; }
     static long libcTL() throws Throwable { long s = 0; for (int i = 0; i < N; i++) { MemorySegment g = TL.get(); int rc = (int) LIBC.invokeExact(1, g); s += g.get(JAVA_LONG, 0) * 1_000_000_000L + g.get(JAVA_LONG, 8) + rc; } return s; }
     static long libcHeap() throws Throwable { long s = 0; for (int i = 0; i < N; i++) { int rc = (int) LIBC_HEAP.invokeExact(1, HSEG); s += ARR[0] * 1_000_000_000L + ARR[1] + rc; } return s; }

@@ -6,7 +6,7 @@ import org.timekeeping4j.Clocks;
 /**
  * The library's variants of scripts/startup-bench.sh: a cold JVM's first read of a clock through timekeeping4j.
  * Arguments: the clock ({@code monotonic}, {@code realtime}, {@code boottime}), the call ({@code nanos}:
- * Clocks.nanos(id); {@code reader}: Clocks.clock(id).nanos(), both in the first read), and optionally {@code serve}:
+ * Clocks.nanos(id); {@code reader}: Clocks.reader(id).nanos(), both in the first read), and optionally {@code serve}:
  * after the first read, wait until exact mode serves and print how long that took. Every library class the first
  * read initialises (ClockId included) is initialised inside the timed call.
  */
@@ -43,18 +43,18 @@ public final class Lib {
 
     private static long firstReader(String clock) {
         if (clock.equals("monotonic")) {
-            return Clocks.clock(ClockId.MONOTONIC).nanos();
+            return Clocks.reader(ClockId.MONOTONIC).nanos();
         } else if (clock.equals("realtime")) {
-            return Clocks.clock(ClockId.REALTIME).nanos();
+            return Clocks.reader(ClockId.REALTIME).nanos();
         } else if (clock.equals("boottime")) {
-            return Clocks.clock(ClockId.BOOTTIME).nanos();
+            return Clocks.reader(ClockId.BOOTTIME).nanos();
         }
         throw new IllegalArgumentException(clock);
     }
 
     /**
      * Waits until exact mode (the kernel's vDSO data read in user space) serves MONOTONIC. The thread blocks in
-     * {@code Clocks.awaitFastPath} until the discovery settles and takes the time; only then does it ask, by
+     * {@code Clocks.awaitExactMode} until the discovery settles and takes the time; only then does it ask, by
      * reflection, whether exact mode serves: {@code Clocks.diagnostics().stage() == EXACT}, or with f71f948's API
      * {@code Clocks.servingPaths()} (MONOTONIC's path COUNTER for a reason "exact: ..."), polled every 0.2 ms where
      * the answer is not yet. So nothing of the benchmark's own (reflection spins method handles, the diagnostics read
@@ -66,7 +66,7 @@ public final class Lib {
      */
     static long awaitExactMode(long timeoutNanos) throws ReflectiveOperationException {
         long deadline = System.nanoTime() + timeoutNanos;
-        Clocks.awaitFastPath(Duration.ofNanos(timeoutNanos));
+        Clocks.awaitExactMode(Duration.ofNanos(timeoutNanos));
         long now = System.nanoTime();
         while (now - deadline < 0) {
             if (exactNow()) {

@@ -5,7 +5,7 @@ public class Inter {
   static long sink;
   public static void main(String[] a) {
     int rounds = Integer.parseInt(a[0]); int n = 2_000_000;
-    System.out.println("# " + Clocks.diagnostics().kernel().vclock());
+    System.out.println("# " + Clocks.diagnostics().vdsoData().vclock());
     String[] names = {"nanoTime", "nanos(MONO)", "nanos(REAL)", "Instant.now", "kernelNanos(MONO)"};
     double[][] r = new double[names.length][rounds];
     for (int round = -3; round < rounds; round++) {

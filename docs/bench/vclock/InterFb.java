@@ -11,7 +11,7 @@ public class InterFb {
     Path cs = Path.of("/sys/devices/system/clocksource/clocksource0/current_clocksource");
     Files.writeString(cs, "kvm-clock");
     try {
-      System.out.println("# " + Clocks.diagnostics().kernel().vclock());
+      System.out.println("# " + Clocks.diagnostics().vdsoData().vclock());
       String[] names = {"nanoTime", "nanos(MONO) one downcall", "two downcalls", "kernelNanos(MONO)"};
       double[][] r = new double[names.length][rounds];
       for (int round = -3; round < rounds; round++) {

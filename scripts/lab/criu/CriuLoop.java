@@ -11,7 +11,7 @@
 //     fastest block of each (fast_ns=, nanotime_ns=, ratio= fast/nanoTime): a ratio within one round;
 //   - one EventRecorder event per round (payload: the round), then an export on MONOTONIC: events recorded in an
 //     earlier time namespace (before a checkpoint: CRIU restores into a new one) are `pre=`, those of them
-//     exported exact=true `pre_exact=`, those exported later than a MONOTONIC read after the export
+//     exported not extrapolated `pre_exact=`, those exported later than a MONOTONIC read after the export
 //     `pre_later=`; export=ok|failed (the reason on its own line, once per namespace).
 // The time namespace (ns=) is named by its inode and its offsets, "INODE/MONO_NS/BOOT_NS": the kernel reuses the
 // inode number of a namespace that is gone, and a restore after a checkpoint gets the one its predecessor had
@@ -201,11 +201,11 @@ public final class CriuLoop {
             String export = "ok";
             int exported = -1;
             try {
-                exported = recorder.export(ClockId.MONOTONIC, (nanos, payload, exact) -> {
+                exported = recorder.export(ClockId.MONOTONIC, (nanos, payload, extrapolated) -> {
                     String at = eventNamespace.get(payload);
                     if (at != null && !at.equals(nsNow)) {
                         pre[0]++;
-                        if (exact) {
+                        if (!extrapolated) {
                             pre[1]++;
                         }
                         preMax[0] = Math.max(preMax[0], nanos);

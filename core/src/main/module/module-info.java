@@ -4,7 +4,7 @@
  * <p><b>Where to start.</b> {@code Clocks.nanos(ClockId)} reads a clock ({@code ClockId}: REALTIME, MONOTONIC,
  * BOOTTIME, TAI, ...) by the fastest correct path, equal to what clock_gettime returns. Then, as the need arises:
  * <ul>
- *   <li>{@code Clocks.clock(ClockId)} binds a {@code ClockReader} to one clock for hot loops;</li>
+ *   <li>{@code Clocks.reader(ClockId)} binds a {@code ClockReader} to one clock for hot loops;</li>
  *   <li>{@code Clocks.ticks()} timestamps now and {@code Clocks.ticksToNanos} converts later, off the hot path
  *       ({@code EventRecorder} records events that way);</li>
  *   <li>{@code Snapshot} and {@code CrossTimestamp} read several clocks at one instant;</li>

@@ -1,7 +1,7 @@
 package org.timekeeping4j;
 
 /**
- * One clock, read without dispatch: what {@link Clocks#clock(ClockId)} returns for hot loops.
+ * One clock, read without dispatch: what {@link Clocks#reader(ClockId)} returns for hot loops.
  *
  * <p>Implementations are stateless views, safe for any number of threads, and allocate nothing.
  */

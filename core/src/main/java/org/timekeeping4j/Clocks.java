@@ -58,7 +58,7 @@ public final class Clocks {
      * @param clock the clock
      * @return a reader that allocates nothing per read
      */
-    public static ClockReader clock(ClockId clock) {
+    public static ClockReader reader(ClockId clock) {
         // Identity tests and a class per reader, each typed ClockReader where it is read: the first call loads
         // the one reader asked for, and verifying this class loads none (an enum switch loads a switch map, an
         // enum of readers all five at once: a cold JVM pays each class a few hundred microseconds). Classes, not
@@ -180,7 +180,7 @@ public final class Clocks {
      * Converts a {@link #ticks()} value to what {@link #nanos} returned at that counter value. Exact mode: with
      * the kernel's current parameters, exact for ticks in the kernel's current update window (since its last
      * tick), extrapolated back along the current line for older ones (off by the kernel's rate changes since;
-     * {@link EventRecorder} and {@link Snapshot#isExact()} report which). On the kernel path ticks are
+     * {@link EventRecorder} and {@link Snapshot#isExtrapolated()} report which). On the kernel path ticks are
      * MONOTONIC_RAW nanoseconds, converted with the clocks' current offsets (exact for MONOTONIC_RAW, within a bracket,
      * tens of ns, for the others). Clocks no counter read serves (COARSE, CPU time) go through MONOTONIC_RAW
      * and their current offset from it.
@@ -269,7 +269,7 @@ public final class Clocks {
      * @return true where exact mode serves; false at the timeout, or where it does not ({@link #diagnostics()}
      *         says why)
      */
-    public static boolean awaitFastPath(java.time.Duration timeout) {
+    public static boolean awaitExactMode(java.time.Duration timeout) {
         return FastPath.await(timeout.toNanos()) && FastPath.exact();
     }
 
@@ -282,7 +282,7 @@ public final class Clocks {
      * @throws IllegalArgumentException if {@code timekeeping4j.counter} names no mode
      */
     public static Diagnostics diagnostics() {
-        return Diagnostics.of(ServingReport.now());
+        return ServingReport.now();
     }
 
     /**

@@ -4,7 +4,6 @@ import java.time.Instant;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Map;
-import org.timekeeping4j.serving.ServingReport;
 
 /**
  * What serves this process's clocks, and why: one description for people and tools ({@code tk4j info} prints it),
@@ -17,32 +16,16 @@ import org.timekeeping4j.serving.ServingReport;
  * @param since                 when this stage began
  * @param clocks                every clock's path, with its reason
  * @param ticks                 what {@link Clocks#ticks()} returns, what reads it and at what rate
- * @param kernel                the kernel's vDSO data as exact mode reads it
+ * @param vdsoData              the kernel's vDSO data as exact mode reads it
  */
 public record Diagnostics(Stage stage, String why, Instant since, Map<ClockId, Serving> clocks, Ticks ticks,
-                          Kernel kernel) {
+                          VdsoData vdsoData) {
 
     /** Copies {@code clocks} in the clocks' order: a description does not change under its reader. */
     public Diagnostics {
         EnumMap<ClockId, Serving> copy = new EnumMap<>(ClockId.class);
         copy.putAll(clocks);
         clocks = Collections.unmodifiableMap(copy);
-    }
-
-    /** The serving backend's report in this record's types (since: REALTIME now less the time since). */
-    static Diagnostics of(ServingReport r) {
-        Instant since = Instant.now().minusNanos(System.nanoTime() - r.sinceNanos());
-        Map<ClockId, Serving> clocks = new EnumMap<>(ClockId.class);
-        for (ServingReport.Clock c : r.clocks()) {
-            clocks.put(c.clock(), new Serving(c.clock(), c.counter(), c.why(), since));
-        }
-        ServingReport.Kernel k = r.kernel();
-        ServingReport.Ticks t = r.ticks();
-        return new Diagnostics(Stage.valueOf(r.stage().name()), r.why(), since, clocks,
-                new Ticks(t.counterCycles(), t.counter(), t.read(), t.frequencyHz()),
-                new Kernel(k.serves(), k.why(), k.layout(), k.counterRead(), k.vclock(), k.seq(), k.steeredMult(),
-                        k.steeredShift(), k.rawMult(), k.rawShift(), k.counterBase(), k.rawBaseNanos(),
-                        k.validForNanos(), k.monotonicOffsetNanos(), k.boottimeOffsetNanos()));
     }
 
     /** The stages of a process: discovery, then one path for the counter-backed clocks. */
@@ -80,7 +63,7 @@ public record Diagnostics(Stage stage, String why, Instant since, Map<ClockId, S
      * @param read          what reads them: "rdtsc", "mrs cntvct_el0", "clock_gettime(CLOCK_MONOTONIC_RAW)"
      * @param frequencyHz   ticks per second now, as the kernel's data states it: the raw line's rate where the
      *                      kernel's clocksource is the counter itself; on kvm-clock, the TSC's rate that the
-     *                      pvclock page states (not {@link Kernel#frequencyHz()}, which is kvm-clock's nanosecond
+     *                      pvclock page states (not {@link VdsoData#frequencyHz()}, which is kvm-clock's nanosecond
      *                      counter there); 10^9 for nanoseconds; 0 where the kernel's data does not state it now
      *                      (its clock_mode no longer the counter)
      */
@@ -113,7 +96,7 @@ public record Diagnostics(Stage stage, String why, Instant since, Map<ClockId, S
      * @param monotonicOffsetNanos the time namespace's MONOTONIC (and MONOTONIC_RAW) offset, 0 outside one
      * @param boottimeOffsetNanos  the time namespace's BOOTTIME offset, 0 outside one
      */
-    public record Kernel(boolean serves, String why, String layout, String counterRead, String vclock, long seq,
+    public record VdsoData(boolean serves, String why, String layout, String counterRead, String vclock, long seq,
                          long steeredMult, int steeredShift, long rawMult, int rawShift, long counterBase,
                          long rawBaseNanos, long validForNanos, long monotonicOffsetNanos,
                          long boottimeOffsetNanos) {

@@ -16,9 +16,9 @@ import org.timekeeping4j.serving.TicksConverter;
  *   <li>Export converts each event to the export clock. In exact mode with the kernel's current parameters
  *       (its vDSO data): exactly what {@code Clocks.nanos(clock)} returned at that counter value for events in
  *       the kernel's current update window (since its last tick), extrapolated back along the current line
- *       and flagged {@code exact == false} for older ones (off by the kernel's rate changes since: ppm times
+ *       and flagged {@code extrapolated} for older ones (off by the kernel's rate changes since: ppm times
  *       the event's age). On the kernel path ticks are MONOTONIC_RAW ns and convert through the
- *       current offsets (flagged inexact for other clocks).</li>
+ *       current offsets (flagged extrapolated for other clocks).</li>
  *   <li>An event overwritten while an export runs is skipped, never reported torn.</li>
  * </ul>
  */
@@ -32,11 +32,12 @@ public final class EventRecorder {
          *
          * @param nanos   the event's time on the export clock
          * @param payload what was recorded with it
-         * @param exact   false when the value is extrapolated: the event predates the kernel's current update
-         *                window (exact mode), or the kernel path converted it, or the
-         *                event predates a clock disruption the library saw (a VMClock marker change)
+         * @param extrapolated true when the value is extrapolated rather than what the clock read at the event:
+         *                     the event predates the kernel's current update window (exact mode), or the kernel
+         *                     path converted it through an offset measured now, or the event predates a clock
+         *                     disruption the library saw (a VMClock marker change)
          */
-        void accept(long nanos, long payload, boolean exact);
+        void accept(long nanos, long payload, boolean extrapolated);
     }
 
     /** Receives raw exported events, oldest first. */
@@ -117,10 +118,10 @@ public final class EventRecorder {
     /**
      * Stores an event with a tick value the caller already read.
      *
-     * @param tickValue a value {@link Clocks#ticks()} returned
-     * @param payload   what to store with the event
+     * @param ticks   a value {@link Clocks#ticks()} returned
+     * @param payload what to store with the event
      */
-    public void record(long tickValue, long payload) {
+    public void record(long ticks, long payload) {
         long seq = (long) SEQ.get(this); // single writer: only this thread writes seq; even between events
         int i = (int) (seq >>> 1) & mask;
         // Odd seq: event seq/2 is being written. Opaque is enough with the fence below: the storeStoreFence
@@ -130,7 +131,7 @@ public final class EventRecorder {
         // older and half of this one (EventRecorderLapTest in stress catches it). Only a compiler barrier on x86.
         SEQ.setOpaque(this, seq + 1);
         VarHandle.storeStoreFence();
-        ticks[i] = tickValue;
+        this.ticks[i] = ticks;
         payloads[i] = payload;
         // Release: the slot's two stores become visible before the even seq that covers them. Pairs with
         // the getAcquire of seq in export().
@@ -159,7 +160,7 @@ public final class EventRecorder {
     /** {@link #export}'s step: one event converted and handed over (under export's lock). */
     private void convertAndHandOver(long tv, long payload) {
         conversion.convert(tv, exportClock);
-        exportConsumer.accept(conversion.nanos(), payload, conversion.exact());
+        exportConsumer.accept(conversion.nanos(), payload, !conversion.exact());
     }
 
     /**

@@ -27,18 +27,19 @@ public final class Snapshot {
     }
 
     /**
-     * The counter value read first thing in the call; 0 on the kernel path (no counter: the values come
-     * from two clock_gettime calls, see {@link #isFromCounter()}).
-     * @return the counter value read first (0 on the kernel path)
+     * The ticks read first thing in the call, as {@link Clocks#ticks()} returns them; 0 on the kernel path (no
+     * counter: the values come from two clock_gettime calls, see {@link #isFromCounter()}).
+     *
+     * @return the ticks read first (0 on the kernel path)
      */
-    public long counter() {
+    public long ticks() {
         return capture.counter();
     }
 
     /**
-     * The requested clock at {@link #counter()}: exactly what {@code Clocks.nanos(clock())} returned there.
+     * The requested clock at {@link #ticks()}: exactly what {@code Clocks.nanos(clock())} returned there.
      *
-     * @return the requested clock at {@link #counter()}, ns
+     * @return the requested clock at {@link #ticks()}, ns
      */
     public long nanos() {
         return capture.a();
@@ -47,7 +48,7 @@ public final class Snapshot {
     /**
      * MONOTONIC_RAW at the same counter value.
      *
-     * @return MONOTONIC_RAW at {@link #counter()}, ns
+     * @return MONOTONIC_RAW at {@link #ticks()}, ns
      */
     public long rawNanos() {
         return capture.b();
@@ -63,17 +64,17 @@ public final class Snapshot {
     }
 
     /**
-     * True when both values are exactly what clock_gettime returned (or would have returned) at
-     * {@link #counter()}: exact mode, with the kernel's parameters in force at that counter value. False on
-     * the kernel path, and in exact mode when a kernel update came between the counter
-     * read and the conversion (then the values are extrapolated back along the new parameters: off by the
-     * frequency change times a few hundred ns at most), or when the library saw a clock disruption (a VMClock
-     * marker change) after the counter read.
+     * True when the values were extrapolated rather than read: in exact mode, a kernel update came between the
+     * counter read and the conversion (the values then follow the new parameters back: off by the frequency change
+     * times a few hundred ns at most), or the library saw a clock disruption (a VMClock marker change) after the
+     * counter read. False when both values are exactly what clock_gettime returned (or would have returned) at
+     * {@link #ticks()}, and on the kernel path, whose two values are clock_gettime's own (read one after the
+     * other: {@link #isFromCounter()} is false there).
      *
-     * @return whether the values are the kernel's own at the counter value
+     * @return whether the values were extrapolated
      */
-    public boolean isExact() {
-        return capture.exact();
+    public boolean isExtrapolated() {
+        return capture.fromCounter() && !capture.exact();
     }
 
     /**
@@ -87,7 +88,7 @@ public final class Snapshot {
 
     @Override
     public String toString() {
-        return "Snapshot[" + clock + "=" + nanos() + ", raw=" + rawNanos() + ", counter=" + counter()
-                + (isFromCounter() ? "" : " (kernel path)") + (isExact() ? "" : ", inexact") + "]";
+        return "Snapshot[" + clock + "=" + nanos() + ", raw=" + rawNanos() + ", ticks=" + ticks()
+                + (isFromCounter() ? "" : " (kernel path)") + (isExtrapolated() ? ", extrapolated" : "") + "]";
     }
 }

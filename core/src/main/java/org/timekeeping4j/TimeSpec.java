@@ -32,22 +32,22 @@ public final class TimeSpec {
     }
 
     /** {@return nanoseconds within the second (tv_nsec), 0..999,999,999 for any value the kernel wrote} */
-    public int nanos() {
+    public int nanosOfSecond() {
         return (int) LibC.Timespec.nsec(timespec);
     }
 
-    /** {@return seconds * 10^9 + nanos: exact until the year 2262 for epoch clocks} */
+    /** {@return seconds * 10^9 + nanosOfSecond: exact until the year 2262 for epoch clocks} */
     public long toNanos() {
-        return seconds() * NANOS_PER_SECOND + nanos();
+        return seconds() * NANOS_PER_SECOND + nanosOfSecond();
     }
 
     /** {@return the value as an Instant (allocates). Meaningful as a date only for epoch-based clocks} */
     public Instant toInstant() {
-        return Instant.ofEpochSecond(seconds(), nanos());
+        return Instant.ofEpochSecond(seconds(), nanosOfSecond());
     }
 
     @Override
     public String toString() {
-        return seconds() + "." + String.format("%09d", nanos());
+        return seconds() + "." + String.format("%09d", nanosOfSecond());
     }
 }

@@ -200,7 +200,7 @@ class ClocksTest {
                 long before = KernelClocks.nanos(c);
                 KernelClocks.time(c, ts);
                 long after = KernelClocks.nanos(c);
-                assertThat(ts.nanos()).isBetween(0, 999_999_999);
+                assertThat(ts.nanosOfSecond()).isBetween(0, 999_999_999);
                 assertThat(ts.seconds()).isNotNegative();
                 assertThat(ts.toNanos()).isBetween(before, after);
             }
@@ -214,12 +214,12 @@ class ClocksTest {
         TimeSpec ts = new TimeSpec();
         long sink = 0;
         for (int i = 0; i < 200_000; i++) { // warm up: JIT, and the per-thread buffer's one allocation
-            sink += KernelClocks.nanos(ClockId.MONOTONIC) + KernelClocks.time(ClockId.REALTIME, ts).nanos();
+            sink += KernelClocks.nanos(ClockId.MONOTONIC) + KernelClocks.time(ClockId.REALTIME, ts).nanosOfSecond();
         }
         long before = threads.getCurrentThreadAllocatedBytes();
         for (int i = 0; i < 1_000_000; i++) {
             sink += KernelClocks.nanos(ClockId.MONOTONIC);
-            sink += KernelClocks.time(ClockId.REALTIME, ts).nanos();
+            sink += KernelClocks.time(ClockId.REALTIME, ts).nanosOfSecond();
         }
         long allocated = threads.getCurrentThreadAllocatedBytes() - before;
         assertThat(sink).isNotZero();

@@ -27,7 +27,7 @@ class EventRecorderConcurrencyTest {
     @BeforeAll
     static void waitForTheFastPath() {
         // Exact mode serves from the first call; this keeps the test's start the same in every mode.
-        Clocks.awaitFastPath(java.time.Duration.ofSeconds(20));
+        Clocks.awaitExactMode(java.time.Duration.ofSeconds(20));
     }
 
     @ParameterizedTest
@@ -73,7 +73,7 @@ class EventRecorderConcurrencyTest {
                         rawTorn[0]++;
                     }
                 });
-                recorder.export(ClockId.MONOTONIC_RAW, (nanos, payload, exact) -> {
+                recorder.export(ClockId.MONOTONIC_RAW, (nanos, payload, extrapolated) -> {
                     exported[0]++;
                     if (Math.abs(nanos - expected[(int) (payload % M)]) > tolerance) {
                         if (torn[0]++ == 0) {

@@ -23,7 +23,7 @@ class ExactClocksTest {
     @Test
     void theCounterBackedClocksShouldBeServedExactlyFromTheFirstCall() {
         KernelVdsoTest.assumeExactModePossible();
-        assertThat(Clocks.awaitFastPath(java.time.Duration.ZERO)).isTrue();
+        assertThat(Clocks.awaitExactMode(java.time.Duration.ZERO)).isTrue();
         Diagnostics d = Clocks.diagnostics();
         Map<ClockId, Diagnostics.Serving> sources = d.clocks();
         for (CounterClock c : CounterClock.values()) {
@@ -33,9 +33,9 @@ class ExactClocksTest {
         assertThat(sources.get(ClockId.MONOTONIC_COARSE).fromCounter()).isFalse();
         assertThat(d.stage()).isEqualTo(Diagnostics.Stage.EXACT);
         assertThat(d.ticks().counterCycles()).isTrue();
-        assertThat(d.kernel().serves()).isTrue();
-        assertThat(d.kernel().convertsCounter()).isTrue();
-        assertThat(d.kernel().rawMult()).isEqualTo(KernelVdso.fields(VdsoLayout.CS_RAW).mult());
+        assertThat(d.vdsoData().serves()).isTrue();
+        assertThat(d.vdsoData().convertsCounter()).isTrue();
+        assertThat(d.vdsoData().rawMult()).isEqualTo(KernelVdso.fields(VdsoLayout.CS_RAW).mult());
     }
 
     @Test
@@ -43,7 +43,7 @@ class ExactClocksTest {
         KernelVdsoTest.assumeExactModePossible();
         for (CounterClock vc : CounterClock.values()) {
             ClockId c = vc.clock();
-            ClockReader reader = Clocks.clock(c);
+            ClockReader reader = Clocks.reader(c);
             long outside = 0;
             String first = null;
             for (int i = 0; i < READS; i++) {
@@ -76,13 +76,13 @@ class ExactClocksTest {
                 long k1 = KernelClocks.nanos(vc.clock());
                 long r1 = KernelClocks.nanos(ClockId.MONOTONIC_RAW);
                 assertThat(s.isFromCounter()).isTrue();
-                if (s.isExact()) {
+                if (!s.isExtrapolated()) {
                     exact++;
                     assertThat(s.nanos()).as("%s snapshot", vc).isBetween(k0, k1);
                     assertThat(s.rawNanos()).isBetween(r0, r1);
                     // The deferred conversion of the same counter value with the same kernel state gives the
                     // same nanoseconds (a kernel update in between may round it differently: not compared).
-                    assertThat(KernelVdso.convert(s.counter(), vc, conv)).isTrue();
+                    assertThat(KernelVdso.convert(s.ticks(), vc, conv)).isTrue();
                     if (conv.cycleLast() == s.capture.cycleLast()) {
                         assertThat(conv.nanos()).isEqualTo(s.nanos());
                         same++;
@@ -144,9 +144,9 @@ class ExactClocksTest {
             events.record(i);
             long k1 = KernelClocks.nanos(ClockId.REALTIME);
             long[] got = new long[2];
-            events.export(ClockId.REALTIME, (nanos, payload, isExact) -> {
+            events.export(ClockId.REALTIME, (nanos, payload, extrapolated) -> {
                 got[0] = nanos; // the newest event comes last
-                got[1] = isExact ? 1 : 0;
+                got[1] = extrapolated ? 0 : 1;
             });
             // An unordered tick may run a little ahead of the kernel read before it (the CLI's ticks path allows 100 ns).
             assertThat(got[0]).isBetween(k0 - 100, k1 + 100);
@@ -156,9 +156,9 @@ class ExactClocksTest {
         // An event from before the kernel's last update is extrapolated, and says so.
         events.record(Clocks.ticks() - 50_000_000L, 7); // tens of ms ago on any counter of a few GHz or less
         boolean[] flagged = {true};
-        events.export(ClockId.MONOTONIC, (nanos, payload, isExact) -> {
+        events.export(ClockId.MONOTONIC, (nanos, payload, extrapolated) -> {
             if (payload == 7) {
-                flagged[0] = !isExact;
+                flagged[0] = extrapolated;
             }
         });
         assertThat(flagged[0]).isTrue();

@@ -31,10 +31,10 @@ class KernelModeTest {
     public static final class Main {
         public static void main(String[] args) {
             Diagnostics d = Clocks.diagnostics();
-            check(!d.kernel().serves(), "exact mode serves despite timekeeping4j.vdso=off");
-            check(!Clocks.awaitFastPath(java.time.Duration.ofSeconds(1)), "awaitFastPath says the counter serves");
+            check(!d.vdsoData().serves(), "exact mode serves despite timekeeping4j.vdso=off");
+            check(!Clocks.awaitExactMode(java.time.Duration.ofSeconds(1)), "awaitExactMode says the counter serves");
             check(!d.ticks().counterCycles(), "ticks are counter cycles");
-            check(!d.kernel().convertsCounter(), "the kernel's raw line converts ticks: " + d.kernel());
+            check(!d.vdsoData().convertsCounter(), "the kernel's raw line converts ticks: " + d.vdsoData());
             check(d.stage() == Diagnostics.Stage.KERNEL, "stage " + d.stage());
             for (ClockId c : List.of(ClockId.REALTIME, ClockId.MONOTONIC, ClockId.MONOTONIC_RAW, ClockId.BOOTTIME,
                     ClockId.TAI)) {
@@ -47,7 +47,7 @@ class KernelModeTest {
                 check(k0 <= v && v <= k1, c + ": " + v + " outside the kernel's bracket " + k0 + ".." + k1);
                 Snapshot snap = new Snapshot();
                 Clocks.snapshot(c, snap);
-                check(!snap.isFromCounter() && snap.counter() == 0, c + ": a snapshot from a counter: " + snap);
+                check(!snap.isFromCounter() && snap.ticks() == 0, c + ": a snapshot from a counter: " + snap);
             }
             long r0 = KernelClocks.nanos(ClockId.MONOTONIC_RAW);
             long t = Clocks.ticks();

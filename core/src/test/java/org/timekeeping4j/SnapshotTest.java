@@ -93,7 +93,7 @@ class SnapshotTest {
         }
         assertThat(recorder.recorded()).isEqualTo(20);
         List<Long> payloads = new ArrayList<>();
-        recorder.export(ClockId.MONOTONIC, (nanos, payload, exact) -> payloads.add(payload));
+        recorder.export(ClockId.MONOTONIC, (nanos, payload, extrapolated) -> payloads.add(payload));
         assertThat(payloads).containsExactly(12L, 13L, 14L, 15L, 16L, 17L, 18L, 19L);
         assertThatThrownBy(() -> new EventRecorder(0)).isInstanceOf(IllegalArgumentException.class);
     }

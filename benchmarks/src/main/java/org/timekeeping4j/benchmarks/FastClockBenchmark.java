@@ -18,7 +18,7 @@ import org.timekeeping4j.clocksource.HardwareCounter;
 
 /**
  * The user-space fast clocks, in ns per call: {@code Clocks.nanos} for each fast clock and
- * MONOTONIC_COARSE, the bound {@code Clocks.clock(MONOTONIC)} reader, {@code Clocks.ticks()} and
+ * MONOTONIC_COARSE, the bound {@code Clocks.reader(MONOTONIC)} reader, {@code Clocks.ticks()} and
  * {@code Clocks.snapshot}, against {@code System.nanoTime}, {@code Instant.now()} (returned, so it allocates)
  * and {@code KernelClocks.nanos(MONOTONIC_COARSE)} from the same run.
  *
@@ -56,7 +56,7 @@ public class FastClockBenchmark extends PerCallBenchmark {
             throw new IllegalStateException("ticks are not the unordered hardware counter: "
                     + CounterSelector.selected());
         }
-        monotonic = Clocks.clock(ClockId.MONOTONIC);
+        monotonic = Clocks.reader(ClockId.MONOTONIC);
     }
 
     @TearDown(Level.Iteration)

@@ -18,7 +18,7 @@ final class FastPathReady {
 
     /** Fails unless MONOTONIC (and with it REALTIME) is served from the counter. */
     static void await() {
-        if (!Clocks.awaitFastPath(Duration.ofSeconds(TIMEOUT_SECONDS))) {
+        if (!Clocks.awaitExactMode(Duration.ofSeconds(TIMEOUT_SECONDS))) {
             throw new IllegalStateException("the fast path did not engage within " + TIMEOUT_SECONDS
                     + " s, refusing to measure the kernel fallback: " + Clocks.diagnostics().clocks().get(ClockId.MONOTONIC));
         }

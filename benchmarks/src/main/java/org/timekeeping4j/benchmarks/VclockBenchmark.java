@@ -20,7 +20,7 @@ import org.timekeeping4j.vdso.KernelVdso;
  * against {@code Instant.now()}, {@code Clocks.ticks()} and {@code Clocks.nanosUnordered(MONOTONIC)}, and the
  * kernel path ({@code KernelClocks.nanos}) that a fallback takes.
  * Setup refuses to run where exact mode does not serve, and says which vclock serves
- * ({@code Clocks.diagnostics().kernel()}), so a figure cannot silently be the kernel's.
+ * ({@code Clocks.diagnostics().vdsoData()}), so a figure cannot silently be the kernel's.
  *
  * <pre>
  * $JDK/bin/java -jar benchmarks/target/benchmarks.jar VclockBenchmark -f 3 -wi 3 -i 5 -prof gc
@@ -46,14 +46,14 @@ public class VclockBenchmark extends PerCallBenchmark {
 
     @Setup(Level.Trial)
     public void setup() throws IOException {
-        if (!Clocks.diagnostics().kernel().serves()) {
-            throw new IllegalStateException("exact mode does not serve here: " + Clocks.diagnostics().kernel().why());
+        if (!Clocks.diagnostics().vdsoData().serves()) {
+            throw new IllegalStateException("exact mode does not serve here: " + Clocks.diagnostics().vdsoData().why());
         }
         if (SWITCH_TO != null) {
             original = Files.readString(CURRENT).trim();
             Files.writeString(CURRENT, SWITCH_TO);
         }
-        System.out.println("# vclock: " + Clocks.diagnostics().kernel().vclock());
+        System.out.println("# vclock: " + Clocks.diagnostics().vdsoData().vclock());
     }
 
     @TearDown(Level.Trial)

@@ -69,7 +69,7 @@ final class CaptureCommand implements Callable<Integer> {
         probes.put("Clocks.ticks() (reference)", c0 -> Clocks.ticks());
         probes.put("Clocks.snapshot(REALTIME)", c0 -> {
             Clocks.snapshot(ClockId.REALTIME, snapshot);
-            return snapshot.isFromCounter() ? snapshot.counter() : Long.MIN_VALUE;
+            return snapshot.isFromCounter() ? snapshot.ticks() : Long.MIN_VALUE;
         });
         probes.put("Clocks.nanos(REALTIME)", c0 -> inverse(c0, Clocks.nanos(ClockId.REALTIME), ClockId.REALTIME, nsPerCycle));
         probes.put("KernelClocks.nanos(REALTIME) (FFM clock_gettime)",

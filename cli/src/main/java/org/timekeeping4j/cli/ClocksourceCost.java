@@ -47,7 +47,7 @@ record ClocksourceCost(ClocksourceAdvice advice, double readNs, double counterNs
         }
         double read = nsPerCall(() -> KernelClocks.nanos(ClockId.MONOTONIC));
         // kvm-clock and xen: exact mode serving says the vDSO reads their page; else the cost says it.
-        boolean fallsBack = ClocksourceAdvice.PVCLOCK.contains(current) && !Clocks.diagnostics().kernel().serves()
+        boolean fallsBack = ClocksourceAdvice.PVCLOCK.contains(current) && !Clocks.diagnostics().vdsoData().serves()
                 && costsASystemCall(read, nsPerCall(() -> KernelClocks.syscallNanos(ClockId.MONOTONIC)));
         Optional<ClocksourceAdvice> advice = ClocksourceAdvice.of(current, available, machine, fallsBack);
         if (advice.isEmpty()) {

@@ -55,12 +55,12 @@ final class InfoCommand implements Callable<Integer> {
         r.put("counterFlags", KernelInfo.counterFlags());
         cost.ifPresent(c -> r.put("clocksourceCost", c.toMap()));
         Diagnostics d = Clocks.diagnostics();
-        r.put("exactMode", exactReport(d.kernel()));
+        r.put("exactMode", exactReport(d.vdsoData()));
         r.put("ticks", ticksReport(d.ticks()));
         // A VMClock page (the hypervisor's disruption marker), or its ACPI device without a driver: one line.
         VmClockCommand.infoLine().ifPresent(l -> r.put("vmclock", l));
-        r.put("calibration", calibrationReport(d.kernel()));
-        r.put("timeNamespace", timeNamespace(d.kernel().serves()));
+        r.put("calibration", calibrationReport(d.vdsoData()));
+        r.put("timeNamespace", timeNamespace(d.vdsoData().serves()));
         List<Map<String, Object>> clocks = new ArrayList<>();
         for (ClockId c : ClockId.values()) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -110,7 +110,7 @@ final class InfoCommand implements Callable<Integer> {
                         : "clock_gettime applies them (exact mode does not serve)");
     }
 
-    static Map<String, Object> exactReport(Diagnostics.Kernel k) {
+    static Map<String, Object> exactReport(Diagnostics.VdsoData k) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("enabled", k.serves());
         m.put("mode", k.serves() ? "exact: the kernel's vDSO data with the vDSO's arithmetic, one downcall around "
@@ -129,10 +129,10 @@ final class InfoCommand implements Callable<Integer> {
     }
 
     /**
-     * What converts counter values now ({@link Diagnostics.Kernel}'s raw line): the kernel's own mult/shift, exact
+     * What converts counter values now ({@link Diagnostics.VdsoData}'s raw line): the kernel's own mult/shift, exact
      * (uncertainty 0), or none and why.
      */
-    static Map<String, Object> calibrationReport(Diagnostics.Kernel k) {
+    static Map<String, Object> calibrationReport(Diagnostics.VdsoData k) {
         Map<String, Object> m = new LinkedHashMap<>();
         boolean valid = k.convertsCounter();
         m.put("valid", valid);
@@ -145,7 +145,7 @@ final class InfoCommand implements Callable<Integer> {
     }
 
     /** Where the conversion's parameters come from, or why there are none (one line). */
-    static String calibrationSource(Diagnostics.Kernel k) {
+    static String calibrationSource(Diagnostics.VdsoData k) {
         if (k.convertsCounter()) {
             return "the kernel's own CS_RAW mult/shift from its vDSO data (" + k.layout()
                     + "); exact, updated by the kernel" + (k.vclock().startsWith("kvm-clock")

@@ -97,7 +97,7 @@ class ClocksourceAdviceTest {
         assertThat(cost.lines().get(1)).contains("echo " + ClocksourceAdvice.counterClocksource(machine) + " > ");
         assertThat(cost.toMap()).containsEntry("systemCallEveryRead", true).containsKeys("readNs", "counterNs");
         // kvm-clock where exact mode serves: its pvclock page is read in user space, so nothing to say.
-        if (org.timekeeping4j.Clocks.diagnostics().kernel().serves()) {
+        if (org.timekeeping4j.Clocks.diagnostics().vdsoData().serves()) {
             assertThat(ClocksourceCost.of("kvm-clock", List.of("kvm-clock", "tsc"), machine)).isEmpty();
         }
         // The counter's own clocksource is measured not at all.

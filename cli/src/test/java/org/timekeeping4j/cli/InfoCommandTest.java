@@ -49,7 +49,7 @@ class InfoCommandTest {
     /** The calibration info prints is the one the library converts with (the diagnostics' raw line), not another. */
     @Test
     void infoShowsTheCalibrationClocksDiagnosticsReport() {
-        org.timekeeping4j.Diagnostics.Kernel c = org.timekeeping4j.Clocks.diagnostics().kernel();
+        org.timekeeping4j.Diagnostics.VdsoData c = org.timekeeping4j.Clocks.diagnostics().vdsoData();
         CliHarness r = CliHarness.run("info");
         assertThat(r.exitCode()).isZero();
         String line = unfolded(r.out()).lines().filter(l -> l.startsWith("calibration ")).findFirst().orElseThrow();

@@ -1,7 +1,9 @@
 package org.timekeeping4j.serving;
 
+import java.time.Instant;
 import java.util.List;
 import org.timekeeping4j.ClockId;
+import org.timekeeping4j.Diagnostics;
 import org.timekeeping4j.timekeeper.CounterClock;
 
 /**
@@ -75,10 +77,10 @@ abstract sealed class Backend permits ExactBackend, KernelBackend, JdkBackend {
     }
 
     /** {@return every clock's path and why, for the diagnostics} */
-    abstract List<ServingReport.Clock> clocks();
+    abstract List<Diagnostics.Serving> clocks(Instant since);
 
     /** {@return the kernel's vDSO data as this mode sees it, for the diagnostics} */
-    abstract ServingReport.Kernel kernel();
+    abstract Diagnostics.VdsoData vdsoData();
 
     /** A counter-backed clock this mode reads from its descriptor (those without a method of their own above). */
     static boolean counterBacked(ClockId clock) {

@@ -1,7 +1,9 @@
 package org.timekeeping4j.serving;
 
+import java.time.Instant;
 import java.util.List;
 import org.timekeeping4j.ClockId;
+import org.timekeeping4j.Diagnostics;
 import org.timekeeping4j.disruption.Disruptions;
 import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.timekeeper.CounterClock;
@@ -142,15 +144,15 @@ final class ExactBackend extends Backend {
     }
 
     @Override
-    List<ServingReport.Clock> clocks() {
+    List<Diagnostics.Serving> clocks(Instant since) {
         String layout = KernelVdso.state().layout().description();
         return ServingReport.clocks(true, "exact: the kernel's vDSO data (" + layout + ") with the vDSO's arithmetic"
                 + " around " + KernelVdso.counterRead() + ", equal to clock_gettime; now " + KernelVdso.vclockNow()
-                + (KernelVdso.timens().inNamespace() ? "; with the time namespace's offsets" : ""));
+                + (KernelVdso.timens().inNamespace() ? "; with the time namespace's offsets" : ""), since);
     }
 
     @Override
-    ServingReport.Kernel kernel() {
+    Diagnostics.VdsoData vdsoData() {
         KernelVdso.Fields h = KernelVdso.fields(VdsoLayout.CS_HRES_COARSE);
         KernelVdso.Fields r = KernelVdso.fields(VdsoLayout.CS_RAW);
         var ns = KernelVdso.timens();
@@ -161,7 +163,7 @@ final class ExactBackend extends Backend {
         boolean converts = KernelVdso.convert(r.cycleLast(), CounterClock.MONOTONIC_RAW, at);
         long maxCycles = r.maxCycles() > 0 ? r.maxCycles() : Long.MAX_VALUE;
         long validFor = converts ? (long) Math.min(Long.MAX_VALUE, maxCycles / r.frequencyHz() * 1e9) : 0;
-        return new ServingReport.Kernel(true, null, KernelVdso.state().layout().description(),
+        return new Diagnostics.VdsoData(true, null, KernelVdso.state().layout().description(),
                 KernelVdso.counterRead(), vclock, h.seq(), h.mult(), h.shift(), r.mult(), r.shift(),
                 converts ? r.cycleLast() : 0, converts ? at.nanos() : 0, validFor,
                 ns.inNamespace() ? ns.monotonic() : 0, ns.inNamespace() ? ns.boottime() : 0);

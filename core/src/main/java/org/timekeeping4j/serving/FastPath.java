@@ -1,6 +1,7 @@
 package org.timekeeping4j.serving;
 
 import org.timekeeping4j.ClockId;
+import org.timekeeping4j.Diagnostics;
 import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.linux.ColdClockGettime;
 import org.timekeeping4j.linux.Os;
@@ -34,22 +35,10 @@ import org.timekeeping4j.timekeeper.CounterClock;
  */
 public final class FastPath implements Runnable {
 
-    /** What serves the counter-backed clocks now. */
-    public enum Stage {
-        /** Discovery runs: the JDK and libc's clock_gettime serve (the kernel path's stubs during a re-discovery). */
-        DISCOVERING,
-        /** Exact mode serves. */
-        EXACT,
-        /** Exact mode refused (or was not asked for): the kernel's clock_gettime serves. */
-        KERNEL,
-        /** The JVM denies this library native access: the JDK serves MONOTONIC and REALTIME, nothing else. */
-        DENIED
-    }
-
     /** The serving mode, published by each discovery (see the class comment for the ordering); null before. */
     static volatile Backend backend;
     /** Null while the first discovery runs (so that the first read loads no enum). */
-    static volatile Stage stage;
+    static volatile Diagnostics.Stage stage;
     /** System.nanoTime when {@link #stage} began. */
     static volatile long since = System.nanoTime();
     static volatile String reason = "exact mode is being discovered; the JDK and clock_gettime serve";
@@ -353,9 +342,9 @@ public final class FastPath implements Runnable {
     }
 
     /** {@return what serves now} */
-    public static Stage stage() {
-        Stage s = stage;
-        return s == null ? Stage.DISCOVERING : s;
+    public static Diagnostics.Stage stage() {
+        Diagnostics.Stage s = stage;
+        return s == null ? Diagnostics.Stage.DISCOVERING : s;
     }
 
     /** {@return System.nanoTime when the current stage began} */

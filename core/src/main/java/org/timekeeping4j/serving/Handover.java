@@ -1,5 +1,6 @@
 package org.timekeeping4j.serving;
 
+import org.timekeeping4j.Diagnostics;
 import org.timekeeping4j.disruption.Disruptions;
 import org.timekeeping4j.linux.LibC;
 import org.timekeeping4j.machine.ClockGettimeStub;
@@ -49,7 +50,7 @@ final class Handover {
                         + " REALTIME, and every other clock refuses");
             }
             FastPath.backend = JdkBackend.create(); // volatile: the JDK's clocks, for good
-            settle(FastPath.PLATFORM == null ? FastPath.Stage.DENIED : FastPath.Stage.KERNEL,
+            settle(FastPath.PLATFORM == null ? Diagnostics.Stage.DENIED : Diagnostics.Stage.KERNEL,
                     noted(unavailable, note));
             return;
         }
@@ -70,14 +71,14 @@ final class Handover {
                         + " [vvar] is a time namespace's page now: restored from a checkpoint)"));
                 CracHook.register(); // where org.crac is present; a CRIU restore is noticed by the reads anyway
             }
-            settle(why == null ? FastPath.Stage.EXACT : FastPath.Stage.KERNEL,
+            settle(why == null ? Diagnostics.Stage.EXACT : Diagnostics.Stage.KERNEL,
                     noted(why == null ? "exact mode serves" : why, note));
         } catch (Throwable e) {
             // A platform without the stubs (no executable memory, an unsupported architecture): libc's
             // clock_gettime serves; the classes whose initialisation failed are never touched again.
             FastPath.backend = mapped ? KernelBackend.create(false) : JdkBackend.create(); // volatile, as above
             FastPath.discoveryNanos = System.nanoTime() - t0;
-            settle(FastPath.Stage.KERNEL, noted("the kernel's clock_gettime serves: discovery failed: " + e, note));
+            settle(Diagnostics.Stage.KERNEL, noted("the kernel's clock_gettime serves: discovery failed: " + e, note));
         }
     }
 
@@ -135,7 +136,7 @@ final class Handover {
             FastPath.backend = KernelBackend.create(true);
             FastPath.reason = why + "; discovering again, the kernel's clocks serve meanwhile";
             FastPath.since = System.nanoTime();
-            FastPath.stage = FastPath.Stage.DISCOVERING;
+            FastPath.stage = Diagnostics.Stage.DISCOVERING;
         }
         Disruptions.seen(VdsoStub.readCounterUnordered());
         try {
@@ -145,7 +146,7 @@ final class Handover {
         } catch (Throwable e) { // OutOfMemoryError where no thread is to be had
             // The kernel's clocks published above keep serving, correct; the next rediscover may try again. Not
             // on this thread: it may be a reader in the middle of a read through the sites a rediscovery retargets.
-            settle(FastPath.Stage.KERNEL, why + "; the kernel's clocks serve: the rediscovery thread could not be"
+            settle(Diagnostics.Stage.KERNEL, why + "; the kernel's clocks serve: the rediscovery thread could not be"
                     + " started (" + e + ")");
         }
     }
@@ -188,13 +189,13 @@ final class Handover {
                 FastPath.backend = ExactBackend.create();
             }
             FastPath.discoveryNanos = System.nanoTime() - t0;
-            settle(refused == null ? FastPath.Stage.EXACT : FastPath.Stage.KERNEL, refused == null
+            settle(refused == null ? Diagnostics.Stage.EXACT : Diagnostics.Stage.KERNEL, refused == null
                     ? "exact mode serves again (" + why + ")" : refused + " (" + why + ")");
         }
     }
 
     /** Ends a discovery: its stage and reason, then wakes whoever waits (after the backend was published). */
-    private static void settle(FastPath.Stage s, String why) {
+    private static void settle(Diagnostics.Stage s, String why) {
         DiscoveryPhases.finish();
         synchronized (FastPath.LOCK) {
             FastPath.reason = why;

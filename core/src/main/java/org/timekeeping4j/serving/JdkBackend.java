@@ -1,8 +1,10 @@
 package org.timekeeping4j.serving;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.timekeeping4j.ClockId;
+import org.timekeeping4j.Diagnostics;
 import org.timekeeping4j.linux.ColdClockGettime;
 
 /**
@@ -73,23 +75,23 @@ final class JdkBackend extends Backend {
 
     /** MONOTONIC and REALTIME by the JDK; the others by libc, or refused where it cannot be called. */
     @Override
-    List<ServingReport.Clock> clocks() {
+    List<Diagnostics.Serving> clocks(Instant since) {
         if (FastPath.PLATFORM != null) {
             throw new UnsupportedOperationException(FastPath.PLATFORM);
         }
         String why = FastPath.reason();
         String libc = ColdClockGettime.unavailable();
-        List<ServingReport.Clock> clocks = new ArrayList<>();
+        List<Diagnostics.Serving> clocks = new ArrayList<>();
         for (ClockId c : ClockId.values()) {
-            clocks.add(new ServingReport.Clock(c, false, c == ClockId.MONOTONIC || c == ClockId.REALTIME
+            clocks.add(new Diagnostics.Serving(c, false, c == ClockId.MONOTONIC || c == ClockId.REALTIME
                     ? "the JDK's clock (clock_gettime): " + why
-                    : libc != null ? "unsupported: " + why : "libc clock_gettime: " + why));
+                    : libc != null ? "unsupported: " + why : "libc clock_gettime: " + why, since));
         }
         return clocks;
     }
 
     @Override
-    ServingReport.Kernel kernel() {
-        return ServingReport.Kernel.none(FastPath.reason(), null, "none");
+    Diagnostics.VdsoData vdsoData() {
+        return ServingReport.none(FastPath.reason(), null, "none");
     }
 }

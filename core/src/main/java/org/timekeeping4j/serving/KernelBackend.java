@@ -1,7 +1,9 @@
 package org.timekeeping4j.serving;
 
+import java.time.Instant;
 import java.util.List;
 import org.timekeeping4j.ClockId;
+import org.timekeeping4j.Diagnostics;
 import org.timekeeping4j.clocksource.CounterSelector;
 import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.machine.VdsoStub;
@@ -104,9 +106,9 @@ final class KernelBackend extends Backend {
     }
 
     @Override
-    List<ServingReport.Clock> clocks() {
+    List<Diagnostics.Serving> clocks(Instant since) {
         checkConfiguration();
-        return ServingReport.clocks(false, "kernel clock_gettime: " + reason());
+        return ServingReport.clocks(false, "kernel clock_gettime: " + reason(), since);
     }
 
     /** Why the kernel serves: the counter not read by choice, or exact mode's refusal (one line, its own words). */
@@ -119,11 +121,11 @@ final class KernelBackend extends Backend {
     }
 
     @Override
-    ServingReport.Kernel kernel() {
+    Diagnostics.VdsoData vdsoData() {
         checkConfiguration();
         var st = KernelVdso.state();
         String layout = st.layout() == null ? null : st.layout().description();
-        return ServingReport.Kernel.none(reason(), layout, st.layout() == null ? "none"
+        return ServingReport.none(reason(), layout, st.layout() == null ? "none"
                 : "pvclock: " + KernelVdso.pvclock() + "; hvclock: " + KernelVdso.hvclock());
     }
 

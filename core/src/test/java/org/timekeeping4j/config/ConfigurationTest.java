@@ -86,7 +86,7 @@ class ConfigurationTest {
         System.out.println("exact " + KernelVdso.ENABLED + " " + KernelVdso.reason());
         System.out.println("pvclock " + KernelVdso.pvclock());
         System.out.println("rejected " + s.rejected().stream().map(Rejection::reason).toList());
-        Clocks.awaitFastPath(java.time.Duration.ofSeconds(30)); // the paths once discovery has decided
+        Clocks.awaitExactMode(java.time.Duration.ofSeconds(30)); // the paths once discovery has decided
         Map<ClockId, Diagnostics.Serving> paths = Clocks.diagnostics().clocks();
         for (ClockId clock : List.of(ClockId.REALTIME, ClockId.MONOTONIC, ClockId.MONOTONIC_RAW)) {
             System.out.println("path " + clock + " " + (paths.get(clock).fromCounter() ? "COUNTER" : "KERNEL") + " " + paths.get(clock).why());

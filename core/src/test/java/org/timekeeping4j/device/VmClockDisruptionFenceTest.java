@@ -14,7 +14,7 @@ import org.timekeeping4j.disruption.Disruptions;
 
 /**
  * A disruption the library sees through a VMClock page makes every conversion of an earlier tick inexact: the
- * events an EventRecorder holds from before it export exact == false.
+ * events an EventRecorder holds from before it export extrapolated.
  */
 class VmClockDisruptionFenceTest {
 
@@ -57,9 +57,9 @@ class VmClockDisruptionFenceTest {
             recorder.record(2);
 
             List<String> exported = new ArrayList<>();
-            recorder.export(ClockId.MONOTONIC, (nanos, payload, exact) -> exported.add(payload + " " + exact));
+            recorder.export(ClockId.MONOTONIC, (nanos, payload, extrapolated) -> exported.add(payload + " " + extrapolated));
             assertThat(exported).hasSize(2);
-            assertThat(exported.get(0)).isEqualTo("1 false");
+            assertThat(exported.get(0)).isEqualTo("1 true");
             // The later event is judged by the serving mode's own rule only (its window may have passed).
             assertThat(exported.get(1)).startsWith("2 ");
 

@@ -52,14 +52,14 @@ class AuxClockLabTest {
                 .contains("CLOCK_AUX+1 is not enabled", "/sys/kernel/time/aux_clocks/1/aux_clock_enable"));
         assertThatThrownBy(() -> Clocks.nanos(OFF)).isInstanceOf(UnsupportedOperationException.class)
                 .hasMessageContaining("CLOCK_AUX+1 is not enabled");
-        assertThatThrownBy(() -> Clocks.clock(OFF)).isInstanceOf(UnsupportedOperationException.class)
+        assertThatThrownBy(() -> Clocks.reader(OFF)).isInstanceOf(UnsupportedOperationException.class)
                 .hasMessageContaining("aux_clock_enable");
     }
 
     @Test
     void readsShouldBeClockGettimesWithinTheBracket() {
         enable(AUX, true);
-        ClockReader reader = Clocks.clock(AUX);
+        ClockReader reader = Clocks.reader(AUX);
         for (int i = 0; i < 200; i++) {
             long before = KernelClock.gettime(AUX.id());
             long a = Clocks.nanos(AUX);

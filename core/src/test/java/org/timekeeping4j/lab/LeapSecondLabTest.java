@@ -48,7 +48,7 @@ class LeapSecondLabTest {
 
     static {
         PATHS.put("Clocks.nanos", Clocks::nanos);
-        PATHS.put("ClockReader", c -> READERS.computeIfAbsent(c, Clocks::clock).nanos());
+        PATHS.put("ClockReader", c -> READERS.computeIfAbsent(c, Clocks::reader).nanos());
         PATHS.put("KernelClocks.nanos", KernelClocks::nanos);
         PATHS.put("KernelClocks.syscallNanos", KernelClocks::syscallNanos);
     }

@@ -31,13 +31,13 @@ class FirstReadTest {
         String tid = Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString();
         System.out.println("tid=" + tid);
         long v = switch (args[0]) {
-            case "reader" -> Clocks.clock(ClockId.MONOTONIC).nanos();
+            case "reader" -> Clocks.reader(ClockId.MONOTONIC).nanos();
             case "boottime" -> Clocks.nanos(ClockId.BOOTTIME);
             default -> Clocks.nanos(ClockId.MONOTONIC);
         };
         System.out.println("value=" + v);
         if (args[0].equals("boottime")) { // the discovery it started, to its end (a daemon: exit would cut it off)
-            System.out.println("settled=" + Clocks.awaitFastPath(java.time.Duration.ofSeconds(60)));
+            System.out.println("settled=" + Clocks.awaitExactMode(java.time.Duration.ofSeconds(60)));
         }
     }
 

@@ -23,7 +23,7 @@ public final class NoThreadLeftChild {
         boolean rediscover = args.length > 0 && args[0].equals("rediscover");
         if (rediscover) {
             Clocks.nanos(ClockId.MONOTONIC);
-            System.out.println("first discovery: exact " + Clocks.awaitFastPath(Duration.ofSeconds(60)) + ", stage "
+            System.out.println("first discovery: exact " + Clocks.awaitExactMode(Duration.ofSeconds(60)) + ", stage "
                     + Clocks.diagnostics().stage());
         }
         CountDownLatch release = new CountDownLatch(1);
@@ -56,7 +56,7 @@ public final class NoThreadLeftChild {
         System.out.println("boottime " + (b > 0 ? "ok" : "bad " + b));
         long r = Clocks.nanos(ClockId.REALTIME);
         System.out.println("realtime " + (r > 1_600_000_000_000_000_000L ? "ok" : "bad " + r));
-        System.out.println("exact " + Clocks.awaitFastPath(Duration.ofSeconds(1))); // returns once settled
+        System.out.println("exact " + Clocks.awaitExactMode(Duration.ofSeconds(1))); // returns once settled
         Diagnostics d = Clocks.diagnostics();
         System.out.println("stage " + d.stage());
         System.out.println("why " + d.why());

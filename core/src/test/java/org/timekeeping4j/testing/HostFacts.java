@@ -84,8 +84,8 @@ public final class HostFacts {
      */
     public static void assumeExactModeServes() {
         Diagnostics d = Clocks.diagnostics();
-        assumeTrue(d.kernel().serves(), () -> "exact mode does not serve in this JVM (the library's verdict, on "
-                + arch() + " with clocksource " + currentClocksource() + "): " + d.kernel().why());
+        assumeTrue(d.vdsoData().serves(), () -> "exact mode does not serve in this JVM (the library's verdict, on "
+                + arch() + " with clocksource " + currentClocksource() + "): " + d.vdsoData().why());
     }
 
     /** Skips unless this JVM runs on x86_64 (the pvclock and time-namespace readers are x86_64 code). */

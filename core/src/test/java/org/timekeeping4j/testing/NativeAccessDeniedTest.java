@@ -31,7 +31,7 @@ class NativeAccessDeniedTest {
         long real = Clocks.nanos(ClockId.REALTIME);
         Instant a = Instant.now();
         System.out.println("realtime " + (nanos(b) <= real && real <= nanos(a) ? "inside" : "outside"));
-        System.out.println("fast path " + Clocks.awaitFastPath(Duration.ofSeconds(30)));
+        System.out.println("fast path " + Clocks.awaitExactMode(Duration.ofSeconds(30)));
         before = System.nanoTime();
         mono = Clocks.nanos(ClockId.MONOTONIC); // after discovery gave up: still the JDK's
         after = System.nanoTime();

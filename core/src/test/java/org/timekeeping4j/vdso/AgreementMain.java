@@ -20,7 +20,7 @@ public final class AgreementMain {
     private AgreementMain() {}
 
     public static void main(String[] args) {
-        var k = Clocks.diagnostics().kernel();
+        var k = Clocks.diagnostics().vdsoData();
         Discovery.Timens ns = KernelVdso.timens();
         System.out.println("STATE enabled=" + k.serves() + " timens=" + ns.monotonic() + "," + ns.boottime()
                 + " vclock=" + k.vclock() + (k.serves() ? "" : " reason=" + k.why()));
@@ -56,7 +56,7 @@ public final class AgreementMain {
             System.out.println("CLOCK " + CLOCKS[c] + " reads " + reads[c] + " outside " + outside[c] + " worst "
                     + worst[c]);
         }
-        System.out.println("AFTER vclock=" + Clocks.diagnostics().kernel().vclock() + " entrySwitches=" + KernelVdso.entrySwitches());
+        System.out.println("AFTER vclock=" + Clocks.diagnostics().vdsoData().vclock() + " entrySwitches=" + KernelVdso.entrySwitches());
     }
 
     private static void read(int c, long[] reads, long[] outside, long[] worst) {

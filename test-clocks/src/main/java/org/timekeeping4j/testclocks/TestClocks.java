@@ -35,7 +35,7 @@ public final class TestClocks {
     /**
      * A clock that reads {@code base} plus {@code offset}: a machine whose clock is ahead (positive) or behind.
      *
-     * @param base   the clock read, e.g. a {@link ManualClock} or {@code Clocks.clock(ClockId.REALTIME)}
+     * @param base   the clock read, e.g. a {@link ManualClock} or {@code Clocks.reader(ClockId.REALTIME)}
      * @param offset how far ahead of {@code base}
      * @return the clock (allocates nothing per read)
      * @throws ArithmeticException where the offset does not fit in nanoseconds (about 292 years)

@@ -18,7 +18,7 @@ public final class TimekeepingEpochClock implements EpochClock {
 
     private static final long NANOS_PER_MILLI = 1_000_000L;
 
-    private static final TimekeepingEpochClock INSTANCE = new TimekeepingEpochClock(Clocks.clock(ClockId.REALTIME));
+    private static final TimekeepingEpochClock INSTANCE = new TimekeepingEpochClock(Clocks.reader(ClockId.REALTIME));
 
     private final ClockReader realtime;
 

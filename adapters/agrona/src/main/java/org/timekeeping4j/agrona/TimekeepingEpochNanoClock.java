@@ -16,7 +16,7 @@ import org.timekeeping4j.Clocks;
 public final class TimekeepingEpochNanoClock implements EpochNanoClock {
 
     private static final TimekeepingEpochNanoClock INSTANCE =
-            new TimekeepingEpochNanoClock(Clocks.clock(ClockId.REALTIME));
+            new TimekeepingEpochNanoClock(Clocks.reader(ClockId.REALTIME));
 
     private final ClockReader realtime;
 

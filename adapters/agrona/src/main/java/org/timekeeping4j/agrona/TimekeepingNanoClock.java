@@ -16,7 +16,7 @@ import org.timekeeping4j.Clocks;
  */
 public final class TimekeepingNanoClock implements NanoClock {
 
-    private static final TimekeepingNanoClock INSTANCE = new TimekeepingNanoClock(Clocks.clock(ClockId.MONOTONIC));
+    private static final TimekeepingNanoClock INSTANCE = new TimekeepingNanoClock(Clocks.reader(ClockId.MONOTONIC));
 
     private final ClockReader monotonic;
 

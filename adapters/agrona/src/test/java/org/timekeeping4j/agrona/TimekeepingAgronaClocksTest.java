@@ -44,7 +44,7 @@ class TimekeepingAgronaClocksTest {
     @Test
     void shouldStampDistinctErrorLogEntriesFromTimekeepingRealtime() {
         AtomicLong realtimeReads = new AtomicLong();
-        ClockReader realtime = Clocks.clock(ClockId.REALTIME);
+        ClockReader realtime = Clocks.reader(ClockId.REALTIME);
         EpochClock clock = new TimekeepingEpochClock(() -> {
             realtimeReads.incrementAndGet();
             return realtime.nanos();

@@ -37,7 +37,7 @@ import org.openjdk.jmh.annotations.Warmup;
 public abstract class AdapterBenchmark {
 
     @Setup(Level.Trial)
-    public void awaitFastPath() {
+    public void awaitExactMode() {
         FastPathReady.await();
     }
 

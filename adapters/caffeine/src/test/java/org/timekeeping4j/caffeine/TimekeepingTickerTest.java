@@ -40,7 +40,7 @@ class TimekeepingTickerTest {
     @Test
     void shouldExpireAfterWriteByTheTickersTime() {
         // The real MONOTONIC reader, moved forward by the test: expiry follows the ticker, not System.nanoTime.
-        ClockReader monotonic = Clocks.clock(ClockId.MONOTONIC);
+        ClockReader monotonic = Clocks.reader(ClockId.MONOTONIC);
         AtomicLong advanced = new AtomicLong();
         AtomicLong reads = new AtomicLong();
         Ticker ticker = new TimekeepingTicker(ClockId.MONOTONIC, () -> {

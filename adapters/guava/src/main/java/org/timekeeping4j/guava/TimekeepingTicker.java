@@ -89,11 +89,11 @@ public final class TimekeepingTicker extends Ticker {
     // Holders: each clock's reader is bound on first use of that ticker only.
     private static final class Monotonic {
         static final TimekeepingTicker INSTANCE =
-                new TimekeepingTicker(ClockId.MONOTONIC, Clocks.clock(ClockId.MONOTONIC));
+                new TimekeepingTicker(ClockId.MONOTONIC, Clocks.reader(ClockId.MONOTONIC));
     }
 
     private static final class Boottime {
         static final TimekeepingTicker INSTANCE =
-                new TimekeepingTicker(ClockId.BOOTTIME, Clocks.clock(ClockId.BOOTTIME));
+                new TimekeepingTicker(ClockId.BOOTTIME, Clocks.reader(ClockId.BOOTTIME));
     }
 }

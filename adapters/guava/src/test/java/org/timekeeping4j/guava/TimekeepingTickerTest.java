@@ -55,7 +55,7 @@ class TimekeepingTickerTest {
 
     @Test
     void shouldTimeAStopwatchByTheTickersTime() {
-        ClockReader monotonic = Clocks.clock(ClockId.MONOTONIC);
+        ClockReader monotonic = Clocks.reader(ClockId.MONOTONIC);
         AtomicLong advanced = new AtomicLong();
         Stopwatch stopwatch = Stopwatch.createStarted(
                 new TimekeepingTicker(ClockId.MONOTONIC, () -> monotonic.nanos() + advanced.get()));
@@ -69,7 +69,7 @@ class TimekeepingTickerTest {
 
     @Test
     void shouldExpireCacheEntriesAfterWriteByTheTickersTime() {
-        ClockReader monotonic = Clocks.clock(ClockId.MONOTONIC);
+        ClockReader monotonic = Clocks.reader(ClockId.MONOTONIC);
         AtomicLong advanced = new AtomicLong();
         AtomicLong reads = new AtomicLong();
         Ticker ticker = new TimekeepingTicker(ClockId.MONOTONIC, () -> {

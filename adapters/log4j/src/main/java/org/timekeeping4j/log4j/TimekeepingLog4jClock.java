@@ -34,7 +34,7 @@ public final class TimekeepingLog4jClock implements PreciseClock {
      * @throws UnsupportedOperationException off Linux, saying why
      */
     public TimekeepingLog4jClock() {
-        this(Clocks.clock(ClockId.REALTIME));
+        this(Clocks.reader(ClockId.REALTIME));
     }
 
     /** Tests substitute a recording reader here. */

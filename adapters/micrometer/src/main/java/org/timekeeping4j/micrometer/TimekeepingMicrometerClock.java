@@ -23,7 +23,7 @@ public final class TimekeepingMicrometerClock implements Clock {
     private static final long NANOS_PER_MILLI = 1_000_000L;
 
     private static final TimekeepingMicrometerClock INSTANCE =
-            new TimekeepingMicrometerClock(Clocks.clock(ClockId.REALTIME), Clocks.clock(ClockId.MONOTONIC));
+            new TimekeepingMicrometerClock(Clocks.reader(ClockId.REALTIME), Clocks.reader(ClockId.MONOTONIC));
 
     private final ClockReader realtime;
     private final ClockReader monotonic;

@@ -29,8 +29,8 @@ class TimekeepingMicrometerClockTest {
     @Test
     void shouldTimeSamplesWithTimekeepingMonotonicWithinKernelBrackets() {
         List<Long> handedOut = new CopyOnWriteArrayList<>();
-        ClockReader monotonic = Clocks.clock(ClockId.MONOTONIC);
-        TimekeepingMicrometerClock clock = new TimekeepingMicrometerClock(Clocks.clock(ClockId.REALTIME), () -> {
+        ClockReader monotonic = Clocks.reader(ClockId.MONOTONIC);
+        TimekeepingMicrometerClock clock = new TimekeepingMicrometerClock(Clocks.reader(ClockId.REALTIME), () -> {
             long nanos = monotonic.nanos();
             handedOut.add(nanos);
             return nanos;

@@ -25,7 +25,7 @@ import org.timekeeping4j.Clocks;
 public final class TimekeepingOtelClock implements Clock {
 
     private static final TimekeepingOtelClock INSTANCE =
-            new TimekeepingOtelClock(Clocks.clock(ClockId.REALTIME), Clocks.clock(ClockId.MONOTONIC));
+            new TimekeepingOtelClock(Clocks.reader(ClockId.REALTIME), Clocks.reader(ClockId.MONOTONIC));
 
     private final ClockReader realtime;
     private final ClockReader monotonic;

@@ -29,8 +29,8 @@ class TimekeepingOtelClockTest {
     void shouldStampSpansFromTimekeepingRealtimeWithinKernelBrackets() {
         AtomicLong realtimeReads = new AtomicLong();
         AtomicLong monotonicReads = new AtomicLong();
-        ClockReader realtime = Clocks.clock(ClockId.REALTIME);
-        ClockReader monotonic = Clocks.clock(ClockId.MONOTONIC);
+        ClockReader realtime = Clocks.reader(ClockId.REALTIME);
+        ClockReader monotonic = Clocks.reader(ClockId.MONOTONIC);
         TimekeepingOtelClock clock = new TimekeepingOtelClock(
                 () -> {
                     realtimeReads.incrementAndGet();

@@ -149,8 +149,8 @@ public final class AbiCheck {
             for (int i = 0; i < reads && wrong.size() < 10; i++) {
                 KernelClocks.time(c, ts);
                 checked++;
-                if (ts.seconds() < 0 || ts.nanos() < 0 || ts.nanos() >= 1_000_000_000) {
-                    wrong.add("KernelClocks.time(" + c + ") gave sec " + ts.seconds() + " nsec " + ts.nanos());
+                if (ts.seconds() < 0 || ts.nanosOfSecond() < 0 || ts.nanosOfSecond() >= 1_000_000_000) {
+                    wrong.add("KernelClocks.time(" + c + ") gave sec " + ts.seconds() + " nsec " + ts.nanosOfSecond());
                 }
             }
             for (ClockPath p : paths) {
