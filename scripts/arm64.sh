@@ -23,14 +23,14 @@
 # Environment: TK4J_ARM64 (off: opt out, said so), TK4J_ARM64_CACHE (the wrapper's folder),
 # TK4J_ARM64_VERIFY_SECONDS (12), TK4J_ARM64_MIN_SAMPLES (unset: verify's defaults; N passes --min-samples N,
 # for a machine slower still: verify then prints the changed minimum on every result, and this script says it
-# was used), TK4J_ARM64_MODULES ("core"; "all" runs every module's tests: 13 min instead of 5 on the 2-core VM;
+# was used), TK4J_ARM64_MODULES ("core,simulation": the library and the counter selection's arm64 stubs; "all" runs every module's tests: 13 min instead of 5 on the 2-core VM;
 # "none" runs no module's tests, said so: only tk4j info and verify).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cache="${TK4J_ARM64_CACHE:-$HOME/.cache/timekeeping4j/arm64}"
 verify_seconds="${TK4J_ARM64_VERIFY_SECONDS:-12}"
 min_samples="${TK4J_ARM64_MIN_SAMPLES:-}"
-modules="${TK4J_ARM64_MODULES:-core}"
+modules="${TK4J_ARM64_MODULES:-core,simulation}"
 root=""                               # set by build_root
 jdk="$cache/jdk"                      # bin/java: the wrapper; release: the arm64 JDK's (read by surefire, tk4j)
 arm_java=/usr/lib/jvm/java-25-openjdk-arm64
@@ -44,7 +44,8 @@ took() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }'; }
 
 # One line per test that did not apply on aarch64, with its reason (JUnit assumption messages).
 skipped_report() {
-  local d f dirs=("$here/$modules")
+  local d f m dirs=()
+  for m in ${modules//,/ }; do dirs+=("$here/$m"); done
   [ "$modules" = all ] && dirs=("$here"/* "$here"/adapters/*)
   for d in "${dirs[@]}"; do for f in "$d"/target/surefire-reports/TEST-*.xml; do
     [ -f "$f" ] || continue

@@ -7,6 +7,8 @@
  */
 module org.timekeeping4j.cli {
     requires org.timekeeping4j;
+    // The simulated timekeepers of tk4j verify skew: an automatic module (its jar names it), inside the shaded jar.
+    requires org.timekeeping4j.simulation;
     requires info.picocli;
     // HdrHistogram ships no module descriptor and no Automatic-Module-Name: its name is its jar's.
     requires HdrHistogram;

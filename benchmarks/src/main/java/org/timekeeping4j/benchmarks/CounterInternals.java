@@ -4,9 +4,9 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import org.timekeeping4j.arch.CounterRead;
-import org.timekeeping4j.clocksource.CounterSelection;
-import org.timekeeping4j.clocksource.CounterSelector;
-import org.timekeeping4j.clocksource.HardwareCounter;
+import org.timekeeping4j.simulation.counter.CounterSelection;
+import org.timekeeping4j.simulation.counter.CounterSelector;
+import org.timekeeping4j.simulation.counter.HardwareCounter;
 
 /**
  * Benchmark support, not API: the counter stubs' handles and counters of every flavour, which are

@@ -4,7 +4,7 @@ import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Setup;
 import org.timekeeping4j.arch.CounterRead;
 import org.timekeeping4j.clocksource.Clocksource;
-import org.timekeeping4j.clocksource.HardwareCounter;
+import org.timekeeping4j.simulation.counter.HardwareCounter;
 
 /**
  * The hardware counter reads, in ns per call: the bare stub downcalls (a {@code static final}

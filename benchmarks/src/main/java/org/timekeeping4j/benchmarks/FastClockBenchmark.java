@@ -13,8 +13,8 @@ import org.timekeeping4j.ClockReader;
 import org.timekeeping4j.Clocks;
 import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.Snapshot;
-import org.timekeeping4j.clocksource.CounterSelector;
-import org.timekeeping4j.clocksource.HardwareCounter;
+import org.timekeeping4j.simulation.counter.CounterSelector;
+import org.timekeeping4j.simulation.counter.HardwareCounter;
 
 /**
  * The user-space fast clocks, in ns per call: {@code Clocks.nanos} for each fast clock and

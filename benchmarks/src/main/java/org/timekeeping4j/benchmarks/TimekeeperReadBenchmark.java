@@ -6,9 +6,9 @@ import org.openjdk.jmh.annotations.Setup;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.clocksource.Clocksource;
-import org.timekeeping4j.clocksource.CounterSelection;
-import org.timekeeping4j.clocksource.CounterSelector;
-import org.timekeeping4j.clocksource.HardwareCounter;
+import org.timekeeping4j.simulation.counter.CounterSelection;
+import org.timekeeping4j.simulation.counter.CounterSelector;
+import org.timekeeping4j.simulation.counter.HardwareCounter;
 import org.timekeeping4j.timekeeper.Timekeeper;
 
 /**

@@ -9,7 +9,7 @@ import java.util.function.LongSupplier;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
 import org.timekeeping4j.KernelClocks;
-import org.timekeeping4j.clocksource.CounterSelector;
+import org.timekeeping4j.simulation.counter.CounterSelector;
 import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.LinuxTime;
 

@@ -37,7 +37,8 @@ import org.timekeeping4j.machine.VdsoStub;
  *       kernel-data read's machine code and the counter reads exact mode uses are in the machine package
  *       ({@code VdsoStub}, not exported: they hand out method handles over machine code).</li>
  *   <li>Its stub bytes: each {@link CounterRead} (at least an ordered and an unordered read), its machine code
- *       in {@code machine.MachineCode}, a holder in {@code machine.Stubs} and a {@link HardwareCounter} subclass
+ *       in {@code machine.MachineCode}, a holder in {@code machine.Stubs} and a HardwareCounter subclass in the
+ *       simulation module
  *       (the static final handle in each is what lets the JIT inline the downcall; a table lookup would not).</li>
  *   <li>Its vDSO data layouts (vdso.VdsoLayout) where exact mode should serve; without them exact mode
  *       refuses ("no known vDSO data layout") and the counter selection still works.</li>
@@ -50,20 +51,19 @@ public enum CounterArch {
     X86_64(Arch.X86_64, "tsc", 64) {
 
         @Override
-        String unfit(CounterSelector.Environment env) {
-            Set<String> flags = env.cpuFlags();
+        public String unfit(Set<String> flags, List<String> errata) {
             List<String> missing = Stream.of("constant_tsc", "nonstop_tsc").filter(f -> !flags.contains(f)).toList();
             return missing.isEmpty() ? null : "the CPU lacks " + String.join(" and ", missing)
                     + ": the TSC rate may change with P-states or stop in C-states";
         }
 
         @Override
-        Optional<Frequency> statedFrequency() {
+        public Optional<Frequency> statedFrequency() {
             return x86Frequency();
         }
 
         @Override
-        List<String> counterErrata() {
+        public List<String> counterErrata() {
             return List.of(); // the invariant-TSC flags are x86's check (unfit)
         }
 
@@ -94,19 +94,18 @@ public enum CounterArch {
     AARCH64(Arch.AARCH64, "arch_sys_counter", 56) {
 
         @Override
-        String unfit(CounterSelector.Environment env) {
-            List<String> errata = env.counterErrata();
+        public String unfit(Set<String> flags, List<String> errata) {
             return errata.isEmpty() ? null : String.join("; ", errata)
                     + ": the kernel reads the counter through a workaround and keeps its vDSO off it";
         }
 
         @Override
-        Optional<Frequency> statedFrequency() {
+        public Optional<Frequency> statedFrequency() {
             return armFrequency();
         }
 
         @Override
-        List<String> counterErrata() {
+        public List<String> counterErrata() {
             return Arm64Facts.find(Path.of("/"));
         }
 
@@ -210,8 +209,12 @@ public enum CounterArch {
     /**
      * Null where the CPU lets the counter follow the kernel's clocks (x86: an invariant TSC; arm64: no erratum
      * for which the kernel keeps its vDSO off the counter), else the rejection's reason (one line).
+     *
+     * @param flags  the CPU's flags as /proc/cpuinfo lists them (x86)
+     * @param errata the arch-timer errata for which the kernel keeps its vDSO off the counter (arm64)
+     * @return null, or why the counter cannot follow the kernel's clocks
      */
-    abstract String unfit(CounterSelector.Environment env);
+    public abstract String unfit(Set<String> flags, List<String> errata);
 
     /**
      * The counter reads to try, best first: the ordered reads, or the one unordered read.
@@ -226,10 +229,15 @@ public enum CounterArch {
     }
 
     /** The frequency the platform states without privilege, if any. */
-    abstract Optional<Frequency> statedFrequency();
+    public abstract Optional<Frequency> statedFrequency();
 
     /** This machine's arch-timer errata (arm64, see {@link Arm64Facts}); empty elsewhere. */
-    abstract List<String> counterErrata();
+    public abstract List<String> counterErrata();
+
+    /** {@return this process's AT_HWCAP2 (arm64: HWCAP2_ECV says cntvctss_el0 exists), 0 where absent} */
+    public static long hwcap2() {
+        return Arm64Facts.auxv(Path.of("/proc/self/auxv"), Arm64Facts.AT_HWCAP2);
+    }
 
     /**
      * Whether the vDSO data's clock_mode says the kernel's vDSO reads this counter itself.
@@ -270,7 +278,7 @@ public enum CounterArch {
     }
 
     /** cntfrq_el0: the frequency firmware programmed, which the kernel uses as is. */
-    static Optional<Frequency> armFrequency() {
+    public static Optional<Frequency> armFrequency() {
         if (!Stubs.Cntfrq.MAPPED.ok()) {
             return Optional.empty();
         }

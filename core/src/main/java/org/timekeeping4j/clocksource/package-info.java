@@ -1,12 +1,11 @@
 /**
  * Counters, as the kernel's clocksource layer (kernel/time/clocksource.c) has them: a free-running counter
- * ({@link org.timekeeping4j.clocksource.Clocksource}) and its conversion to nanoseconds
- * ({@link org.timekeeping4j.clocksource.MultShift}).
+ * ({@link org.timekeeping4j.clocksource.Clocksource}), its conversion to nanoseconds
+ * ({@link org.timekeeping4j.clocksource.MultShift}), and each architecture's counter facts
+ * ({@link org.timekeeping4j.clocksource.CounterArch}: which reads order, what the kernel's vDSO data calls the
+ * counter).
  *
- * <p>Not exported: the implementation of the clocks. It chooses and inspects the counter this JVM reads
- * ({@link org.timekeeping4j.clocksource.CounterSelector}, {@link org.timekeeping4j.clocksource.CounterSelection}),
- * which the CLI reports through a qualified export, and drives a {@link org.timekeeping4j.timekeeper.Timekeeper}
- * with a counter of its own, in particular {@link org.timekeeping4j.clocksource.SimulatedCounter}, whose rate,
- * width, jitter and time a test controls.
+ * <p>Not exported: the implementation of the clocks. The counter selection and calibration of a user-space
+ * timekeeper, which no library read uses, live in the simulation module.
  */
 package org.timekeeping4j.clocksource;

@@ -5,8 +5,10 @@ import java.util.Locale;
 import java.util.stream.Collectors;
 
 /**
- * The counter modes {@value Configuration#COUNTER} names, parsed here with the other properties. The exported
- * view is {@code clocksource.CounterSelector.Mode}, one constant per constant here, with the same name.
+ * The counter modes {@value Configuration#COUNTER} names, parsed here with the other properties. The library's
+ * reads ask one thing of it: whether it is {@link #KERNEL} (the kernel's clocks by choice); the other modes leave
+ * exact mode to decide. The simulation module's counter selection (tk4j verify skew's user-space timekeeper) uses
+ * every mode.
  */
 public enum CounterMode {
     /** The ordered hardware counter where it can be trusted, else the kernel. */

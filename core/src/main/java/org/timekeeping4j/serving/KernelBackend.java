@@ -4,7 +4,6 @@ import java.time.Instant;
 import java.util.List;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Diagnostics;
-import org.timekeeping4j.clocksource.CounterSelector;
 import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.vdso.KernelVdso;
@@ -114,7 +113,7 @@ final class KernelBackend extends Backend {
     /** Why the kernel serves: the counter not read by choice, or exact mode's refusal (one line, its own words). */
     private static String reason() {
         if (Configuration.PROCESS.kernelChosen()) {
-            return "the kernel's clocks, as chosen (" + CounterSelector.PROPERTY + "=kernel)";
+            return "the kernel's clocks, as chosen (" + Configuration.COUNTER + "=kernel)";
         }
         String refused = KernelVdso.reason(); // null while a re-discovery runs: the generation serving said yes
         return refused != null ? refused : FastPath.reason();

@@ -46,14 +46,12 @@ class CounterArchTest {
 
     @Test
     void x86ShouldRequireAnInvariantTsc() {
-        CounterSelectorTest.Fake env = new CounterSelectorTest.Fake();
-        env.flags = Set.of("constant_tsc", "nonstop_tsc");
-        assertThat(CounterArch.X86_64.unfit(env)).isNull();
-        env.flags = Set.of("constant_tsc");
-        assertThat(CounterArch.X86_64.unfit(env)).contains("lacks nonstop_tsc").doesNotContain("constant_tsc and");
-        env.errata = List.of("an arm64 erratum"); // not x86's check
-        env.flags = Set.of("constant_tsc", "nonstop_tsc");
-        assertThat(CounterArch.X86_64.unfit(env)).isNull();
+        assertThat(CounterArch.X86_64.unfit(Set.of("constant_tsc", "nonstop_tsc"), List.of())).isNull();
+        assertThat(CounterArch.X86_64.unfit(Set.of("constant_tsc"), List.of())).contains("lacks nonstop_tsc")
+                .doesNotContain("constant_tsc and");
+        // An arm64 erratum is not x86's check.
+        assertThat(CounterArch.X86_64.unfit(Set.of("constant_tsc", "nonstop_tsc"), List.of("an arm64 erratum")))
+                .isNull();
     }
 
     @Test
@@ -83,12 +81,10 @@ class CounterArchTest {
 
     @Test
     void aarch64ShouldRefuseACounterWithAnErratum() {
-        CounterSelectorTest.Fake env = new CounterSelectorTest.Fake();
-        env.errata = List.of();
-        env.flags = NO_FLAGS; // no invariant-TSC flags: not arm64's check
-        assertThat(CounterArch.AARCH64.unfit(env)).isNull();
-        env.errata = List.of("Cortex-A73 (cpu0) has arch-timer erratum 858921");
-        assertThat(CounterArch.AARCH64.unfit(env)).startsWith("Cortex-A73 (cpu0) has arch-timer erratum 858921")
+        // No invariant-TSC flags: not arm64's check.
+        assertThat(CounterArch.AARCH64.unfit(NO_FLAGS, List.of())).isNull();
+        assertThat(CounterArch.AARCH64.unfit(NO_FLAGS, List.of("Cortex-A73 (cpu0) has arch-timer erratum 858921")))
+                .startsWith("Cortex-A73 (cpu0) has arch-timer erratum 858921")
                 .contains("keeps its vDSO off it");
     }
 

@@ -1,7 +1,6 @@
 package org.timekeeping4j.clocksource;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.within;
 
 import java.math.BigInteger;
 import java.util.SplittableRandom;
@@ -54,7 +53,5 @@ class MultShiftTest {
         BigInteger next = BigInteger.valueOf(max + 1).multiply(BigInteger.valueOf(mult + mult * 11 / 100));
         assertThat(next.bitLength()).isGreaterThan(64);
         assertThat(Clocksource.maxCycles(0xFFFF_FFFFL, 2796202667L)).isEqualTo(0xFFFF_FFFFL);
-        assertThat(new KernelCounter().maxIdleNanos()).isPositive();
-        assertThat(1e9 / new KernelCounter().multShift().impliedFrequencyHz()).isCloseTo(1.0, within(1e-9));
     }
 }

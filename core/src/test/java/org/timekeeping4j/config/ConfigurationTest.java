@@ -13,9 +13,6 @@ import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
 import org.timekeeping4j.Diagnostics;
-import org.timekeeping4j.clocksource.CounterSelection;
-import org.timekeeping4j.clocksource.CounterSelector;
-import org.timekeeping4j.clocksource.Rejection;
 import org.timekeeping4j.linux.Platform;
 import org.timekeeping4j.vdso.KernelVdso;
 
@@ -81,11 +78,9 @@ class ConfigurationTest {
 
     /** Run in the child JVM: what each part of the library decided, one line each. */
     public static void main(String[] args) {
-        CounterSelection s = CounterSelector.selected();
-        System.out.println("mode " + s.mode());
+        System.out.println("mode " + Configuration.PROCESS.counter());
         System.out.println("exact " + KernelVdso.ENABLED + " " + KernelVdso.reason());
         System.out.println("pvclock " + KernelVdso.pvclock());
-        System.out.println("rejected " + s.rejected().stream().map(Rejection::reason).toList());
         Clocks.awaitExactMode(java.time.Duration.ofSeconds(30)); // the paths once discovery has decided
         Map<ClockId, Diagnostics.Serving> paths = Clocks.diagnostics().clocks();
         for (ClockId clock : List.of(ClockId.REALTIME, ClockId.MONOTONIC, ClockId.MONOTONIC_RAW)) {
@@ -94,7 +89,7 @@ class ConfigurationTest {
     }
 
     /**
-     * -Dtimekeeping4j.counter=" KERNEL ": the selection, exact mode and the serving paths all read it as kernel.
+     * -Dtimekeeping4j.counter=" KERNEL ": the configuration, exact mode and the serving paths all read it as kernel.
      * (Discovery used to compare the raw string, so exact mode kept serving while the selection chose the
      * kernel.)
      */
@@ -103,7 +98,6 @@ class ConfigurationTest {
         String out = child("-Dtimekeeping4j.counter= KERNEL ");
         assertThat(out).contains("mode KERNEL")
                 .contains("exact false the counter is not read by choice (timekeeping4j.counter=kernel)")
-                .contains("rejected [not tried: timekeeping4j.counter=kernel chose the kernel's clocks]")
                 .contains("path REALTIME KERNEL").contains("path MONOTONIC KERNEL").contains("path MONOTONIC_RAW KERNEL")
                 .doesNotContain("path REALTIME COUNTER");
     }

@@ -1,6 +1,9 @@
-package org.timekeeping4j.clocksource;
+package org.timekeeping4j.simulation.counter;
 
 import java.util.List;
+import org.timekeeping4j.config.CounterMode;
+import org.timekeeping4j.clocksource.Clocksource;
+import org.timekeeping4j.clocksource.Frequency;
 
 /**
  * The counter timekeeping4j reads, and why.
@@ -11,7 +14,7 @@ import java.util.List;
  * @param frequency   the counter frequency with its uncertainty and source
  * @param rejected    every candidate that was not used, with its reason
  */
-public record CounterSelection(CounterSelector.Mode mode, Clocksource clocksource, Clocksource ticks,
+public record CounterSelection(CounterMode mode, Clocksource clocksource, Clocksource ticks,
                                Frequency frequency, List<Rejection> rejected) {
 
     /** {@return true where a hardware counter is read; false on the kernel fallback} */

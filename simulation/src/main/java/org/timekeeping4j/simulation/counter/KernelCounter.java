@@ -1,6 +1,7 @@
-package org.timekeeping4j.clocksource;
+package org.timekeeping4j.simulation.counter;
 
 import org.timekeeping4j.ClockId;
+import org.timekeeping4j.clocksource.Clocksource;
 import org.timekeeping4j.machine.ClockGettimeStub;
 
 /**

@@ -1,4 +1,4 @@
-package org.timekeeping4j.clocksource;
+package org.timekeeping4j.simulation.counter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -11,6 +11,7 @@ import org.timekeeping4j.ClockId;
 import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.arch.Arch;
 import org.timekeeping4j.arch.CounterRead;
+import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.linux.Platform;
 import org.timekeeping4j.machine.Stubs;
 
@@ -72,7 +73,7 @@ class HardwareCounterTest {
     @Test
     void everyArm64FlavourShouldCountForward() {
         assumeTrue(CounterArch.HERE == CounterArch.AARCH64, "arm64 stubs: aarch64 only (scripts/arm64.sh runs them emulated)");
-        boolean ecv = (CounterSelector.RealEnvironment.INSTANCE.hwcap2() & Arm64Facts.HWCAP2_ECV) != 0;
+        boolean ecv = (CounterArch.hwcap2() & Arch.HWCAP2_ECV) != 0;
         for (CounterRead f : CounterRead.values()) {
             if (f.arch() != Arch.AARCH64 || (f == CounterRead.A64_CNTVCTSS && !ecv)) {
                 continue; // cntvctss_el0 is undefined without FEAT_ECV

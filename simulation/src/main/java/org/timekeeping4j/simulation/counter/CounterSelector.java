@@ -1,4 +1,4 @@
-package org.timekeeping4j.clocksource;
+package org.timekeeping4j.simulation.counter;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -8,6 +8,9 @@ import java.util.Set;
 import java.util.function.LongSupplier;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.arch.CounterRead;
+import org.timekeeping4j.clocksource.Clocksource;
+import org.timekeeping4j.clocksource.CounterArch;
+import org.timekeeping4j.clocksource.Frequency;
 import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.config.CounterMode;
 import org.timekeeping4j.linux.KernelInfo;
@@ -54,34 +57,6 @@ public final class CounterSelector {
 
     /** Reads in the monotonicity burst of the self-test. */
     static final int SELF_TEST_READS = 20_000;
-
-    /** Counter modes (parsed with the other properties as {@code config.CounterMode}: the same names). */
-    public enum Mode {
-        /** The ordered hardware counter where it can be trusted, else the kernel. */
-        AUTO,
-        /** Like AUTO, stated explicitly: ordered hardware reads or the kernel. */
-        ORDERED,
-        /** The unordered hardware counter (cheapest, may be read early), else the kernel. */
-        UNORDERED,
-        /** Always the kernel (CLOCK_MONOTONIC_RAW through clock_gettime). */
-        KERNEL;
-
-        /**
-         * The mode a property value names.
-         *
-         * @param value a mode name in any case, or null for auto
-         * @return the mode
-         * @throws IllegalArgumentException naming the valid values, for anything else
-         */
-        public static Mode parse(String value) {
-            return of(CounterMode.parse(value));
-        }
-
-        /** The mode of the configuration's counter mode: the constant of the same name. */
-        static Mode of(CounterMode mode) {
-            return valueOf(mode.name());
-        }
-    }
 
     /** What the selector needs to know of the machine: the real one, or a test's. */
     interface Environment {
@@ -145,7 +120,7 @@ public final class CounterSelector {
                     if (bad != null) {
                         throw bad;
                     }
-                    s = select(Mode.of(Configuration.PROCESS.counter()), RealEnvironment.INSTANCE);
+                    s = select(Configuration.PROCESS.counter(), RealEnvironment.INSTANCE);
                     selected = s;
                 }
             }
@@ -172,9 +147,9 @@ public final class CounterSelector {
                 .map(read -> java.util.Map.entry(flavour.instructions(), read));
     }
 
-    static CounterSelection select(Mode mode, Environment env) {
+    static CounterSelection select(CounterMode mode, Environment env) {
         List<Rejection> rejected = new ArrayList<>();
-        if (mode == Mode.KERNEL) {
+        if (mode == CounterMode.KERNEL) {
             // A choice, not a rejection of the hardware: the reason says who chose (tk4j info prints it as such).
             rejected.add(new Rejection("hardware counter", "not tried: " + PROPERTY + "=kernel chose the kernel's "
                     + "clocks"));
@@ -193,12 +168,12 @@ public final class CounterSelector {
                     + ": the kernel's clocks do not follow the " + expected + " counter"));
             return kernel(mode, rejected);
         }
-        String unfit = arch.unfit(env);
+        String unfit = arch.unfit(env.cpuFlags(), env.counterErrata());
         if (unfit != null) {
             rejected.add(new Rejection("hardware counter", unfit));
             return kernel(mode, rejected);
         }
-        List<CounterRead> candidates = arch.reads(mode != Mode.UNORDERED, env.cpuFlags(), env.hwcap2());
+        List<CounterRead> candidates = arch.reads(mode != CounterMode.UNORDERED, env.cpuFlags(), env.hwcap2());
         Frequency frequency = null;
         Clocksource chosen = null;
         for (CounterRead flavour : candidates) {
@@ -283,7 +258,7 @@ public final class CounterSelector {
         return Math.abs(stated.ppmFrom(calibrated.hz())) <= SELF_TEST_PPM + calibrated.uncertaintyPpb() / 1000;
     }
 
-    private static CounterSelection kernel(Mode mode, List<Rejection> rejected) {
+    private static CounterSelection kernel(CounterMode mode, List<Rejection> rejected) {
         KernelCounter k = new KernelCounter();
         return new CounterSelection(mode, k, k, new Frequency(1e9, 0, "the kernel's nanoseconds"),
                 List.copyOf(rejected));
@@ -310,7 +285,7 @@ public final class CounterSelector {
 
         @Override
         public long hwcap2() {
-            return Arm64Facts.auxv(Path.of("/proc/self/auxv"), Arm64Facts.AT_HWCAP2);
+            return CounterArch.hwcap2();
         }
 
         @Override

@@ -8,7 +8,7 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.adjust.NtpAdjuster;
-import org.timekeeping4j.clocksource.SimulatedCounter;
+import org.timekeeping4j.simulation.counter.SimulatedCounter;
 
 /** The fixed-point read path against exact rational references. */
 class TimekeeperExactnessTest {

@@ -1,4 +1,4 @@
-package org.timekeeping4j.clocksource;
+package org.timekeeping4j.simulation.counter;
 
 /**
  * A counter candidate that was not used, and why.

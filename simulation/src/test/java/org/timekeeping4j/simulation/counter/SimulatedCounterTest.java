@@ -1,4 +1,4 @@
-package org.timekeeping4j.clocksource;
+package org.timekeeping4j.simulation.counter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

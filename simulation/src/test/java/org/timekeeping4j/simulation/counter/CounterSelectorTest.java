@@ -1,7 +1,8 @@
-package org.timekeeping4j.clocksource;
+package org.timekeeping4j.simulation.counter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.ArrayList;
@@ -11,9 +12,13 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
+import org.timekeeping4j.config.CounterMode;
 import org.timekeeping4j.arch.CounterRead;
-import org.timekeeping4j.testing.HostFacts;
+import org.timekeeping4j.clocksource.Clocksource;
+import org.timekeeping4j.clocksource.CounterArch;
+import org.timekeeping4j.clocksource.Frequency;
 import org.timekeeping4j.linux.Platform;
+import org.timekeeping4j.testing.HostFacts;
 
 class CounterSelectorTest {
 
@@ -122,7 +127,7 @@ class CounterSelectorTest {
 
     @Test
     void shouldChooseTheOrderedHardwareCounterOnThisMachine() {
-        CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, new Fake());
+        CounterSelection s = CounterSelector.select(CounterMode.AUTO, new Fake());
         if (!hardwareExpected()) {
             assertThat(s.isHardware()).isFalse(); // the kernel's clocks follow another counter: refused
             assertThat(s.rejected()).isNotEmpty();
@@ -163,7 +168,7 @@ class CounterSelectorTest {
                 s.frequency(), longBaseline, ppm));
         double bestExcess = ppm - longBaseline.uncertaintyPpb() / 1000;
         for (int a = 1; a < FREQUENCY_ATTEMPTS && bestExcess >= 1.0; a++) {
-            CounterSelection fresh = CounterSelector.select(CounterSelector.Mode.AUTO,
+            CounterSelection fresh = CounterSelector.select(CounterMode.AUTO,
                     CounterSelector.RealEnvironment.INSTANCE);
             assertThat(fresh.isHardware()).as(fresh.rejected().toString()).isTrue();
             Frequency baseline = longBaseline(fresh);
@@ -186,9 +191,12 @@ class CounterSelectorTest {
     @Test
     void kernelModeShouldNotTouchTheHardware() {
         Fake env = new Fake();
-        CounterSelection s = CounterSelector.select(CounterSelector.Mode.KERNEL, env);
+        CounterSelection s = CounterSelector.select(CounterMode.KERNEL, env);
         assertThat(s.isHardware()).isFalse();
         assertThat(s.clocksource()).isInstanceOf(KernelCounter.class);
+        // Nanoseconds, 1:1, with room to sleep: the kernel's counter as a clocksource.
+        assertThat(s.clocksource().maxIdleNanos()).isPositive();
+        assertThat(1e9 / s.clocksource().multShift().impliedFrequencyHz()).isCloseTo(1.0, within(1e-9));
         assertThat(s.rejected()).extracting(Rejection::reason).anyMatch(r -> r.contains("timekeeping4j.counter=kernel"));
         assertThat(s.readFlavour()).isEqualTo("clock_gettime(CLOCK_MONOTONIC_RAW)");
         // Its reads are MONOTONIC_RAW's, inside a bracket of the kernel's, and no counter was asked for or made.
@@ -204,7 +212,7 @@ class CounterSelectorTest {
     void anotherKernelClocksourceShouldFallBackSayingWhich() {
         Fake env = new Fake();
         env.clocksource = "kvm-clock";
-        CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
+        CounterSelection s = CounterSelector.select(CounterMode.AUTO, env);
         assertThat(s.isHardware()).isFalse();
         assertThat(s.rejected().getFirst().reason()).contains("kvm-clock").contains("not ");
     }
@@ -215,7 +223,7 @@ class CounterSelectorTest {
         env.machine = "x86_64"; // the check comes before any counter is read: runs on every architecture
         env.clocksource = "tsc";
         env.flags = Set.of("rdtscp");
-        CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
+        CounterSelection s = CounterSelector.select(CounterMode.AUTO, env);
         assertThat(s.isHardware()).isFalse();
         assertThat(s.rejected().getFirst().reason()).contains("constant_tsc and nonstop_tsc");
     }
@@ -226,7 +234,7 @@ class CounterSelectorTest {
         env.clocksource = CounterArch.HERE.kernelClocksource();
         env.flags = Set.of("constant_tsc", "nonstop_tsc", "rdtscp");
         env.refuseMapping = "executable memory refused: mprotect(PROT_READ|PROT_EXEC) failed: EACCES (Permission denied)";
-        CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
+        CounterSelection s = CounterSelector.select(CounterMode.AUTO, env);
         assertThat(s.isHardware()).isFalse();
         assertThat(s.rejected()).isNotEmpty().allMatch(r -> r.reason().contains("EACCES"));
     }
@@ -241,7 +249,7 @@ class CounterSelectorTest {
             long v = n.incrementAndGet() * 1000;
             return v % 7_000 == 0 ? v - 5_000 : v; // a step back every 7th read
         };
-        CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
+        CounterSelection s = CounterSelector.select(CounterMode.AUTO, env);
         assertThat(s.isHardware()).isFalse();
         assertThat(s.rejected()).isNotEmpty().allMatch(r -> r.reason().contains("went backwards"));
     }
@@ -252,7 +260,7 @@ class CounterSelectorTest {
         Fake env = new Fake();
         Frequency truth = CounterSelector.selected().frequency();
         env.stated = Optional.of(new Frequency(truth.hz() * 1.01, 0, "a lying firmware"));
-        CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
+        CounterSelection s = CounterSelector.select(CounterMode.AUTO, env);
         assertThat(s.isHardware()).isTrue();
         assertThat(s.frequency().source()).startsWith("calibrated");
         assertThat(Math.abs(s.frequency().ppmFrom(truth.hz()))).isLessThan(SELF_TEST_LIMIT);
@@ -285,7 +293,7 @@ class CounterSelectorTest {
             return raw + offset.get();
         };
         env.stated = Optional.of(new Frequency(1e9, 0, "a firmware"));
-        CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
+        CounterSelection s = CounterSelector.select(CounterMode.AUTO, env);
         assertThat(pauses.get()).as("the first calibration's wait and the second's").isGreaterThanOrEqualTo(2);
         assertThat(s.isHardware()).as(s.rejected().toString()).isTrue();
         assertThat(s.frequency().source()).isEqualTo("a firmware");
@@ -295,14 +303,14 @@ class CounterSelectorTest {
     @Test
     void unorderedModeShouldReadTheCheapFlavour() {
         assumeTrue(hardwareExpected(), noHardwareReason());
-        CounterSelection s = CounterSelector.select(CounterSelector.Mode.UNORDERED, new Fake());
+        CounterSelection s = CounterSelector.select(CounterMode.UNORDERED, new Fake());
         assertThat(s.clocksource().isOrdered()).isFalse();
         assertThat(s.readFlavour()).isEqualTo(CounterArch.HERE == CounterArch.X86_64 ? "rdtsc" : "mrs cntvct_el0");
     }
 
     @Test
     void anUnknownArchitectureShouldGetTheKernelWithItsReasonAndNoOtherArchitecturesConstants() {
-        for (CounterSelector.Mode mode : List.of(CounterSelector.Mode.AUTO, CounterSelector.Mode.UNORDERED)) {
+        for (CounterMode mode : List.of(CounterMode.AUTO, CounterMode.UNORDERED)) {
             for (String clocksource : List.of("riscv_clocksource", "tsc", "arch_sys_counter")) {
                 Fake env = new Fake();
                 env.machine = "riscv64";
@@ -335,7 +343,7 @@ class CounterSelectorTest {
                 env.machine = arch.machine();
                 env.clocksource = other.kernelClocksource();
                 env.fakeCounters = f -> () -> 0;
-                CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
+                CounterSelection s = CounterSelector.select(CounterMode.AUTO, env);
                 assertThat(s.isHardware()).isFalse();
                 assertThat(s.rejected().getFirst().reason())
                         .contains("is " + other.kernelClocksource() + ", not " + arch.kernelClocksource());
@@ -346,18 +354,18 @@ class CounterSelectorTest {
 
     @Test
     void anUnknownModeShouldListTheValidOnes() {
-        assertThatThrownBy(() -> CounterSelector.Mode.parse("fastest"))
+        assertThatThrownBy(() -> CounterMode.parse("fastest"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("timekeeping4j.counter=fastest is not a counter mode; use one of auto, ordered, unordered, kernel");
-        assertThat(CounterSelector.Mode.parse(" Ordered ")).isEqualTo(CounterSelector.Mode.ORDERED);
-        assertThat(CounterSelector.Mode.parse(null)).isEqualTo(CounterSelector.Mode.AUTO);
+        assertThat(CounterMode.parse(" Ordered ")).isEqualTo(CounterMode.ORDERED);
+        assertThat(CounterMode.parse(null)).isEqualTo(CounterMode.AUTO);
         List<String> unused = new ArrayList<>();
         assertThat(unused).isEmpty();
     }
 
     @Test
     void theKernelModeIsReportedAsAChoice() {
-        CounterSelection s = CounterSelector.select(CounterSelector.Mode.KERNEL, new CounterSelectorTest.Fake());
+        CounterSelection s = CounterSelector.select(CounterMode.KERNEL, new CounterSelectorTest.Fake());
         assertThat(s.rejected()).singleElement().extracting(Rejection::reason).asString()
                 .contains("timekeeping4j.counter=kernel chose the kernel's clocks");
     }

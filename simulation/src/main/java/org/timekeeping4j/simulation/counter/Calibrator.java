@@ -1,7 +1,8 @@
-package org.timekeeping4j.clocksource;
+package org.timekeeping4j.simulation.counter;
 
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
+import org.timekeeping4j.clocksource.Frequency;
 
 /**
  * Measures a counter's frequency against a kernel clock (CLOCK_MONOTONIC_RAW) with brackets:

@@ -9,7 +9,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.adjust.NtpAdjuster;
-import org.timekeeping4j.clocksource.SimulatedCounter;
+import org.timekeeping4j.simulation.counter.SimulatedCounter;
 
 /** Steps, leap seconds, suspend, slew, user clocks and history over a 1 GHz counter (1 cycle = 1 ns exactly). */
 class TimekeeperAdjustmentTest {

@@ -3,7 +3,7 @@ package org.timekeeping4j.simulation;
 import java.util.List;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.adjust.NtpAdjuster;
-import org.timekeeping4j.clocksource.SimulatedCounter;
+import org.timekeeping4j.simulation.counter.SimulatedCounter;
 import org.timekeeping4j.timekeeper.Timekeeper;
 
 /**

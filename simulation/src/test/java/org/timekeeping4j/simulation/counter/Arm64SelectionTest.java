@@ -1,4 +1,4 @@
-package org.timekeeping4j.clocksource;
+package org.timekeeping4j.simulation.counter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -14,8 +14,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.timekeeping4j.config.CounterMode;
 import org.timekeeping4j.ClockId;
+import org.timekeeping4j.arch.Arch;
 import org.timekeeping4j.arch.CounterRead;
+import org.timekeeping4j.clocksource.CounterArch;
+import org.timekeeping4j.clocksource.Frequency;
 import org.timekeeping4j.linux.Platform;
 import org.timekeeping4j.machine.ClockGettimeStub;
 
@@ -49,7 +53,7 @@ class Arm64SelectionTest {
     @Test
     void anArm64KernelOnTheArchTimerShouldReadIsbCntvctAtCntfrq() {
         CounterSelectorTest.Fake env = arm64Kernel();
-        CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
+        CounterSelection s = CounterSelector.select(CounterMode.AUTO, env);
         assertThat(s.rejected()).isEmpty();
         assertThat(env.created).containsExactly(CounterRead.A64_ISB_CNTVCT, CounterRead.A64_CNTVCT);
         assertThat(s.clocksource().name()).isEqualTo("isb;mrs cntvct_el0");
@@ -62,8 +66,8 @@ class Arm64SelectionTest {
     @Test
     void featEcvShouldTryTheSelfSynchronisedCounterFirst() {
         CounterSelectorTest.Fake env = arm64Kernel();
-        env.hwcap2 = Arm64Facts.HWCAP2_ECV | 1; // with another bit set too
-        CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
+        env.hwcap2 = Arch.HWCAP2_ECV | 1; // with another bit set too
+        CounterSelection s = CounterSelector.select(CounterMode.AUTO, env);
         assertThat(s.clocksource().name()).isEqualTo("mrs cntvctss_el0");
         assertThat(env.created.getFirst()).isEqualTo(CounterRead.A64_CNTVCTSS);
     }
@@ -71,11 +75,11 @@ class Arm64SelectionTest {
     @Test
     void aBrokenCntvctssShouldFallToIsbCntvct() {
         CounterSelectorTest.Fake env = arm64Kernel();
-        env.hwcap2 = Arm64Facts.HWCAP2_ECV;
+        env.hwcap2 = Arch.HWCAP2_ECV;
         AtomicLong n = new AtomicLong();
         LongSupplier backwards = () -> n.incrementAndGet() % 5 == 0 ? 0 : standIn();
         env.fakeCounters = f -> f == CounterRead.A64_CNTVCTSS ? backwards : Arm64SelectionTest::standIn;
-        CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
+        CounterSelection s = CounterSelector.select(CounterMode.AUTO, env);
         assertThat(s.clocksource().name()).isEqualTo("isb;mrs cntvct_el0");
         assertThat(s.rejected()).singleElement().satisfies(r -> {
             assertThat(r.candidate()).isEqualTo("mrs cntvctss_el0");
@@ -87,7 +91,7 @@ class Arm64SelectionTest {
     void anErratumAffectedCounterShouldBeRefusedAsTheKernelRefusesItForTheVdso() {
         CounterSelectorTest.Fake env = arm64Kernel();
         env.errata = List.of("Cortex-A73 (cpu0) has arch-timer erratum 858921");
-        CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
+        CounterSelection s = CounterSelector.select(CounterMode.AUTO, env);
         assertThat(s.clocksource()).isInstanceOf(KernelCounter.class);
         assertThat(s.rejected()).singleElement().extracting(Rejection::reason).asString()
                 .contains("858921").contains("keeps its vDSO off it");
@@ -98,7 +102,7 @@ class Arm64SelectionTest {
     void anotherArm64ClocksourceShouldBeRefused() {
         CounterSelectorTest.Fake env = arm64Kernel();
         env.clocksource = "tsc"; // what an emulated arm64 sees: the host's clocksource through sysfs
-        CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
+        CounterSelection s = CounterSelector.select(CounterMode.AUTO, env);
         assertThat(s.clocksource()).isInstanceOf(KernelCounter.class);
         assertThat(s.rejected().getFirst().reason()).contains("is tsc, not arch_sys_counter");
     }
@@ -107,44 +111,11 @@ class Arm64SelectionTest {
     void aWrongCntfrqShouldGiveWayToCalibration() {
         CounterSelectorTest.Fake env = arm64Kernel();
         env.stated = Optional.of(new Frequency(HZ * 1.001, 0, "cntfrq_el0"));
-        CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
+        CounterSelection s = CounterSelector.select(CounterMode.AUTO, env);
         assertThat(s.clocksource().name()).isEqualTo("isb;mrs cntvct_el0");
         assertThat(s.frequency().source()).startsWith("calibrated");
         assertThat(Math.abs(s.frequency().ppmFrom(HZ))).isLessThan(CounterSelector.SELF_TEST_PPM);
         assertThat(s.rejected()).extracting(Rejection::candidate).containsExactly("cntfrq_el0 frequency");
-    }
-
-    @Test
-    void cortexA73AndTimerDeviceTreeErrataShouldBeFoundAndOthersNot(@TempDir Path root) throws IOException {
-        assertThat(Arm64Facts.find(root)).isEmpty(); // nothing there: nothing known
-        Path cpu0 = Files.createDirectories(root.resolve("sys/devices/system/cpu/cpu0/regs/identification"));
-        Path cpu1 = Files.createDirectories(root.resolve("sys/devices/system/cpu/cpu1/regs/identification"));
-        Files.writeString(cpu0.resolve("midr_el1"), "0x00000000414fd0b1\n"); // Cortex-A76 r4p1 (1418040: compat only)
-        Files.writeString(cpu1.resolve("midr_el1"), "0x00000000410fd034\n"); // Cortex-A53
-        assertThat(Arm64Facts.find(root)).isEmpty();
-        Files.writeString(cpu1.resolve("midr_el1"), "0x00000000411fd090\n"); // Cortex-A73 r1p0 (big.LITTLE: one core)
-        assertThat(Arm64Facts.find(root)).containsExactly("Cortex-A73 (cpu1) has arch-timer erratum 858921");
-        Files.writeString(cpu1.resolve("midr_el1"), "0x00000000510fd090\n"); // another implementer's part d09
-        Path timer = Files.createDirectories(root.resolve("sys/firmware/devicetree/base/timer"));
-        Files.createFile(timer.resolve("compatible"));
-        assertThat(Arm64Facts.find(root)).isEmpty();
-        Files.createFile(timer.resolve("fsl,erratum-a008585"));
-        assertThat(Arm64Facts.find(root)).containsExactly("the device tree's timer node has fsl,erratum-a008585");
-    }
-
-    @Test
-    void hwcap2ShouldBeReadFromTheAuxiliaryVector(@TempDir Path dir) throws IOException {
-        ByteBuffer b = ByteBuffer.allocate(64).order(ByteOrder.nativeOrder());
-        b.putLong(16).putLong(0xffL).putLong(26).putLong(Arm64Facts.HWCAP2_ECV).putLong(0).putLong(0);
-        b.putLong(26).putLong(-1); // after AT_NULL: not read
-        Path auxv = Files.write(dir.resolve("auxv"), b.array());
-        assertThat(Arm64Facts.auxv(auxv, Arm64Facts.AT_HWCAP2)).isEqualTo(Arm64Facts.HWCAP2_ECV);
-        assertThat(Arm64Facts.auxv(auxv, Arm64Facts.AT_HWCAP)).isEqualTo(0xffL);
-        assertThat(Arm64Facts.auxv(dir.resolve("absent"), Arm64Facts.AT_HWCAP2)).isZero();
-        // This process's own vector has AT_HWCAP2 on arm64 (emulated too); on x86 it may be absent or 0.
-        if (CounterArch.HERE == CounterArch.AARCH64) {
-            assertThat(Arm64Facts.auxv(Path.of("/proc/self/auxv"), Arm64Facts.AT_HWCAP)).isNotZero();
-        }
     }
 
     @Test
@@ -158,9 +129,9 @@ class Arm64SelectionTest {
         // emulation every read is a slow translated call, and one descheduling inside the baseline (seen in CI:
         // 4,900 ppm off once, with nothing steering the clock) fails it. Three selections: a stub that cannot
         // pass fails all three.
-        CounterSelection s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
+        CounterSelection s = CounterSelector.select(CounterMode.AUTO, env);
         for (int attempt = 1; attempt < 3 && !s.isHardware(); attempt++) {
-            s = CounterSelector.select(CounterSelector.Mode.AUTO, env);
+            s = CounterSelector.select(CounterMode.AUTO, env);
         }
         assertThat(s.isHardware()).as(s.rejected().toString()).isTrue();
         assertThat(s.readFlavour()).isIn("isb;mrs cntvct_el0", "mrs cntvctss_el0");

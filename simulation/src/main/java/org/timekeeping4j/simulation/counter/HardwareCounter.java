@@ -1,7 +1,9 @@
-package org.timekeeping4j.clocksource;
+package org.timekeeping4j.simulation.counter;
 
 import java.lang.foreign.MemorySegment;
 import org.timekeeping4j.arch.CounterRead;
+import org.timekeeping4j.clocksource.Clocksource;
+import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.machine.Stubs;
 

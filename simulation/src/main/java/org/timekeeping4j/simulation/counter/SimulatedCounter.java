@@ -1,7 +1,8 @@
-package org.timekeeping4j.clocksource;
+package org.timekeeping4j.simulation.counter;
 
 import java.math.BigInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.timekeeping4j.clocksource.Clocksource;
 
 /**
  * A counter driven by simulated time, for deterministic tests of everything above the clocksource.

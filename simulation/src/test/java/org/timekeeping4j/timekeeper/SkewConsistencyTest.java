@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.adjust.NtpAdjuster;
-import org.timekeeping4j.clocksource.SimulatedCounter;
+import org.timekeeping4j.simulation.counter.SimulatedCounter;
 
 /**
  * The analog of selftests/timers/skew_consistency: the frequency flips between +500 and -500 ppm every
