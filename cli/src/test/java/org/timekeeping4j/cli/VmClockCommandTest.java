@@ -2,8 +2,11 @@ package org.timekeeping4j.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -11,6 +14,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
@@ -107,13 +111,20 @@ class VmClockCommandTest {
     void watchPrintsEachDisruptionWithTheTimeSeen() throws Exception {
         Path file = dir.resolve("vmclock0");
         try (Page p = new Page(file, 0xff, 0, 0, 1)) {
-            CompletableFuture<Tk4jHarness> watching = CompletableFuture.supplyAsync(
-                    () -> Tk4jHarness.run("vmclock", file.toString(), "--watch", "--seconds", "3", "--interval", "10"));
-            Thread.sleep(500);
+            // The watch's output as it prints it (StringWriter: a StringBuffer, safe to read meanwhile): each update
+            // comes once the watch has seen the one before, whatever the machine's speed.
+            StringWriter out = new StringWriter();
+            StringWriter err = new StringWriter();
+            CompletableFuture<Integer> watching = CompletableFuture.supplyAsync(() -> Tk4j.run(Terminal.Source.NONE,
+                    new PrintWriter(out), new PrintWriter(err), "vmclock", file.toString(), "--watch", "--seconds", "3",
+                    "--interval", "10"));
+            await("the watch's first look").atMost(Duration.ofSeconds(30))
+                    .until(() -> out.toString().contains("watching ") || watching.isDone());
             p.marker(2);
-            Thread.sleep(500);
+            await("the watch seeing marker 2").atMost(Duration.ofSeconds(30))
+                    .until(() -> out.toString().contains("disruption marker 1 -> 2") || watching.isDone());
             p.marker(3);
-            Tk4jHarness r = watching.get();
+            Tk4jHarness r = new Tk4jHarness(watching.get(), out.toString(), err.toString());
             assertThat(r.exit()).as(r.err()).isZero();
             assertThat(r.out()).containsPattern("watching " + file + ": marker 1, generation absent, status "
                     + "UNKNOWN \\(looking every 10 ms\\)");

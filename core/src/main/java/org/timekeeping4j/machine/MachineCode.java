@@ -5,9 +5,10 @@ import java.nio.ByteOrder;
 import java.util.HexFormat;
 
 /**
- * The machine code of the counter stubs, byte for byte, with its disassembly. Each stub is a complete
- * function under the platform's C calling convention (System V AMD64: result in rax, arguments in rdi,
- * rsi, rdx; rbx callee-saved. AAPCS64: result in x0), called through an FFM downcall.
+ * The machine code of the counter stubs, byte for byte. Each stub is a complete function under the platform's C
+ * calling convention (System V AMD64: result in rax, arguments in rdi, rsi, rdx; rbx callee-saved. AAPCS64:
+ * result in x0), called through an FFM downcall. Sources: x86-counters.s and arm64-counters.s next to this file,
+ * one function per constant, which AssemblySourcesTest assembles and compares with these bytes.
  */
 final class MachineCode {
 
@@ -17,12 +18,6 @@ final class MachineCode {
 
     /**
      * {@code uint64_t rdtsc(void)}, unordered: the CPU may execute it before earlier instructions retire.
-     * <pre>
-     *   0f 31          rdtsc              ; edx:eax = TSC
-     *   48 c1 e2 20    shl  rdx, 32
-     *   48 09 d0       or   rax, rdx
-     *   c3             ret
-     * </pre>
      */
     static final byte[] X86_RDTSC = x86("0f 31 48 c1 e2 20 48 09 d0 c3");
 
@@ -30,13 +25,6 @@ final class MachineCode {
      * {@code uint64_t lfence_rdtsc(void)}, ordered: lfence waits until all earlier instructions have
      * completed locally (on AMD with the LFENCE-serialising MSR bit the kernel sets), so the TSC is read
      * after every earlier load. What the vDSO uses (rdtsc_ordered).
-     * <pre>
-     *   0f ae e8       lfence
-     *   0f 31          rdtsc
-     *   48 c1 e2 20    shl  rdx, 32
-     *   48 09 d0       or   rax, rdx
-     *   c3             ret
-     * </pre>
      */
     static final byte[] X86_LFENCE_RDTSC =
             x86("0f ae e8 0f 31 48 c1 e2 20 48 09 d0 c3");
@@ -45,13 +33,6 @@ final class MachineCode {
      * {@code uint64_t rdtscp(uint32_t *aux)}, ordered: rdtscp waits for earlier instructions to execute and
      * also returns IA32_TSC_AUX (Linux stores the CPU and node number there), written to {@code *aux}.
      * ecx is caller-saved, so clobbering it is allowed.
-     * <pre>
-     *   0f 01 f9       rdtscp             ; edx:eax = TSC, ecx = TSC_AUX
-     *   89 0f          mov  [rdi], ecx
-     *   48 c1 e2 20    shl  rdx, 32
-     *   48 09 d0       or   rax, rdx
-     *   c3             ret
-     * </pre>
      */
     static final byte[] X86_RDTSCP =
             x86("0f 01 f9 89 0f 48 c1 e2 20 48 09 d0 c3");
@@ -59,31 +40,12 @@ final class MachineCode {
     /**
      * {@code uint64_t rdtscp_noaux(void)}: rdtscp for clock reads, dropping TSC_AUX (ecx is caller-saved).
      * Storing TSC_AUX to one shared location from every thread would bounce its cache line between cores.
-     * <pre>
-     *   0f 01 f9       rdtscp
-     *   48 c1 e2 20    shl  rdx, 32
-     *   48 09 d0       or   rax, rdx
-     *   c3             ret
-     * </pre>
      */
     static final byte[] X86_RDTSCP_NOAUX = x86("0f 01 f9 48 c1 e2 20 48 09 d0 c3");
 
     /**
      * {@code void cpuid(uint32_t leaf, uint32_t subleaf, uint32_t out[4])}: eax, ebx, ecx, edx of the leaf.
      * cpuid overwrites rbx, which the caller expects preserved: it is saved and restored.
-     * <pre>
-     *   53             push rbx
-     *   49 89 d0       mov  r8, rdx        ; out
-     *   89 f8          mov  eax, edi       ; leaf
-     *   89 f1          mov  ecx, esi       ; subleaf
-     *   0f a2          cpuid
-     *   41 89 00       mov  [r8], eax
-     *   41 89 58 04    mov  [r8+4], ebx
-     *   41 89 48 08    mov  [r8+8], ecx
-     *   41 89 50 0c    mov  [r8+12], edx
-     *   5b             pop  rbx
-     *   c3             ret
-     * </pre>
      */
     static final byte[] X86_CPUID = x86("53 49 89 d0 89 f8 89 f1 0f a2 41 89 00 41 89 58 04 41 89 48 08 41 89 50 0c"
             + " 5b c3");

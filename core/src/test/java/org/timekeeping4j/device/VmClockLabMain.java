@@ -110,6 +110,7 @@ public final class VmClockLabMain {
                         say("EVENT recorded before the disruption exported extrapolated=" + extrapolated[0]);
                         System.exit(b.status() == TimeBounds.Status.DISRUPTED && extrapolated[0] ? 0 : 1);
                     }
+                    // Polls, as a reader without notifications must (a guest's main: no Awaitility on its class path).
                     Thread.sleep(20);
                 }
                 say("NO DISRUPTION within " + seconds + " s");

@@ -83,7 +83,7 @@ public final class VmClockWriterMain {
         int seconds = Integer.parseInt(args[1]);
         boolean real = args.length > 2;
         long[] first = pair();
-        Thread.sleep(200);
+        Thread.sleep(200); // time must pass: the first update's counter rate is measured from here
         try (VmClockPageWriter w = real ? devMem(Long.decode(args[2])) : VmClockPageWriter.valid(file)) {
             if (real) {
                 VmClockPageWriter r = w;
@@ -117,7 +117,7 @@ public final class VmClockWriterMain {
                 w.end();
                 System.out.println("published " + n + " hz " + hz.toBigInteger() + " half " + halfNanos + " ns");
                 System.out.flush();
-                Thread.sleep(1000);
+                Thread.sleep(1000); // pacing: one update a second, as a hypervisor's writer
             }
         }
     }

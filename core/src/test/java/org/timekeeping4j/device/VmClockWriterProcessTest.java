@@ -66,7 +66,7 @@ class VmClockWriterProcessTest {
                         updatesSeen++;
                         lastSeq = seq;
                     }
-                    Thread.sleep(5);
+                    Thread.sleep(5); // pacing: batches of reads all through the writer's run, which ends the loop
                 }
             }
             String out = Files.readString(log, StandardCharsets.UTF_8);

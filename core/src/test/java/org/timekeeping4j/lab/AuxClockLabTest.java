@@ -103,7 +103,7 @@ class AuxClockLabTest {
         for (long ppm : new long[] {400, -400}) {
             KernelClock.setFrequency(AUX.id(), ppm << 16);
             assertThat(KernelClock.frequency(AUX.id())).as("AUX_0 frequency read back").isEqualTo(ppm << 16);
-            Thread.sleep(50); // the new frequency applies from the next tick on
+            Thread.sleep(50); // time must pass: the new frequency applies from the next tick on
             double[] rate = rate(600);
             double expected = 1 + ppm * 1e-6;
             assertThat(expected).as("AUX_0 rate through Clocks.nanos against MONOTONIC_RAW at %d ppm: [%.7f, %.7f]",
@@ -122,7 +122,7 @@ class AuxClockLabTest {
         StringBuilder widths = new StringBuilder();
         for (int attempt = 1; ; attempt++) {
             long[] a = narrowest();
-            Thread.sleep(millis);
+            Thread.sleep(millis); // time must pass: the rate is measured over this span
             long[] b = narrowest();
             double d = b[1] - a[1];
             double[] r = {d / (b[2] - a[0]), d / (b[0] - a[2])};

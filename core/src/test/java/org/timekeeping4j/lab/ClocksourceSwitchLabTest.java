@@ -60,7 +60,7 @@ class ClocksourceSwitchLabTest {
                         seen.add(now);
                     }
                     next = now.equals("jiffies") ? "timer" : "jiffies";
-                    Thread.sleep(periodMillis);
+                    Thread.sleep(periodMillis); // pacing: each clocksource serves the readers for a period
                 }
             } catch (Throwable t) {
                 failed.set(t);
@@ -81,7 +81,10 @@ class ClocksourceSwitchLabTest {
         AtomicReference<Throwable> failed = new AtomicReference<>();
         checkers.forEach(Thread::start);
         Thread switcher = switcher(stop, 150, seen, failed);
-        Thread.sleep(4_000);
+        // The checkers read while the kernel makes the switches counted below (16: 2.4 s at 150 ms, longer on a slow
+        // guest), or until the switcher failed.
+        org.awaitility.Awaitility.await("16 clocksource changes").atMost(java.time.Duration.ofSeconds(60))
+                .until(() -> switches(seen) >= 16 || failed.get() != null);
         stop.set(true);
         switcher.join();
         for (var k : checkers) {

@@ -207,7 +207,7 @@ class LeapSecondLabTest {
                 o.realtimeSteps.add(realtimeOffset - lastRealtimeOffset);
             }
             lastRealtimeOffset = realtimeOffset;
-            Thread.sleep(20);
+            Thread.sleep(20); // pacing: the kernel's state sampled every 20 ms through the leap, until MONOTONIC's end
         }
         stop.set(true);
         for (Checker k : o.checkers) {

@@ -34,9 +34,8 @@ class PtpLabTest {
         KernelClock.assumeLabGuest();
         if (!Files.exists(PTP)) {
             KernelClock.sysfs("/sys/bus/netdevsim/new_device", "1 1");
-            for (int i = 0; i < 100 && !Files.exists(PTP); i++) {
-                Thread.sleep(20);
-            }
+            org.awaitility.Awaitility.await("netdevsim's PHC " + PTP).atMost(java.time.Duration.ofSeconds(10))
+                    .pollInterval(java.time.Duration.ofMillis(20)).until(() -> Files.exists(PTP));
         }
         assertThat(KernelClock.read("/sys/class/ptp/ptp0/clock_name")).isEqualTo("Mock-up PTP clock");
     }
@@ -116,7 +115,7 @@ class PtpLabTest {
         long a0 = KernelClock.gettime(RAW);
         long p0 = phc.nanos();
         long b0 = KernelClock.gettime(RAW);
-        Thread.sleep(millis);
+        Thread.sleep(millis); // time must pass: the rate is measured over this span
         long a1 = KernelClock.gettime(RAW);
         long p1 = phc.nanos();
         long b1 = KernelClock.gettime(RAW);

@@ -10,6 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.arch.Arch;
@@ -17,7 +20,7 @@ import org.timekeeping4j.arch.VdsoAlgorithm;
 
 /**
  * The assembly sources next to the machine code (x86-vdso-read.S, x86-vclock-read.S,
- * arm64-vdso-read.S, x86-clock-gettime.s, arm64-clock-gettime.s) are the
+ * arm64-vdso-read.S, x86-clock-gettime.s, arm64-clock-gettime.s, x86-counters.s, arm64-counters.s) are the
  * code: each is reassembled with GNU as, for every build the Java constants hold, and its bytes compared with
  * them. Where the assembler is not installed the test says so and is skipped (x86: binutils; arm64:
  * binutils-aarch64-linux-gnu, which Debian packages), except in CI, which installs both and requires them.
@@ -178,6 +181,47 @@ class AssemblySourcesTest {
             assertThat(assemble(ARM64_AS, ARM64_OBJCOPY, "arm64-clock-gettime.s", null, "--defsym", defsym,
                     "--defsym", "CLOCK=" + clock))
                     .as("arm64, clock %d's own", clock).containsExactly(ClockGettimeStub.code(Arch.AARCH64, function, clock));
+        }
+    }
+
+    @Test
+    void theX86CounterStubsShouldBeTheirSourceAssembled() throws Exception {
+        requireTools(X86_AS, X86_OBJCOPY, "binutils");
+        assertEachFunction(X86_AS, X86_OBJCOPY, "x86-counters.s", Map.of(
+                "X86_RDTSC", MachineCode.X86_RDTSC,
+                "X86_LFENCE_RDTSC", MachineCode.X86_LFENCE_RDTSC,
+                "X86_RDTSCP", MachineCode.X86_RDTSCP,
+                "X86_RDTSCP_NOAUX", MachineCode.X86_RDTSCP_NOAUX,
+                "X86_CPUID", MachineCode.X86_CPUID), "--64");
+    }
+
+    @Test
+    void theArm64CounterStubsShouldBeTheirSourceAssembled() throws Exception {
+        requireTools(ARM64_AS, ARM64_OBJCOPY, "binutils-aarch64-linux-gnu");
+        assertEachFunction(ARM64_AS, ARM64_OBJCOPY, "arm64-counters.s", Map.of(
+                "A64_ISB_CNTVCT", MachineCode.A64_ISB_CNTVCT,
+                "A64_CNTVCT", MachineCode.A64_CNTVCT,
+                "A64_CNTVCTSS", MachineCode.A64_CNTVCTSS,
+                "A64_CNTFRQ", MachineCode.A64_CNTFRQ));
+    }
+
+    /**
+     * A source of several functions, each in an {@code .ifdef NAME} block named after its MachineCode constant:
+     * the blocks are exactly {@code constants}' names, nothing is assembled outside them, and each assembled alone
+     * ({@code --defsym NAME=1}) is its constant.
+     */
+    private static void assertEachFunction(String as, String objcopy, String name, Map<String, byte[]> constants,
+            String... asArgs) throws Exception {
+        String text = Files.readString(source(name), StandardCharsets.US_ASCII);
+        List<String> blocks = Pattern.compile("(?m)^\\s*\\.ifdef\\s+(\\w+)\\s*$").matcher(text).results()
+                .map(m -> m.group(1)).collect(Collectors.toList());
+        assertThat(blocks).as("%s's functions", name).containsExactlyInAnyOrderElementsOf(constants.keySet());
+        assertThat(assemble(as, objcopy, name, null, asArgs)).as("%s outside its .ifdef blocks", name).isEmpty();
+        for (Map.Entry<String, byte[]> c : constants.entrySet()) {
+            List<String> args = new ArrayList<>(List.of(asArgs));
+            args.addAll(List.of("--defsym", c.getKey() + "=1"));
+            assertThat(assemble(as, objcopy, name, null, args.toArray(String[]::new)))
+                    .as("%s, %s", name, c.getKey()).containsExactly(c.getValue());
         }
     }
 

@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import org.junit.jupiter.api.Test;
 
 /**
- * Encoding checks. The aarch64 stubs cannot run here (x86_64), so their words are checked against the
- * architecture's encoding rules and the reference's published values; the x86 stubs also run in
- * HardwareCounterTest.
+ * Encoding checks that need no assembler (AssemblySourcesTest compares every stub with its source, assembled).
+ * The aarch64 stubs cannot run here (x86_64), so their words are checked against the architecture's encoding
+ * rules and the reference's published values; the x86 stubs also run in HardwareCounterTest.
  */
 class MachineCodeTest {
 

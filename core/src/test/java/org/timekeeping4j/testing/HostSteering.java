@@ -156,6 +156,7 @@ public final class HostSteering {
     private static TimexReading[] timexPair() {
         try {
             TimexReading a = LinuxTime.clockAdjtimeRead(0);
+            // Time must pass: a PLL slew moves the offset only at a second's overflow (SETTLE_NANOS).
             LockSupport.parkNanos(SETTLE_NANOS);
             return new TimexReading[] {a, LinuxTime.clockAdjtimeRead(0)};
         } catch (RuntimeException e) {

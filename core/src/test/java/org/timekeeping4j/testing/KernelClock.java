@@ -213,20 +213,15 @@ public final class KernelClock {
     }
 
     /**
-     * Clears STA_INS/STA_DEL and waits (at most 3 s of MONOTONIC) for the kernel's state to return to TIME_OK:
+     * Clears STA_INS/STA_DEL and waits (at most 3 s) for the kernel's state to return to TIME_OK:
      * after a leap it stays TIME_WAIT while a leap flag is set, and leaves it only at a second's end (a
      * clock_settime does not reset it), so a new leap can be armed only after this.
      */
     public static void awaitTimeOk() throws InterruptedException {
         setStatus(0);
-        long deadline = gettime(1) + 3 * NANOS;
-        while (state() != TIME_OK) {
-            if (gettime(1) > deadline) {
-                throw new AssertionError("the kernel's state stayed " + state() + " for 3 s after the leap flags were "
-                        + "cleared (TIME_OK is 0)");
-            }
-            Thread.sleep(10);
-        }
+        org.awaitility.Awaitility.await("the kernel's state TIME_OK (0) after the leap flags were cleared")
+                .atMost(java.time.Duration.ofSeconds(3)).pollInterval(java.time.Duration.ofMillis(10))
+                .until(() -> state() == TIME_OK);
     }
 
     /** clock_settime(clockId, nanos). */

@@ -79,7 +79,7 @@ class LeapSecondExactTest {
                     }
                     lastReal = r;
                 }
-                Thread.sleep(2);
+                Thread.sleep(2); // pacing: batches of reads every 2 ms through the leap, until MONOTONIC's end
             }
         } finally {
             KernelClock.clockAdjtime(REALTIME, KernelClock.ADJ_STATUS, 0, 0, 0, 0);

@@ -38,6 +38,8 @@ class SteeredAgreementTest {
         long minMult = Long.MAX_VALUE;
         long maxMult = 0;
         try (ClockSteering steer = new ClockSteering()) {
+            // Each sleep below lets time pass on purpose: the kernel runs its ticks under that steering while the
+            // reader checks every read against its bracket; nothing is awaited (the mult range is asserted after).
             for (int i = 0; i < 10; i++) { // +-50 ppm every 200 ms
                 steer.frequencyPpm(i % 2 == 0 ? 50 : -50);
                 Thread.sleep(200);

@@ -234,7 +234,7 @@ class VclockHostTest {
         Files.deleteIfExists(ready);
         int switches = 0;
         while (reader.isAlive()) {
-            Thread.sleep(500);
+            Thread.sleep(500); // pacing: the child reads through each clocksource for 500 ms until its run ends
             switchTo((switches++ & 1) == 0 ? "kvm-clock" : other);
         }
         return new Switched(child.get(), switches);

@@ -42,7 +42,7 @@ class TimekeepingTickerTest {
         long before = KernelClocks.nanos(ClockId.MONOTONIC);
         Stopwatch stopwatch = Stopwatch.createStarted(TimekeepingTicker.monotonic());
         long inside = KernelClocks.nanos(ClockId.MONOTONIC);
-        Thread.sleep(2);
+        Thread.sleep(2); // time must pass: the stopwatch times a span of its own, which the kernel reads bracket
         long insideEnd = KernelClocks.nanos(ClockId.MONOTONIC);
         stopwatch.stop();
         long after = KernelClocks.nanos(ClockId.MONOTONIC);

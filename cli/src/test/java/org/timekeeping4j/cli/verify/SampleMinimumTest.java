@@ -35,7 +35,8 @@ class SampleMinimumTest {
         public PathReader reader(ClockId clock) {
             AtomicLong n = new AtomicLong();
             return () -> {
-                // Slow on the check's worker threads only: the warm-up reads on the caller's thread stay fast.
+                // Slow on the check's worker threads only: the warm-up reads on the caller's thread stay fast. Time
+                // must pass here: a read that takes 2 ms is the starved cell under test, not a wait.
                 if (delayNanos > 0 && Thread.currentThread().getName().startsWith("tk4j-verify-")) {
                     LockSupport.parkNanos(delayNanos);
                 }
