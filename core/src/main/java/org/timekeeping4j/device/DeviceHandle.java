@@ -9,9 +9,10 @@ import org.timekeeping4j.linux.DeviceSyscalls;
 import org.timekeeping4j.linux.Errno;
 
 /**
- * The descriptor of an open character device (a PPS source, a PTP clock) with what its owner needs around it: the
- * capabilities one ioctl reported at open (the ioctl that proves the file is the device it should be), a shared
- * arena for the owner's request buffers, and a close that runs once, after which {@link #ensureOpen} refuses.
+ * The descriptor of an open device (a PPS source, a PTP clock, a VMClock page) with what its owner needs around
+ * it: the capabilities one ioctl reported at open where the device has such an ioctl (the ioctl that proves the
+ * file is the device it should be), a shared arena for the owner's buffers and mappings, and a close that runs
+ * once, after which {@link #ensureOpen} refuses.
  *
  * <p>One thread at a time, as its owners.
  *
@@ -67,6 +68,24 @@ final class DeviceHandle<C> implements AutoCloseable {
             sys.close(fd);
             throw e;
         }
+    }
+
+    /**
+     * Opens {@code device} with {@code flags}, for a device that has no capability ioctl (VMClock: its page's
+     * header proves what it is, checked by the owner).
+     *
+     * @param kind       what the device is, for messages: "VMClock page"
+     * @param accessHint what to do about EACCES (one clause), or null
+     * @throws DeviceException naming the path and errno
+     */
+    static DeviceHandle<Void> open(Path device, int flags, DeviceSyscalls sys, String kind, String accessHint)
+            throws DeviceException {
+        int fd = sys.open(device.toString(), flags);
+        if (fd < 0) {
+            throw new DeviceException(device, -fd == Errno.EACCES && accessHint != null
+                    ? "open failed (" + accessHint + ")" : "open failed", -fd);
+        }
+        return new DeviceHandle<>(device, sys, fd, kind, null);
     }
 
     /** {@return the capabilities read once at open} */

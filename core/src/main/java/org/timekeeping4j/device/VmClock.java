@@ -19,6 +19,7 @@ import org.timekeeping4j.SyncStatus;
 import org.timekeeping4j.Clocks;
 import org.timekeeping4j.disruption.Disruptions;
 import org.timekeeping4j.linux.DeviceIo;
+import org.timekeeping4j.linux.DeviceSyscalls;
 import org.timekeeping4j.linux.Errno;
 import org.timekeeping4j.linux.ErrnoException;
 import org.timekeeping4j.linux.Seqcount;
@@ -85,9 +86,10 @@ public final class VmClock implements BoundedClock {
     static final int COUNTER_HERE = VmClockCounter.COUNTER_HERE;
 
     private final Path path;
-    private final Arena arena;
+    /** The open device or file, its arena holding the mapping; null for a test's page. */
+    private final DeviceHandle<Void> handle;
     private final MemorySegment page;
-    /** The device's descriptor, kept for poll and pread; -1 for a file. */
+    /** The device's descriptor for poll and pread; -1 for a file (no notifications) or a test's page. */
     private final int fd;
     private final int size;
     /** struct pollfd, and a header-sized pread buffer that re-arms the driver's poll; in the arena. */
@@ -102,12 +104,13 @@ public final class VmClock implements BoundedClock {
     private volatile long seenMarker;
     private volatile long seenGeneration;
 
-    private VmClock(Path path, Arena arena, MemorySegment page, int fd, int size) {
+    private VmClock(Path path, DeviceHandle<Void> handle, MemorySegment page, int fd, int size) {
         this.path = path;
-        this.arena = arena;
+        this.handle = handle;
         this.page = page;
         this.fd = fd;
         this.size = size;
+        Arena arena = handle == null ? Arena.ofAuto() : handle.arena;
         this.pollfd = arena.allocate(8, 4);
         this.header = arena.allocate(HEADER_END, 8);
         pollfd.set(JAVA_INT, 0, fd);
@@ -119,7 +122,7 @@ public final class VmClock implements BoundedClock {
      * no file, no header check, nothing to close.
      */
     static VmClock overPage(MemorySegment page) {
-        return new VmClock(Path.of("(a test's page)"), Arena.ofAuto(), page, -1, (int) page.byteSize());
+        return new VmClock(Path.of("(a test's page)"), null, page, -1, (int) page.byteSize());
     }
 
     /**
@@ -131,14 +134,8 @@ public final class VmClock implements BoundedClock {
      *                         VMClock page (magic), another version, or a size that cannot hold the flags
      */
     public static VmClock open(Path path) throws DeviceException {
-        int fd = DeviceIo.open(path.toString(), DeviceIo.O_RDONLY | DeviceIo.O_CLOEXEC);
-        if (fd < 0) {
-            throw -fd == Errno.EACCES
-                    ? new DeviceException(path, "open failed (root-only by default: chmod a+r " + path
-                            + ", or run as root)", Errno.EACCES)
-                    : new DeviceException(path, "open failed", -fd);
-        }
-        Arena arena = Arena.ofShared();
+        DeviceHandle<Void> handle = DeviceHandle.open(path, DeviceIo.O_RDONLY | DeviceIo.O_CLOEXEC,
+                DeviceSyscalls.inUse(), "VMClock page", "root-only by default: chmod a+r " + path + ", or run as root");
         boolean keep = false;
         try {
             boolean file = Files.isRegularFile(path);
@@ -150,12 +147,12 @@ public final class VmClock implements BoundedClock {
             MemorySegment page;
             try {
                 // A file shorter than the page: the bytes past its end read as zero (the same page), no SIGBUS.
-                page = DeviceIo.mapReadOnlyShared(fd, MAP_LENGTH, arena);
+                page = DeviceIo.mapReadOnlyShared(handle.fd, MAP_LENGTH, handle.arena);
             } catch (ErrnoException e) {
                 throw new DeviceException(path, "mmap of one page, read-only, failed", e.errno());
             }
             int size = checkHeader(path, page, fileSize, file);
-            VmClock clock = new VmClock(path, arena, page, file ? -1 : fd, size);
+            VmClock clock = new VmClock(path, handle, page, file ? -1 : handle.fd, size);
             // The baseline, read before any observing read (which would take a first marker for a change):
             // plain aligned 8-byte loads, atomic on both architectures; a disruption racing the open is seen
             // by the reads after it or not at all, as one before the open.
@@ -165,17 +162,15 @@ public final class VmClock implements BoundedClock {
             if (!file) {
                 clock.rearm(); // the driver's first poll fires at once: read the page so it waits for a change
             }
-            keep = !file;
+            keep = true;
             return clock;
         } catch (DeviceException e) {
-            arena.close();
             throw e;
         } catch (IOException | RuntimeException e) {
-            arena.close();
             throw new DeviceException(path, "cannot map the VMClock page: " + e.getMessage());
         } finally {
             if (!keep) {
-                DeviceIo.close(fd);
+                handle.close(); // the descriptor, and the mapping if there was one
             }
         }
     }
@@ -326,6 +321,9 @@ public final class VmClock implements BoundedClock {
      *                         (before Linux 7.0), or poll's errno
      */
     public synchronized boolean awaitChange(Duration timeout) throws DeviceException {
+        if (handle != null) {
+            handle.ensureOpen();
+        }
         if (fd < 0) {
             throw new DeviceException(path, "a file gives no notifications (only /dev/vmclockN does): compare "
                     + "disruptionMarker() instead");
@@ -554,11 +552,8 @@ public final class VmClock implements BoundedClock {
     /** Unmaps the page and closes the device. */
     @Override
     public synchronized void close() {
-        if (arena.scope().isAlive()) {
-            arena.close();
-            if (fd >= 0) {
-                DeviceIo.close(fd);
-            }
+        if (handle != null) {
+            handle.close();
         }
     }
 }
