@@ -85,14 +85,18 @@ class ExportedApiTest {
     }
 
     @Test
-    void shouldExportInternalPackagesOnlyToTheCli() {
+    void shouldExportInternalPackagesOnlyToTheCliAndTheSimulation() {
         List<String> qualified = descriptor.exports().stream()
                 .filter(ModuleDescriptor.Exports::isQualified)
                 .map(e -> e.source() + " to " + String.join(",", new TreeSet<>(e.targets())))
                 .sorted()
                 .toList();
-        assertThat(qualified).containsExactly(ROOT + ".clocksource to " + ROOT + ".cli",
-                ROOT + ".linux to " + ROOT + ".cli", ROOT + ".simulation to " + ROOT + ".cli");
+        String cli = ROOT + ".cli";
+        String simulation = ROOT + ".simulation";
+        assertThat(qualified).containsExactly(ROOT + ".adjust to " + simulation, ROOT + ".arch to " + simulation,
+                ROOT + ".clocksource to " + cli + "," + simulation, ROOT + ".config to " + simulation,
+                ROOT + ".linux to " + cli + "," + simulation, ROOT + ".machine to " + simulation,
+                ROOT + ".timekeeper to " + simulation);
         assertThat(descriptor.opens()).as("opens").isEmpty();
     }
 
