@@ -22,20 +22,20 @@
  * ({@code clocksource}), a user-space timekeeper and its steering ({@code timekeeper}, {@code adjust}), the
  * kernel's vDSO data found and read ({@code vdso}), the machine code and raw bindings ({@code machine},
  * {@code linux}, {@code arch}), and what serves each clock ({@code serving}, {@code config}, {@code disruption}).
- * Two modules of this project reach some of them through qualified exports: the CLI ({@code linux},
- * {@code clocksource}) and the simulation module, which holds what no library read uses (the counter selection
+ * Two modules of this project reach some of them through qualified exports: the CLI ({@code linux}) and the
+ * simulation module, which holds what no library read uses (the counter selection
  * and calibration, the simulated timekeepers of {@code tk4j verify skew}).
  */
 module org.timekeeping4j {
     exports org.timekeeping4j;
     exports org.timekeeping4j.device;
 
-    // The CLI's diagnostics read the raw bindings (tk4j info, verify abi) and the counter's stated frequency.
-    exports org.timekeeping4j.clocksource to org.timekeeping4j.cli, org.timekeeping4j.simulation;
+    // The CLI's diagnostics read the raw bindings (tk4j info, verify abi).
     exports org.timekeeping4j.linux to org.timekeeping4j.cli, org.timekeeping4j.simulation;
     // The simulation module (what no library read uses: the counter selection and calibration, the simulated
     // timekeepers of tk4j verify skew) builds on the counter reads, the timekeeper and its adjuster.
     exports org.timekeeping4j.arch to org.timekeeping4j.simulation;
+    exports org.timekeeping4j.clocksource to org.timekeeping4j.simulation;
     exports org.timekeeping4j.config to org.timekeeping4j.simulation;
     exports org.timekeeping4j.machine to org.timekeeping4j.simulation;
     exports org.timekeeping4j.timekeeper to org.timekeeping4j.simulation;

@@ -12,7 +12,7 @@ import org.timekeeping4j.serving.TicksConverter;
 import org.timekeeping4j.timekeeper.CounterClock;
 
 /**
- * Reads Linux clocks: where to start. {@link #nanos} reads a clock by the fastest correct path, {@link #clock}
+ * Reads Linux clocks: where to start. {@link #nanos} reads a clock by the fastest correct path, {@link #reader}
  * binds one for hot loops, {@link #ticks} and {@link #ticksToNanos} timestamp now and convert later. The kernel's
  * own paths (the vDSO's clock_gettime, the system call, clock_getres) are {@link KernelClocks}.
  *

@@ -15,7 +15,7 @@ import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.timekeeping4j.clocksource.CounterArch;
+import org.timekeeping4j.arch.Arch;
 import org.timekeeping4j.linux.UpwardImportForTest;
 
 /**
@@ -91,9 +91,9 @@ class PackageOrderTest {
     @Test
     void shouldRefuseAnUpwardImport() {
         // The rules themselves: a class in linux (a test fixture) that imports clocksource is refused.
-        JavaClasses withUpward = new ClassFileImporter().importClasses(UpwardImportForTest.class, CounterArch.class);
+        JavaClasses withUpward = new ClassFileImporter().importClasses(UpwardImportForTest.class, Arch.class);
         assertThat(order().evaluate(withUpward).hasViolation()).isTrue();
         assertThat(Arrays.stream(order().evaluate(withUpward).getFailureReport().getDetails().toArray(String[]::new)))
-                .anyMatch(d -> d.contains("UpwardImportForTest") && d.contains("CounterArch"));
+                .anyMatch(d -> d.contains("UpwardImportForTest") && d.contains("Arch"));
     }
 }

@@ -3,7 +3,7 @@ package org.timekeeping4j.arch;
 /**
  * The instruction sequences that read a hardware counter (the flavours of reading it), with their ordering
  * guarantee: what the machine code maps ({@code machine.Stubs}, one holder each) and what the counter selection
- * chooses among ({@code clocksource.CounterArch#reads}, {@code clocksource.HardwareCounter}, one subclass each).
+ * chooses among ({@code arch.Arch#reads}, the simulation module's HardwareCounter, one subclass each).
  */
 public enum CounterRead {
     /** x86 rdtsc: cheapest, may execute before earlier instructions. */

@@ -1,9 +1,8 @@
 /**
- * The architectures' facts that the machine code needs, below it (not exported): which architecture this is
- * ({@link org.timekeeping4j.arch.Arch}), the counter reads each has and their order
- * ({@link org.timekeeping4j.arch.CounterRead}), and how each vDSO layout's kernels compute a clock
- * ({@link org.timekeeping4j.arch.VdsoAlgorithm}). The counter descriptors above the machine code
- * ({@code clocksource.CounterArch}, {@code clocksource.HardwareCounter}) and exact mode ({@code vdso.VdsoLayout})
- * are built on these, so that {@code machine} depends on neither.
+ * Each architecture's facts, in one place (not exported): {@link org.timekeeping4j.arch.Arch}, one constant per
+ * architecture (the machine name, the counter's kernel name and width, the CPU check, the order of the counter
+ * reads, the vDSO data's description of the counter), its instruction sequences
+ * ({@link org.timekeeping4j.arch.CounterRead}) and how each vDSO layout's kernels compute a clock
+ * ({@link org.timekeeping4j.arch.VdsoAlgorithm}). Below the machine code, so that {@code machine} builds on it.
  */
 package org.timekeeping4j.arch;

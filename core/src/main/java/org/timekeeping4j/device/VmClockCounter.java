@@ -4,8 +4,8 @@ import static org.timekeeping4j.device.VmClockLayout.COUNTER_ARM_VCNT;
 import static org.timekeeping4j.device.VmClockLayout.COUNTER_X86_TSC;
 
 import java.lang.invoke.MethodHandle;
+import org.timekeeping4j.arch.Arch;
 import org.timekeeping4j.arch.CounterRead;
-import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.machine.Stubs;
@@ -16,8 +16,8 @@ final class VmClockCounter {
     private VmClockCounter() {}
 
     /** This architecture's counter_id, or -1. */
-    static final int COUNTER_HERE = CounterArch.HERE == CounterArch.X86_64 ? COUNTER_X86_TSC
-            : CounterArch.HERE == CounterArch.AARCH64 ? COUNTER_ARM_VCNT : -1;
+    static final int COUNTER_HERE = Arch.HERE == Arch.X86_64 ? COUNTER_X86_TSC
+            : Arch.HERE == Arch.AARCH64 ? COUNTER_ARM_VCNT : -1;
     /**
      * The ordered counter read the driver's get_cycles() is, chosen as exact mode chooses it (the counter
      * selection's first ordered flavour): on x86_64 rdtscp, or lfence;rdtsc only where the kernel says LFENCE
@@ -29,11 +29,11 @@ final class VmClockCounter {
     static final MethodHandle HANDLE = STUB.handle();
 
     private static Stubs.Mapped counterStub() {
-        if (CounterArch.HERE == CounterArch.X86_64) {
-            CounterRead first = CounterArch.X86_64.reads(true, KernelInfo.cpuFlags(), 0).getFirst();
+        if (Arch.HERE == Arch.X86_64) {
+            CounterRead first = Arch.X86_64.reads(true, KernelInfo.cpuFlags(), 0).getFirst();
             return first == CounterRead.X86_RDTSCP ? Stubs.RdtscpNoAux.MAPPED : Stubs.LfenceRdtsc.MAPPED;
         }
-        return CounterArch.HERE == CounterArch.AARCH64 ? Stubs.IsbCntvct.MAPPED
+        return Arch.HERE == Arch.AARCH64 ? Stubs.IsbCntvct.MAPPED
                 : new Stubs.Mapped(null, "no counter read for this architecture");
     }
 

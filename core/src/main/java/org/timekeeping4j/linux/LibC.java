@@ -233,7 +233,7 @@ public final class LibC {
 
     /**
      * The clock_gettime system call's number on an architecture, for syscall(2): the bindings own the syscall
-     * numbers of each architecture timekeeping4j reads the counter on ({@code clocksource.CounterArch}).
+     * numbers of each architecture timekeeping4j reads the counter on ({@code arch.Arch}).
      *
      * @param machine the kernel's machine name (uname -m, as {@link Platform#ARCH}), or null
      * @return the number, or -1 for an architecture without one here

@@ -135,7 +135,7 @@ public final class LinuxTime {
     /** Why the raw clock_gettime syscall is not made here (one line). */
     static String noSyscallNumber() {
         return "syscall(SYS_clock_gettime) is not made on " + Platform.ARCH + ": timekeeping4j knows its number"
-                + " only where it reads the counter (clocksource.CounterArch); clock_gettime(3) reads the same clocks";
+                + " only where it reads the counter (arch.Arch); clock_gettime(3) reads the same clocks";
     }
 
     /**

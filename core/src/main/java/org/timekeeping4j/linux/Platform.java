@@ -1,6 +1,5 @@
 package org.timekeeping4j.linux;
 
-
 /**
  * Which operating systems and processors the bindings support, decided once from {@code os.name} and
  * {@code os.arch}.
@@ -10,7 +9,7 @@ package org.timekeeping4j.linux;
  * {@link Os#GENERIC_ABI}. Anywhere else every binding throws {@link UnsupportedOperationException} with
  * {@link #UNSUPPORTED_REASON} on first use instead of calling into a library whose ABI it does not know.
  * Which of these architectures timekeeping4j reads the counter of is not decided here: that is
- * clocksource.CounterArch, and an architecture without one gets the kernel's clocks.
+ * arch.Arch, and an architecture without one gets the kernel's clocks.
  */
 public final class Platform {
 

@@ -139,7 +139,7 @@ public final class VdsoStub {
     /**
      * Maps the arm64 code ({@link Arm64VdsoCode}, ARM64_GENERIC: the generic vdso_calc_ns with the 56-bit mask;
      * vdso_data 5.7-6.14 and vdso_clock 6.15+ share its field offsets; before 5.7 clock_mode meant the opposite
-     * and exact mode refuses those kernels, clocksource.CounterArch.vdsoRefusal) around {@code flavour}'s counter read.
+     * and exact mode refuses those kernels, clocksource.Arch.vdsoRefusal) around {@code flavour}'s counter read.
      * @param flavour the counter read
      * @return the mapped code, or why it could not be mapped
      */

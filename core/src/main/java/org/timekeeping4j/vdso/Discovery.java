@@ -5,17 +5,17 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.util.List;
 import java.util.Set;
+import org.timekeeping4j.arch.Arch;
 import org.timekeeping4j.arch.VdsoAlgorithm;
-import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.config.Configuration;
-import org.timekeeping4j.machine.ClockGettimeStub;
-import org.timekeeping4j.machine.Stubs;
-import org.timekeeping4j.machine.VclockCode;
-import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.PageProbe;
 import org.timekeeping4j.linux.Platform;
+import org.timekeeping4j.machine.ClockGettimeStub;
+import org.timekeeping4j.machine.Stubs;
+import org.timekeeping4j.machine.VclockCode;
+import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.timekeeper.CounterClock;
 
 /**
@@ -160,9 +160,9 @@ public final class Discovery {
         if (Platform.UNSUPPORTED_REASON != null) {
             return Result.refused(Platform.UNSUPPORTED_REASON);
         }
-        CounterArch arch = CounterArch.of(machine);
+        Arch arch = Arch.of(machine);
         if (arch == null) {
-            return Result.refused(CounterArch.noDescriptor(machine));
+            return Result.refused(Arch.noDescriptor(machine));
         }
         DiscoveryPhases.mark(DiscoveryPhases.SETUP);
         String ns = VvarMapping.timeNamespace();
@@ -192,7 +192,7 @@ public final class Discovery {
         boolean nsPage = isNamespacePage(page0);
         if (ns.startsWith("other") || nsPage) {
             String where = ns.startsWith("other") ? ns.substring(7) : "page 0 of [vvar] is a namespace page";
-            if (arch != CounterArch.X86_64) {
+            if (arch != Arch.X86_64) {
                 return Result.refused("this process runs in a time namespace of its own (" + where + "), and exact"
                         + " mode reads a namespace's pages on x86_64 only (not verified on " + arch.machine()
                         + "): clock_gettime applies its offsets");

@@ -3,6 +3,7 @@ package org.timekeeping4j.vdso;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import org.timekeeping4j.ClockId;
+import org.timekeeping4j.arch.Arch;
 import org.timekeeping4j.arch.VdsoAlgorithm;
 import org.timekeeping4j.clocksource.MultShift;
 import org.timekeeping4j.config.Configuration;
@@ -296,10 +297,10 @@ public final class KernelVdso {
     private static String modeNow(int clockMode) {
         Discovery.Result state = now.state;
         return switch (clockMode) {
-            case 1 -> state.layout().arch() == org.timekeeping4j.clocksource.CounterArch.X86_64
+            case 1 -> state.layout().arch() == Arch.X86_64
                     ? "tsc: read by exact mode (on kvm-clock: " + state.vclock().pvclock() + ")"
                     : "the arch timer: read by exact mode";
-            case 2 -> state.layout().arch() == org.timekeeping4j.clocksource.CounterArch.X86_64
+            case 2 -> state.layout().arch() == Arch.X86_64
                     ? "kvm-clock (clock_mode PVCLOCK): " + (Discovery.servesVclock(state.vclock(), 2)
                             ? "read by exact mode from " + state.vclock().pvclock() : state.vclock().pvclock())
                     : "the arch timer (ARCHTIMER_NOCOMPAT): read by exact mode";
@@ -471,7 +472,7 @@ public final class KernelVdso {
         if (state.reason() != null) {
             return "none";
         }
-        return state.layout().arch() == org.timekeeping4j.clocksource.CounterArch.X86_64 ? "TSC cycles"
+        return state.layout().arch() == Arch.X86_64 ? "TSC cycles"
                 : "generic timer cycles (cntvct_el0)";
     }
 
@@ -481,7 +482,8 @@ public final class KernelVdso {
         if (state.reason() != null) {
             return "none";
         }
-        return state.layout().arch().vdsoOrderedRead();
+        return state.layout().arch() == Arch.X86_64 ? VdsoStub.orderedFlavour().instructions()
+                : org.timekeeping4j.arch.CounterRead.A64_ISB_CNTVCT.instructions();
     }
 
 

@@ -4,8 +4,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
+import org.timekeeping4j.arch.Arch;
 import org.timekeeping4j.arch.VdsoAlgorithm;
-import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.timekeeper.CounterClock;
 
 /**
@@ -35,14 +35,14 @@ public enum VdsoLayout {
 
     /** VDSO_CLOCKMODE_TIMENS: page 0 of a task in a time namespace carries it with seq 1. */
     public static final int CLOCKMODE_TIMENS = Integer.MAX_VALUE;
-    /** x86 VDSO_CLOCKMODE_TSC; arm64 VDSO_CLOCKMODE_ARCHTIMER (which modes mean the counter: CounterArch). */
+    /** x86 VDSO_CLOCKMODE_TSC; arm64 VDSO_CLOCKMODE_ARCHTIMER (which modes mean the counter: Arch). */
     public static final int CLOCKMODE_COUNTER = 1;
     /** arm64 VDSO_CLOCKMODE_ARCHTIMER_NOCOMPAT: the counter, for 64-bit tasks. */
     public static final int CLOCKMODE_COUNTER_NOCOMPAT = 2;
     /** Bytes of one basetime slot: {u64 sec; u64 nsec}. */
     public static final int TIMESTAMP_BYTES = 16;
     /** The arm64 counter mask (VDSO_PRECISION_MASK, 56 bits). */
-    public static final long ARM64_MASK = CounterArch.AARCH64.vdsoMask();
+    public static final long ARM64_MASK = Arch.AARCH64.vdsoMask();
 
     /** Base 0 of the kernel's array of bases: the steered clocks (VDSO_HRES) and COARSE. */
     public static final int CS_HRES_COARSE = 0;
@@ -81,8 +81,8 @@ public enum VdsoLayout {
     }
 
     /** {@return the architecture whose kernels have this layout: its algorithm's} */
-    public CounterArch arch() {
-        return CounterArch.of(algorithm.arch().machine());
+    public Arch arch() {
+        return Arch.of(algorithm.arch().machine());
     }
 
     /** {@return how this layout's kernels compute a clock from the counter} */
@@ -166,7 +166,7 @@ public enum VdsoLayout {
      * The layouts of {@code arch}, newest first, that fit {@code page} (page 0 of [vvar], at least one page
      * long), with why each other one does not. Reads only page 0.
      */
-    public static Recognition recognise(MemorySegment page, CounterArch arch, Expected expected) {
+    public static Recognition recognise(MemorySegment page, Arch arch, Expected expected) {
         List<VdsoLayout> fit = new ArrayList<>();
         List<String> rejected = new ArrayList<>();
         VdsoLayout[] all = values();

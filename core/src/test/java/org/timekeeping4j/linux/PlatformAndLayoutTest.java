@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
+import org.timekeeping4j.arch.Arch;
 import org.timekeeping4j.machine.ClockGettimeStub;
 
 class PlatformAndLayoutTest {
@@ -23,7 +24,7 @@ class PlatformAndLayoutTest {
 
     @Test
     void otherGenericAbiArchitecturesShouldRunTheBindingsWithoutACounter() {
-        // The libc bindings hold there; which counter to read is clocksource.CounterArch's (none: the kernel's).
+        // The libc bindings hold there; which counter to read is clocksource.Arch's (none: the kernel's).
         for (String osArch : new String[] {"riscv64", "s390x", "loongarch64"}) {
             assertThat(Os.unsupportedReason("Linux", osArch)).as(osArch).isNull();
             assertThat(Os.machine(osArch)).isEqualTo(osArch);

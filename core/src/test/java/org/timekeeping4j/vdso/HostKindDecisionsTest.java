@@ -11,7 +11,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.timekeeping4j.arch.Arch;
 import org.timekeeping4j.arch.CounterRead;
-import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.machine.VclockCode;
 
 /**
@@ -86,7 +85,7 @@ class HostKindDecisionsTest {
 
     /** Discovery's test: the vDSO data counts the counter itself, or the read serves the mode through a page. */
     private static boolean serves(int clockMode, Discovery.Vclock v) {
-        return CounterArch.X86_64.vdsoCountsWith(clockMode) || Discovery.servesVclock(v, clockMode);
+        return Arch.X86_64.vdsoCountsWith(clockMode) || Discovery.servesVclock(v, clockMode);
     }
 
     /**

@@ -7,7 +7,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
-import org.timekeeping4j.clocksource.CounterArch;
+import org.timekeeping4j.arch.Arch;
 
 /**
  * Layout recognition by content over synthetic pages: every known layout is recognised as itself and as
@@ -22,7 +22,7 @@ class VdsoLayoutTest {
     /** Writes a page as the kernel would for {@code layout}: both bases, same seq and mode. */
     static SyntheticPage kernelPage(VdsoLayout layout, Arena arena, int seq, int mode) {
         SyntheticPage p = new SyntheticPage(layout, arena);
-        long mask = layout.arch() == CounterArch.AARCH64 ? VdsoLayout.ARM64_MASK : -1L;
+        long mask = layout.arch() == Arch.AARCH64 ? VdsoLayout.ARM64_MASK : -1L;
         int shift = 24;
         long mult = 6_452_775;
         long maxCycles = layout.maxCyclesOffset() >= 0 ? 0x257a3c3232dL : 0;
@@ -77,7 +77,7 @@ class VdsoLayoutTest {
         // and every read checks clock_mode again.
         try (Arena arena = Arena.ofConfined()) {
             SyntheticPage p = kernelPage(VdsoLayout.X86_VDSO_CLOCK_6_15, arena, 8, 2);
-            VdsoLayout.Recognition r = VdsoLayout.recognise(p.page, CounterArch.X86_64, EXPECTED);
+            VdsoLayout.Recognition r = VdsoLayout.recognise(p.page, Arch.X86_64, EXPECTED);
             assertThat(r.layout()).isEqualTo(VdsoLayout.X86_VDSO_CLOCK_6_15);
             assertThat(p.page.get(ValueLayout.JAVA_INT, r.layout().baseOffset(0) + VdsoLayout.CLOCK_MODE))
                     .isNotEqualTo(VdsoLayout.CLOCKMODE_COUNTER);
@@ -88,7 +88,7 @@ class VdsoLayoutTest {
     @Test
     void garbageAndEmptyPagesShouldFitNoLayout() {
         SplittableRandom r = new SplittableRandom(7);
-        for (CounterArch arch : CounterArch.values()) {
+        for (Arch arch : Arch.values()) {
             try (Arena arena = Arena.ofConfined()) {
                 SyntheticPage p = new SyntheticPage(VdsoLayout.X86_VDSO_CLOCK_6_15, arena);
                 assertThat(VdsoLayout.recognise(p.page, arch, EXPECTED).fitting()).as("zeros").isEmpty();
@@ -106,7 +106,7 @@ class VdsoLayoutTest {
     void aPageOfAnotherArchitectureShouldNotBeTakenForThisOne() {
         try (Arena arena = Arena.ofConfined()) {
             SyntheticPage arm = kernelPage(VdsoLayout.ARM64_VDSO_CLOCK_6_15, arena, 4, VdsoLayout.CLOCKMODE_COUNTER);
-            assertThat(VdsoLayout.recognise(arm.page, CounterArch.X86_64, EXPECTED).fitting()).isEmpty();
+            assertThat(VdsoLayout.recognise(arm.page, Arch.X86_64, EXPECTED).fitting()).isEmpty();
         }
     }
 

@@ -2,7 +2,6 @@ package org.timekeeping4j.simulation.counter;
 
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
-import org.timekeeping4j.clocksource.Frequency;
 
 /**
  * Measures a counter's frequency against a kernel clock (CLOCK_MONOTONIC_RAW) with brackets:

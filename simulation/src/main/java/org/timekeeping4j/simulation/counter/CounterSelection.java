@@ -3,7 +3,6 @@ package org.timekeeping4j.simulation.counter;
 import java.util.List;
 import org.timekeeping4j.config.CounterMode;
 import org.timekeeping4j.clocksource.Clocksource;
-import org.timekeeping4j.clocksource.Frequency;
 
 /**
  * The counter timekeeping4j reads, and why.

@@ -7,10 +7,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.LongSupplier;
 import org.timekeeping4j.ClockId;
+import org.timekeeping4j.arch.Arch;
 import org.timekeeping4j.arch.CounterRead;
 import org.timekeeping4j.clocksource.Clocksource;
-import org.timekeeping4j.clocksource.CounterArch;
-import org.timekeeping4j.clocksource.Frequency;
 import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.config.CounterMode;
 import org.timekeeping4j.linux.KernelInfo;
@@ -23,7 +22,7 @@ import org.timekeeping4j.machine.Stubs;
  * kernel's clocks, the kernel itself everywhere else.
  *
  * <h2>When the hardware counter may be used</h2>
- * Each architecture's facts below are its {@link CounterArch} descriptor's.
+ * Each architecture's facts below are its {@link Arch} descriptor's.
  * <ol>
  *   <li>The architecture has a descriptor (x86_64, aarch64). Elsewhere (riscv64, s390x, loongarch64, ...) the
  *       kernel's clocks serve, and the rejection names the architecture.</li>
@@ -138,7 +137,7 @@ public final class CounterSelector {
      * @return the read and its instructions, e.g. "rdtsc", or empty
      */
     public static Optional<java.util.Map.Entry<String, LongSupplier>> rawCounterRead() {
-        CounterArch arch = CounterArch.HERE;
+        Arch arch = Arch.HERE;
         if (arch == null) {
             return Optional.empty();
         }
@@ -155,9 +154,9 @@ public final class CounterSelector {
                     + "clocks"));
             return kernel(mode, rejected);
         }
-        CounterArch arch = CounterArch.of(env.machine());
+        Arch arch = Arch.of(env.machine());
         if (arch == null) {
-            rejected.add(new Rejection("hardware counter", CounterArch.noDescriptor(env.machine())));
+            rejected.add(new Rejection("hardware counter", Arch.noDescriptor(env.machine())));
             return kernel(mode, rejected);
         }
         String expected = arch.kernelClocksource();
@@ -285,12 +284,12 @@ public final class CounterSelector {
 
         @Override
         public long hwcap2() {
-            return CounterArch.hwcap2();
+            return CounterFacts.hwcap2();
         }
 
         @Override
         public List<String> counterErrata() {
-            return CounterArch.HERE == null ? List.of() : CounterArch.HERE.counterErrata();
+            return Arch.HERE == null ? List.of() : CounterFacts.counterErrata(Arch.HERE);
         }
 
         @Override
@@ -307,7 +306,7 @@ public final class CounterSelector {
 
         @Override
         public Optional<Frequency> statedFrequency() {
-            return CounterArch.HERE == null ? Optional.empty() : CounterArch.HERE.statedFrequency();
+            return Arch.HERE == null ? Optional.empty() : CounterFacts.statedFrequency(Arch.HERE);
         }
 
         @Override

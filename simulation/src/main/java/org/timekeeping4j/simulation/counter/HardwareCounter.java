@@ -1,9 +1,9 @@
 package org.timekeeping4j.simulation.counter;
 
 import java.lang.foreign.MemorySegment;
+import org.timekeeping4j.arch.Arch;
 import org.timekeeping4j.arch.CounterRead;
 import org.timekeeping4j.clocksource.Clocksource;
-import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.machine.Stubs;
 
@@ -26,13 +26,13 @@ public abstract sealed class HardwareCounter extends Clocksource {
 
     private HardwareCounter(CounterRead read, double frequencyHz) {
         super(arch(read).kernelClocksource(), arch(read).counterBits(), frequencyHz,
-                arch(read) == CounterArch.AARCH64 ? ARM64_RATING : TSC_RATING, true, read.isOrdered());
+                arch(read) == Arch.AARCH64 ? ARM64_RATING : TSC_RATING, true, read.isOrdered());
         this.read = read;
     }
 
     /** The architecture's descriptor of a counter read. */
-    private static CounterArch arch(CounterRead read) {
-        return CounterArch.of(read.arch().machine());
+    private static Arch arch(CounterRead read) {
+        return Arch.of(read.arch().machine());
     }
 
     /** {@return how this counter is read (the instruction sequence and its ordering)} */
@@ -139,7 +139,7 @@ public abstract sealed class HardwareCounter extends Clocksource {
     }
 
     // The arm64 generic timer is at least 56 bits wide (64 from Armv8.6); the kernel treats it as 56
-    // (CounterArch.counterBits).
+    // (Arch.counterBits).
     static final class Cntvct extends HardwareCounter {
         Cntvct(double hz) {
             super(CounterRead.A64_CNTVCT, hz);

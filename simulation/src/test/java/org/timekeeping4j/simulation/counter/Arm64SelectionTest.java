@@ -14,12 +14,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.timekeeping4j.config.CounterMode;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.arch.Arch;
 import org.timekeeping4j.arch.CounterRead;
-import org.timekeeping4j.clocksource.CounterArch;
-import org.timekeeping4j.clocksource.Frequency;
+import org.timekeeping4j.config.CounterMode;
 import org.timekeeping4j.linux.Platform;
 import org.timekeeping4j.machine.ClockGettimeStub;
 
@@ -120,7 +118,7 @@ class Arm64SelectionTest {
 
     @Test
     void theRealArm64StubsShouldPassTheSelfTestUnderAnArchTimerKernel() {
-        assumeTrue(CounterArch.HERE == CounterArch.AARCH64, "reads the arm64 counter stubs: aarch64 only");
+        assumeTrue(Arch.HERE == Arch.AARCH64, "reads the arm64 counter stubs: aarch64 only");
         CounterSelectorTest.Fake env = arm64Kernel();
         env.fakeCounters = null; // the real stubs and the real cntfrq_el0
         env.hwcap2 = env.real.hwcap2();

@@ -12,11 +12,10 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
-import org.timekeeping4j.config.CounterMode;
+import org.timekeeping4j.arch.Arch;
 import org.timekeeping4j.arch.CounterRead;
 import org.timekeeping4j.clocksource.Clocksource;
-import org.timekeeping4j.clocksource.CounterArch;
-import org.timekeeping4j.clocksource.Frequency;
+import org.timekeeping4j.config.CounterMode;
 import org.timekeeping4j.linux.Platform;
 import org.timekeeping4j.testing.HostFacts;
 
@@ -109,16 +108,16 @@ class CounterSelectorTest {
     private static String noHardwareReason() {
         CounterSelector.Environment env = CounterSelector.RealEnvironment.INSTANCE;
         String cs = HostFacts.currentClocksource();
-        if (CounterArch.of(env.machine()) == CounterArch.X86_64) {
+        if (Arch.of(env.machine()) == Arch.X86_64) {
             return cs.equals("tsc") && env.cpuFlags().containsAll(List.of("constant_tsc", "nonstop_tsc")) ? null
                     : "x86_64 whose kernel clocksource is " + cs + " (not an invariant tsc): the kernel is the counter";
         }
-        if (CounterArch.of(env.machine()) == CounterArch.AARCH64) {
+        if (Arch.of(env.machine()) == Arch.AARCH64) {
             return cs.equals("arch_sys_counter") && env.counterErrata().isEmpty() ? null
                     : "aarch64 whose kernel clocksource is " + cs + (env.counterErrata().isEmpty() ? "" : " with "
                     + env.counterErrata()) + ": needs a real arm64 kernel on arch_sys_counter (emulation shows the host's)";
         }
-        return CounterArch.noDescriptor(env.machine());
+        return Arch.noDescriptor(env.machine());
     }
 
     private static boolean hardwareExpected() {
@@ -135,7 +134,7 @@ class CounterSelectorTest {
         }
         assertThat(s.isHardware()).as(s.rejected().toString()).isTrue();
         assertThat(s.clocksource().isOrdered()).isTrue();
-        assertThat(s.readFlavour()).isIn(CounterArch.HERE == CounterArch.X86_64 ? List.of("lfence;rdtsc", "rdtscp")
+        assertThat(s.readFlavour()).isIn(Arch.HERE == Arch.X86_64 ? List.of("lfence;rdtsc", "rdtscp")
                 : List.of("isb;mrs cntvct_el0", "mrs cntvctss_el0"));
         assertThat(s.ticks().isOrdered()).isFalse();
         // Reported, and small next to the self-test's 100 ppm (brackets widen under load: 1.2 ppm seen at load 6).
@@ -231,7 +230,7 @@ class CounterSelectorTest {
     @Test
     void refusedExecutableMemoryShouldFallBackWithTheReason() {
         Fake env = new Fake();
-        env.clocksource = CounterArch.HERE.kernelClocksource();
+        env.clocksource = Arch.HERE.kernelClocksource();
         env.flags = Set.of("constant_tsc", "nonstop_tsc", "rdtscp");
         env.refuseMapping = "executable memory refused: mprotect(PROT_READ|PROT_EXEC) failed: EACCES (Permission denied)";
         CounterSelection s = CounterSelector.select(CounterMode.AUTO, env);
@@ -242,7 +241,7 @@ class CounterSelectorTest {
     @Test
     void aCounterThatGoesBackwardsShouldFailTheSelfTest() {
         Fake env = new Fake();
-        env.clocksource = CounterArch.HERE.kernelClocksource();
+        env.clocksource = Arch.HERE.kernelClocksource();
         env.flags = Set.of("constant_tsc", "nonstop_tsc", "rdtscp");
         AtomicLong n = new AtomicLong();
         env.counterOverride = () -> {
@@ -279,7 +278,7 @@ class CounterSelectorTest {
     void aStatedFrequencyOneDisturbedCalibrationDisagreesWithShouldBeKept() {
         assumeTrue(hardwareExpected(), noHardwareReason()); // create() maps the real stub of the flavour chosen
         Fake env = new Fake();
-        env.clocksource = CounterArch.HERE.kernelClocksource();
+        env.clocksource = Arch.HERE.kernelClocksource();
         env.flags = Set.of("constant_tsc", "nonstop_tsc", "rdtscp");
         AtomicLong last = new AtomicLong();
         AtomicLong offset = new AtomicLong();
@@ -305,7 +304,7 @@ class CounterSelectorTest {
         assumeTrue(hardwareExpected(), noHardwareReason());
         CounterSelection s = CounterSelector.select(CounterMode.UNORDERED, new Fake());
         assertThat(s.clocksource().isOrdered()).isFalse();
-        assertThat(s.readFlavour()).isEqualTo(CounterArch.HERE == CounterArch.X86_64 ? "rdtsc" : "mrs cntvct_el0");
+        assertThat(s.readFlavour()).isEqualTo(Arch.HERE == Arch.X86_64 ? "rdtsc" : "mrs cntvct_el0");
     }
 
     @Test
@@ -323,7 +322,7 @@ class CounterSelectorTest {
                 assertThat(s.clocksource()).isInstanceOf(KernelCounter.class);
                 assertThat(s.rejected()).singleElement().satisfies(r -> {
                     assertThat(r.candidate()).isEqualTo("hardware counter");
-                    assertThat(r.reason()).isEqualTo(CounterArch.noDescriptor("riscv64"))
+                    assertThat(r.reason()).isEqualTo(Arch.noDescriptor("riscv64"))
                             .contains("riscv64").doesNotContain("tsc").doesNotContain("arch_sys_counter");
                 });
                 assertThat(env.asked).as("no flavour of x86_64 or aarch64 asked for").isEmpty();
@@ -334,8 +333,8 @@ class CounterSelectorTest {
 
     @Test
     void eachArchitectureShouldBeCheckedAgainstItsOwnKernelClocksource() {
-        for (CounterArch arch : CounterArch.values()) {
-            for (CounterArch other : CounterArch.values()) {
+        for (Arch arch : Arch.values()) {
+            for (Arch other : Arch.values()) {
                 if (other == arch) {
                     continue;
                 }

@@ -11,7 +11,6 @@ import org.timekeeping4j.ClockId;
 import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.arch.Arch;
 import org.timekeeping4j.arch.CounterRead;
-import org.timekeeping4j.clocksource.CounterArch;
 import org.timekeeping4j.linux.Platform;
 import org.timekeeping4j.machine.Stubs;
 
@@ -19,7 +18,7 @@ class HardwareCounterTest {
 
     @Test
     void everyX86FlavourShouldCountForwardAtTheSelectedRate() {
-        assumeTrue(CounterArch.HERE == CounterArch.X86_64, "x86 stubs: x86_64 only (everyArm64FlavourShouldCountForward runs the arm64 ones)");
+        assumeTrue(Arch.HERE == Arch.X86_64, "x86 stubs: x86_64 only (everyArm64FlavourShouldCountForward runs the arm64 ones)");
         assumeTrue(CounterSelector.selected().isHardware(), "no trusted TSC here: " + CounterSelector.selected().rejected());
         double hz = CounterSelector.selected().frequency().hz();
         for (CounterRead f : new CounterRead[] {CounterRead.X86_RDTSC, CounterRead.X86_LFENCE_RDTSC,
@@ -48,7 +47,7 @@ class HardwareCounterTest {
      */
     @Test
     void rdtscpShouldStoreTscAuxInItsFourBytesAndReadInOrder() {
-        assumeTrue(CounterArch.HERE == CounterArch.X86_64, "rdtscp: x86_64 only");
+        assumeTrue(Arch.HERE == Arch.X86_64, "rdtscp: x86_64 only");
         Stubs.Mapped rdtscp = HardwareCounter.stub(CounterRead.X86_RDTSCP);
         assumeTrue(rdtscp.ok(), String.valueOf(rdtscp.failure()));
         HardwareCounter.Rdtscp c = (HardwareCounter.Rdtscp) HardwareCounter.create(CounterRead.X86_RDTSCP, 1e9);
@@ -72,8 +71,8 @@ class HardwareCounterTest {
      */
     @Test
     void everyArm64FlavourShouldCountForward() {
-        assumeTrue(CounterArch.HERE == CounterArch.AARCH64, "arm64 stubs: aarch64 only (scripts/arm64.sh runs them emulated)");
-        boolean ecv = (CounterArch.hwcap2() & Arch.HWCAP2_ECV) != 0;
+        assumeTrue(Arch.HERE == Arch.AARCH64, "arm64 stubs: aarch64 only (scripts/arm64.sh runs them emulated)");
+        boolean ecv = (CounterFacts.hwcap2() & Arch.HWCAP2_ECV) != 0;
         for (CounterRead f : CounterRead.values()) {
             if (f.arch() != Arch.AARCH64 || (f == CounterRead.A64_CNTVCTSS && !ecv)) {
                 continue; // cntvctss_el0 is undefined without FEAT_ECV
@@ -98,7 +97,7 @@ class HardwareCounterTest {
         long c = ordered.read();
         assertThat(b).isBetween(a, c);
         // cntfrq_el0 may read 0 (qemu 10 leaves it unset); the selector then calibrates.
-        CounterArch.armFrequency().ifPresent(fr -> assertThat(fr.hz()).isPositive());
+        CounterFacts.armFrequency().ifPresent(fr -> assertThat(fr.hz()).isPositive());
     }
 
     @Test

@@ -1,4 +1,4 @@
-package org.timekeeping4j.clocksource;
+package org.timekeeping4j.arch;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -9,20 +9,18 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import org.timekeeping4j.arch.Arch;
-import org.timekeeping4j.arch.CounterRead;
 import org.timekeeping4j.linux.Os;
 import org.timekeeping4j.linux.Platform;
 import org.timekeeping4j.machine.Stubs;
 
 /** The per-architecture facts, read from the descriptor as the kernel and the CPU manuals state them. */
-class CounterArchTest {
+class ArchTest {
 
     private static final Set<String> NO_FLAGS = Set.of();
 
     @Test
     void x86ShouldDescribeTheTsc() {
-        CounterArch a = CounterArch.X86_64;
+        Arch a = Arch.X86_64;
         assertThat(a.machine()).isEqualTo("x86_64");
         assertThat(a.kernelClocksource()).isEqualTo("tsc");
         assertThat(a.counterBits()).isEqualTo(64);
@@ -46,17 +44,17 @@ class CounterArchTest {
 
     @Test
     void x86ShouldRequireAnInvariantTsc() {
-        assertThat(CounterArch.X86_64.unfit(Set.of("constant_tsc", "nonstop_tsc"), List.of())).isNull();
-        assertThat(CounterArch.X86_64.unfit(Set.of("constant_tsc"), List.of())).contains("lacks nonstop_tsc")
+        assertThat(Arch.X86_64.unfit(Set.of("constant_tsc", "nonstop_tsc"), List.of())).isNull();
+        assertThat(Arch.X86_64.unfit(Set.of("constant_tsc"), List.of())).contains("lacks nonstop_tsc")
                 .doesNotContain("constant_tsc and");
         // An arm64 erratum is not x86's check.
-        assertThat(CounterArch.X86_64.unfit(Set.of("constant_tsc", "nonstop_tsc"), List.of("an arm64 erratum")))
+        assertThat(Arch.X86_64.unfit(Set.of("constant_tsc", "nonstop_tsc"), List.of("an arm64 erratum")))
                 .isNull();
     }
 
     @Test
     void aarch64ShouldDescribeTheGenericTimer() {
-        CounterArch a = CounterArch.AARCH64;
+        Arch a = Arch.AARCH64;
         assertThat(a.machine()).isEqualTo("aarch64");
         assertThat(a.kernelClocksource()).isEqualTo("arch_sys_counter");
         assertThat(a.counterBits()).isEqualTo(56);
@@ -72,18 +70,17 @@ class CounterArchTest {
         assertThat(a.vdsoRefusal("vendor-kernel")).contains("vendor-kernel");
         assertThat(a.vdsoRefusal("5.7.0")).isNull();
         assertThat(a.vdsoRefusal("6.8.0-45-generic")).isNull();
-        assertThat(a.reads(false, NO_FLAGS, Arm64Facts.HWCAP2_ECV)).containsExactly(CounterRead.A64_CNTVCT);
+        assertThat(a.reads(false, NO_FLAGS, Arch.HWCAP2_ECV)).containsExactly(CounterRead.A64_CNTVCT);
         assertThat(a.reads(true, NO_FLAGS, 0)).containsExactly(CounterRead.A64_ISB_CNTVCT);
-        assertThat(a.reads(true, NO_FLAGS, Arm64Facts.HWCAP2_ECV))
+        assertThat(a.reads(true, NO_FLAGS, Arch.HWCAP2_ECV))
                 .containsExactly(CounterRead.A64_CNTVCTSS, CounterRead.A64_ISB_CNTVCT);
-        assertThat(a.vdsoOrderedRead()).isEqualTo("isb;mrs cntvct_el0");
     }
 
     @Test
     void aarch64ShouldRefuseACounterWithAnErratum() {
         // No invariant-TSC flags: not arm64's check.
-        assertThat(CounterArch.AARCH64.unfit(NO_FLAGS, List.of())).isNull();
-        assertThat(CounterArch.AARCH64.unfit(NO_FLAGS, List.of("Cortex-A73 (cpu0) has arch-timer erratum 858921")))
+        assertThat(Arch.AARCH64.unfit(NO_FLAGS, List.of())).isNull();
+        assertThat(Arch.AARCH64.unfit(NO_FLAGS, List.of("Cortex-A73 (cpu0) has arch-timer erratum 858921")))
                 .startsWith("Cortex-A73 (cpu0) has arch-timer erratum 858921")
                 .contains("keeps its vDSO off it");
     }
@@ -91,10 +88,10 @@ class CounterArchTest {
     @Test
     void everyFlavourShouldBelongToTheArchitectureThatOffersIt() {
         Set<CounterRead> offered = EnumSet.noneOf(CounterRead.class);
-        for (CounterArch a : CounterArch.values()) {
+        for (Arch a : Arch.values()) {
             for (boolean ordered : new boolean[] {true, false}) {
                 for (Set<String> flags : List.of(NO_FLAGS, Set.of("rdtscp"), Set.of("lfence_rdtsc", "rdtscp"))) {
-                    for (long hwcap2 : new long[] {0, Arm64Facts.HWCAP2_ECV}) {
+                    for (long hwcap2 : new long[] {0, Arch.HWCAP2_ECV}) {
                         List<CounterRead> fs = a.reads(ordered, flags, hwcap2);
                         assertThat(fs).isNotEmpty()
                                 .allMatch(f -> f.arch().machine().equals(a.machine()) && f.isOrdered() == ordered);
@@ -109,30 +106,29 @@ class CounterArchTest {
     @Test
     void anUnknownArchitectureShouldHaveNoDescriptor() {
         for (String machine : new String[] {"riscv64", "ppc64le", "s390x", "loongarch64", "amd64", "", "X86_64"}) {
-            assertThat(CounterArch.of(machine)).as(machine).isNull(); // Os.machine names amd64 x86_64
+            assertThat(Arch.of(machine)).as(machine).isNull(); // Os.machine names amd64 x86_64
         }
-        assertThat(CounterArch.of(null)).isNull();
-        assertThat(CounterArch.of("x86_64")).isEqualTo(CounterArch.X86_64);
-        assertThat(CounterArch.of("aarch64")).isEqualTo(CounterArch.AARCH64);
-        String why = CounterArch.noDescriptor("riscv64");
+        assertThat(Arch.of(null)).isNull();
+        assertThat(Arch.of("x86_64")).isEqualTo(Arch.X86_64);
+        assertThat(Arch.of("aarch64")).isEqualTo(Arch.AARCH64);
+        String why = Arch.noDescriptor("riscv64");
         assertThat(why).contains("riscv64").contains("x86_64 and aarch64").contains("kernel's clocks serve")
                 .doesNotContain("\n");
-        assertThat(CounterArch.noDescriptor(null)).isEqualTo("unsupported platform");
+        assertThat(Arch.noDescriptor(null)).isEqualTo("unsupported platform");
     }
 
     @Test
     void thisMachineShouldHaveItsPlatformsDescriptor() {
-        assertThat(CounterArch.here().orElse(null)).isSameAs(CounterArch.HERE);
         if (Platform.ARCH != null) {
-            assertThat(CounterArch.HERE).isEqualTo(CounterArch.of(Platform.ARCH));
+            assertThat(Arch.HERE).isEqualTo(Arch.of(Platform.ARCH));
         }
     }
 
     @Test
     void anotherArchitecturesStubShouldNotMapNamingBoth() {
-        List<CounterArch> others = Arrays.stream(CounterArch.values()).filter(a -> a != CounterArch.HERE).toList();
+        List<Arch> others = Arrays.stream(Arch.values()).filter(a -> a != Arch.HERE).toList();
         assertThat(others).isNotEmpty();
-        for (CounterArch other : others) {
+        for (Arch other : others) {
             Stubs.Mapped m = Stubs.map("a stub", new byte[] {(byte) 0xc3}, FunctionDescriptor.of(JAVA_LONG), Arch.of(other.machine()));
             assertThat(m.ok()).isFalse();
             if (Platform.UNSUPPORTED_REASON == null) {

@@ -1,4 +1,4 @@
-package org.timekeeping4j.clocksource;
+package org.timekeeping4j.simulation.counter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.timekeeping4j.arch.Arch;
 
 /** The arm64 facts the counter's fitness is judged by: the arch-timer errata and the auxiliary vector. */
 class Arm64FactsTest {
@@ -41,7 +42,7 @@ class Arm64FactsTest {
         assertThat(Arm64Facts.auxv(auxv, Arm64Facts.AT_HWCAP)).isEqualTo(0xffL);
         assertThat(Arm64Facts.auxv(dir.resolve("absent"), Arm64Facts.AT_HWCAP2)).isZero();
         // This process's own vector has AT_HWCAP2 on arm64 (emulated too); on x86 it may be absent or 0.
-        if (CounterArch.HERE == CounterArch.AARCH64) {
+        if (Arch.HERE == Arch.AARCH64) {
             assertThat(Arm64Facts.auxv(Path.of("/proc/self/auxv"), Arm64Facts.AT_HWCAP)).isNotZero();
         }
     }
