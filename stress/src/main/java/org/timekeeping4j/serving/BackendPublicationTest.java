@@ -19,7 +19,9 @@ import org.openjdk.jcstress.infra.results.ZZ_Result;
  * <p>{@code FastPath.backend} is static, shared by every state of the run: a reader may load the backend of an
  * earlier iteration (as fully initialised as the latest); it loads null only before the first publication of the
  * fork. The read path does not call the backend here: its reads go to native code, and a null backend starts the
- * discovery thread; the field load is the read path's, the check of the state stands in for the call.
+ * discovery thread; the field load is the read path's, the check of the state stands in for the call. Fails
+ * when the backend is published before its field is stored; on x86 a plain backend and a non-final field did
+ * not fail it.
  */
 @JCStressTest
 @Outcome(id = "false, false", expect = ACCEPTABLE, desc = "no backend published yet in this fork")
