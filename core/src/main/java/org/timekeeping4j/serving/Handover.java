@@ -49,7 +49,7 @@ final class Handover {
                 System.err.println("timekeeping4j: " + unavailable + "; until then the JDK serves MONOTONIC and"
                         + " REALTIME, and every other clock refuses");
             }
-            FastPath.backend = JdkBackend.create(); // volatile: the JDK's clocks, for good
+            publish(JdkBackend.create()); // the JDK's clocks, for good
             settle(FastPath.PLATFORM == null ? Diagnostics.Stage.DENIED : Diagnostics.Stage.KERNEL,
                     noted(unavailable, note));
             return;
@@ -64,7 +64,7 @@ final class Handover {
             FastPath.countsCycles |= why == null; // before the backend's store: a reader that sees it sees this
             // Volatile, after the stubs were mapped and KernelVdso finished initialising: a reader that loads the
             // backend finds what it reads through ready.
-            FastPath.backend = why == null ? ExactBackend.create() : KernelBackend.create(false);
+            publish(why == null ? ExactBackend.create() : KernelBackend.create(false));
             FastPath.discoveryNanos = System.nanoTime() - t0;
             if (why == null) {
                 KernelVdso.onMove(new MoveListener("the kernel's time data moved under the process (page 0 of"
@@ -76,10 +76,19 @@ final class Handover {
         } catch (Throwable e) {
             // A platform without the stubs (no executable memory, an unsupported architecture): libc's
             // clock_gettime serves; the classes whose initialisation failed are never touched again.
-            FastPath.backend = mapped ? KernelBackend.create(false) : JdkBackend.create(); // volatile, as above
+            publish(mapped ? KernelBackend.create(false) : JdkBackend.create()); // as above
             FastPath.discoveryNanos = System.nanoTime() - t0;
             settle(Diagnostics.Stage.KERNEL, noted("the kernel's clock_gettime serves: discovery failed: " + e, note));
         }
+    }
+
+    /**
+     * Publishes {@code b}, constructed and with what it reads through ready: every read that loads FastPath's
+     * backend after this store asks {@code b}. Every discovery's publication goes through here, and so does the
+     * jcstress test of it (stress: serving.BackendPublicationTest), so that the test exercises this store.
+     */
+    static void publish(Backend b) {
+        FastPath.backend = b; // volatile store: pairs with the volatile load of backend in each FastPath read
     }
 
     /** {@code why}, followed by {@code note} where there is one. */
@@ -133,7 +142,7 @@ final class Handover {
             FastPath.settled = false;
             // Volatile: every read that loads the backend after this store goes to the kernel's clocks. Ticks stay
             // counter cycles, as the first discovery decided.
-            FastPath.backend = KernelBackend.create(true);
+            publish(KernelBackend.create(true));
             FastPath.reason = why + "; discovering again, the kernel's clocks serve meanwhile";
             FastPath.since = System.nanoTime();
             FastPath.stage = Diagnostics.Stage.DISCOVERING;
@@ -186,7 +195,7 @@ final class Handover {
                 // Volatile, after the sites were retargeted (KernelVdso.rediscover): a reader that loads this
                 // backend reads the new data. Where exact mode refused, the kernel backend published at the start
                 // keeps serving.
-                FastPath.backend = ExactBackend.create();
+                publish(ExactBackend.create());
             }
             FastPath.discoveryNanos = System.nanoTime() - t0;
             settle(refused == null ? Diagnostics.Stage.EXACT : Diagnostics.Stage.KERNEL, refused == null

@@ -20,8 +20,12 @@ import org.timekeeping4j.vdso.KernelVdso;
  */
 final class KernelBackend extends Backend {
 
-    /** Whether ticks are counter cycles: fixed by the first discovery, for every tick the process hands out. */
-    private final boolean ticksAreCycles;
+    /**
+     * Whether ticks are counter cycles: fixed by the first discovery, for every tick the process hands out. Final:
+     * a reader that loads this backend from FastPath sees it set (package-private for stress's
+     * serving.BackendPublicationTest, which checks that).
+     */
+    final boolean ticksAreCycles;
 
     private KernelBackend(boolean ticksAreCycles) {
         this.ticksAreCycles = ticksAreCycles;

@@ -17,7 +17,8 @@ import org.openjdk.jcstress.infra.results.JJ_Result;
  * ClockBound's seqlock read ({@code ClockBound.readSegment}, through linux.Seqcount's 16-bit count) against a
  * writer that updates the segment as the ClockBound daemon does (generation odd, a fence, the body, the even
  * generation released): the reader sees as_of and bound_nsec of one update, never one of each. Both are 1
- * before, 2 after.
+ * before, 2 after. Fails ("1, 2", "2, 1") when readSegment re-checks the generation before its copies; on x86
+ * plain loads in Seqcount's begin16 and retry16 did not fail it.
  */
 @JCStressTest
 @Outcome(id = "1, 1", expect = ACCEPTABLE, desc = "the segment before the update")

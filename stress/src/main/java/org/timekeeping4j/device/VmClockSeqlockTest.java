@@ -16,7 +16,8 @@ import org.openjdk.jcstress.infra.results.JJ_Result;
 /**
  * VmClock's seqlock read ({@code VmClock.page()}, through linux.Seqcount) against a writer that updates the page
  * as the hypervisor does (seq_count odd, a write barrier, the fields, a write barrier, seq_count even): the
- * reader sees time_sec and counter_value of one update, never one of each. Both are 1 before, 2 after.
+ * reader sees time_sec and counter_value of one update, never one of each. Both are 1 before, 2 after. Fails
+ * ("2, 1") when page() re-checks seq_count before its copies; on x86 plain loads in Seqcount did not fail it.
  */
 @JCStressTest
 @Outcome(id = "1, 1", expect = ACCEPTABLE, desc = "the page before the update")

@@ -15,7 +15,8 @@ import org.timekeeping4j.EventRecorder;
  * EventRecorder's lap check: a ring of one slot holds event 0 (tick 100, payload 0) while the writer records
  * event 1 (tick 101, payload 1) into the same slot and an export runs. The export hands over event 0 whole,
  * event 1 whole, or nothing (event 0 overwritten while it was read); a payload with the other lap's tick is a
- * torn event (export used to accept the slot while the writer was storing the next lap into it).
+ * torn event (export used to accept the slot while the writer was storing the next lap into it). Also fails
+ * when record() stores the slot before its odd seq; on x86 dropping only its storeStoreFence did not fail it.
  */
 @JCStressTest
 @Outcome(id = "100, 0", expect = ACCEPTABLE, desc = "event 0, read before the writer began")
