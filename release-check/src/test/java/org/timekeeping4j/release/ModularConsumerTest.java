@@ -75,7 +75,7 @@ class ModularConsumerTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"linux, LinuxTime", "clocksource, SimulatedCounter", "timekeeper, Timekeeper",
+    @CsvSource({"linux, LinuxTime", "clocksource, MultShift", "timekeeper, Timekeeper",
             "adjust, NtpAdjuster"})
     void shouldRefuseToCompileAModularAppThatReachesIntoAnInternalPackage(String pkg, String type,
             @TempDir Path dir) throws Exception {

@@ -28,7 +28,7 @@ class PublishedPomsTest {
 
     /** Built but never deployed: the jcstress tests, the JMH benchmarks and this check. */
     private static final Set<String> NOT_PUBLISHED = Set.of("timekeeping4j-stress", "timekeeping4j-benchmarks",
-            "timekeeping4j-release-check");
+            "timekeeping4j-release-check", "timekeeping4j-simulation");
 
     @Test
     void shouldDeployExactlyTheLibraryTheCliTheAdaptersAndTheBom() {
