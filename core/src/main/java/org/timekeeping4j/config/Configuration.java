@@ -15,12 +15,15 @@ import java.util.Map;
  *   <li>{@value #VCLOCK}: auto (exact mode reads kvm-clock's pvclock page where it is backed) or off
  *       (clock_gettime answers every vclock mode: for comparisons and drills);</li>
  *   <li>{@value #DISCOVERY}: background (the kernel's clocks serve from the first read while exact mode is
- *       discovered on a daemon thread of its own) or caller (no thread: the first read discovers, once).</li>
+ *       discovered on a daemon thread of its own) or caller (no thread: the first read discovers, once);</li>
+ *   <li>{@value #BOUNDS}: the source of {@code BoundedClock.system()}: auto (a ClockBound segment where one
+ *       exists, else adjtimex), clockbound or adjtimex.</li>
  * </ul>
  * A value that names nothing is an error, one line naming the property, the value and the valid values; the
  * other properties still parse. Where a value is bad, its field holds the default. A bad value of the first
  * three is the process's configuration error ({@link #error()}: every read reports it); a bad {@value #VCLOCK}
- * refuses exact mode only, with its error as the reason.
+ * refuses exact mode only, with its error as the reason; a bad {@value #BOUNDS} is {@code BoundedClock.system()}'s
+ * error only.
  *
  * @param counterName  the counter mode's name, lower case (auto where unset or bad; {@link #counter()})
  * @param exactMode    false when {@value #VDSO}=off
@@ -32,10 +35,12 @@ import java.util.Map;
  * @param vclockError  null, or why {@value #VCLOCK}'s value is neither auto nor off
  * @param onCaller     true when {@value #DISCOVERY}=caller
  * @param discoveryError null, or why {@value #DISCOVERY}'s value is neither background nor caller
+ * @param bounds       the bounds source's name, lower case (auto where unset or bad)
+ * @param boundsError  null, or why {@value #BOUNDS}'s value names no source
  */
 public record Configuration(String counterName, boolean exactMode, boolean execmem, boolean vclock,
         String counterError, String vdsoError, String execmemError, String vclockError, boolean onCaller,
-        String discoveryError) {
+        String discoveryError, String bounds, String boundsError) {
 
     /** The counter mode's property. */
     public static final String COUNTER = "timekeeping4j.counter";
@@ -47,6 +52,8 @@ public record Configuration(String counterName, boolean exactMode, boolean execm
     public static final String VCLOCK = "timekeeping4j.vclock";
     /** Where exact mode is discovered: on a thread of its own, or on the first reader's. */
     public static final String DISCOVERY = "timekeeping4j.discovery";
+    /** The source of {@code BoundedClock.system()}: auto, clockbound or adjtimex. */
+    public static final String BOUNDS = "timekeeping4j.bounds";
 
     /**
      * This process's configuration, read from the system properties on first use of this class. The first read
@@ -89,8 +96,17 @@ public record Configuration(String counterName, boolean exactMode, boolean execm
         String discoveryError = discovery.equals("background") || discovery.equals("caller") ? null
                 : "unknown " + DISCOVERY + "=" + discoveryValue + ": valid values are background (a daemon thread"
                         + " discovers exact mode while the kernel's clocks serve) and caller (the first read does)";
+        String boundsValue = value(properties, BOUNDS);
+        String bounds = normal(boundsValue, "auto");
+        String boundsError = null;
+        if (!bounds.equals("auto") && !bounds.equals("clockbound") && !bounds.equals("adjtimex")) {
+            boundsError = "unknown " + BOUNDS + "=" + boundsValue + ": valid values are auto (a ClockBound segment"
+                    + " where one exists, else adjtimex), clockbound and adjtimex";
+            bounds = "auto";
+        }
         return new Configuration(counterName, !vdso.equals("off"), !execmem.equals("deny"), !vclock.equals("off"),
-                counterError, vdsoError, execmemError, vclockError, discovery.equals("caller"), discoveryError);
+                counterError, vdsoError, execmemError, vclockError, discovery.equals("caller"), discoveryError,
+                bounds, boundsError);
     }
 
     private static String value(Map<?, ?> properties, String name) {

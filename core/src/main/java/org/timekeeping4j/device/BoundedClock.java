@@ -1,6 +1,5 @@
 package org.timekeeping4j.device;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -38,13 +37,20 @@ public interface BoundedClock extends AutoCloseable {
     void close();
 
     /**
-     * The ClockBound segment at {@link #CLOCKBOUND_DEFAULT_PATH} when that file exists, else {@link #adjtimex()}.
+     * The process's bounded clock: the best source present (the ClockBound segment at
+     * {@link #CLOCKBOUND_DEFAULT_PATH} where that file exists, else the kernel's NTP state; the system property
+     * {@code timekeeping4j.bounds} = auto, clockbound or adjtimex chooses), sampled by a daemon thread and served
+     * at counter speed: a read allocates nothing and, in exact mode, makes no system call; any number of threads
+     * may read it. The bound widens between samples by the source's own growth rule, and a step of REALTIME makes
+     * the status {@link TimeBounds.Status#DISRUPTED} until the source is sampled again. One instance per process:
+     * {@link #close()} does nothing.
      *
-     * @return the best bounded clock this machine offers
-     * @throws DeviceException when the segment exists but is unusable (wrong magic, size or version)
+     * @return the process's bounded clock
+     * @throws DeviceException when the chosen source is unusable (a segment with the wrong magic, size or version)
+     * @throws IllegalArgumentException when {@code timekeeping4j.bounds} names no source
      */
     static BoundedClock system() throws DeviceException {
-        return Files.exists(CLOCKBOUND_DEFAULT_PATH) ? clockBound(CLOCKBOUND_DEFAULT_PATH) : adjtimex();
+        return ServedBounds.system();
     }
 
     /**

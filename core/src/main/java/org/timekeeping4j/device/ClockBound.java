@@ -200,10 +200,26 @@ final class ClockBound implements BoundedClock {
         long mono = ClockGettimeStub.clockGettimeNanos(ClockId.MONOTONIC_COARSE.id());
         compute(into, real, mono, path);
         into.source = this;
+        checkDisruption(into);
+        return into;
+    }
+
+    /**
+     * The segment's bounds at the clocks the caller read after the segment ({@code real}, {@code mono}: precise
+     * CLOCK_MONOTONIC, not COARSE, so the elapsed time is never understated): what the served bounds sample.
+     */
+    TimeBounds at(TimeBounds into, long real, long mono) {
+        compute(into, real, mono, path);
+        into.source = this;
+        checkDisruption(into);
+        return into;
+    }
+
+    /** Where the segment says clock_disruption_support: DISRUPTED while the daemon has not seen the page's marker. */
+    private void checkDisruption(TimeBounds into) {
         if (into.disruptionSupport != 0 && vmclock().disruptionMarker() != into.disruptionMarker) {
             disrupted(into);
         }
-        return into;
     }
 
     /** The daemon has not seen the page's latest disruption: its status and bound are void. */

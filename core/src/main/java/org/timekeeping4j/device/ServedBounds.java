@@ -1,0 +1,317 @@
+package org.timekeeping4j.device;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.Clocks;
+import org.timekeeping4j.Snapshot;
+import org.timekeeping4j.SyncStatus;
+import org.timekeeping4j.config.Configuration;
+import org.timekeeping4j.linux.TimerFd;
+
+/**
+ * The process's bounded clock, {@link BoundedClock#system()}: the best source present, sampled off the read path,
+ * served at counter speed. A refresher thread samples the source (a ClockBound segment, else the kernel's NTP
+ * state) into an {@link Anchor}: the bound at one MONOTONIC_RAW instant and the rate at which it grows. A read
+ * takes REALTIME and MONOTONIC_RAW from one counter read ({@link Clocks#snapshot}) and widens the anchor's bound
+ * by its growth over the anchor's age, so the interval is never narrower than the source would give at that
+ * instant.
+ *
+ * <p>Disruptions: the refresher sees REALTIME being set ({@link TimerFd}) and publishes a DISRUPTED anchor until
+ * it has sampled the source again at least a period later; a read also refuses an anchor whose REALTIME -
+ * MONOTONIC_RAW offset moved faster than any slew can move it (a step the refresher has not seen yet).
+ *
+ * <p>Thread-safe; a read allocates nothing and makes no system call in exact mode. {@link #close()} does nothing:
+ * the instance lives as long as the process, its refresher a daemon thread.
+ */
+final class ServedBounds implements BoundedClock {
+
+    /** The fastest the kernel can slew REALTIME against MONOTONIC_RAW: chrony's default maxslewrate, 83,333 ppm. */
+    static final long MAX_SLEW_PPB = 83_333_333L;
+    /** What a read's offset check tolerates beyond the slew: the two reads of the kernel path, a refresh's own. */
+    static final long STEP_SLACK_NANOS = 100_000L;
+    /** The kernel's own growth of maxerror: 500 ppm (kernel/time/ntp.c, MAXFREQ). */
+    static final long KERNEL_GROWTH_PPB = 500_000L;
+
+    /**
+     * A source's bound at one instant: true time lay within REALTIME +- {@code boundNanos} at MONOTONIC_RAW
+     * {@code rawNanos}, and the bound grows by {@code driftPpb} of the time since. Immutable: published whole.
+     *
+     * @param rawNanos     MONOTONIC_RAW of the sample, read before the source (so its age is never understated)
+     * @param offsetNanos  REALTIME - MONOTONIC_RAW at the sample
+     * @param boundNanos   the half-width at the sample; ignored unless the status is SYNCHRONIZED or FREE_RUNNING
+     * @param driftPpb     how fast the bound grows, ppb of the elapsed time
+     * @param status       the source's status at the sample
+     * @param freshNanos   how long after the sample its status holds; then FREE_RUNNING
+     * @param voidNanos    how long after the sample the bound means anything; then UNKNOWN
+     * @param why          one line: the source and what it said
+     */
+    record Anchor(long rawNanos, long offsetNanos, long boundNanos, long driftPpb, TimeBounds.Status status,
+                  long freshNanos, long voidNanos, String why) {
+
+        /** An anchor that bounds nothing: unknown or disrupted, with why. */
+        static Anchor unbounded(long rawNanos, TimeBounds.Status status, String why) {
+            return new Anchor(rawNanos, 0, 0, 0, status, Long.MAX_VALUE, Long.MAX_VALUE, why);
+        }
+
+        boolean bounds() {
+            return status == TimeBounds.Status.SYNCHRONIZED || status == TimeBounds.Status.FREE_RUNNING;
+        }
+    }
+
+    /** A source: samples its bound now, off the read path. */
+    interface Source {
+        /** {@return the source's anchor now} */
+        Anchor sample();
+
+        /** {@return how often the refresher samples it, ms} */
+        int periodMillis();
+
+        /** {@return what it is, as {@link BoundedClock#description()} says} */
+        String description();
+    }
+
+    private final Source source;
+    /** The latest anchor; null before the first sample. Volatile: see {@link #publish}. */
+    private volatile Anchor anchor;
+    /** MONOTONIC_RAW until which samples are published as DISRUPTED (a REALTIME step was seen); refresher's own. */
+    private long disruptedUntilRaw = Long.MIN_VALUE;
+
+    ServedBounds(Source source) {
+        this.source = source;
+    }
+
+    /** The process's instance: the configured source, sampled once before the first read and then refreshed. */
+    static ServedBounds system() throws DeviceException {
+        if (Configuration.PROCESS.boundsError() != null) {
+            throw new IllegalArgumentException(Configuration.PROCESS.boundsError());
+        }
+        ServedBounds b = Holder.INSTANCE;
+        if (b == null) {
+            throw Holder.FAILURE;
+        }
+        return b;
+    }
+
+    private static final class Holder {
+        static final DeviceException FAILURE;
+        static final ServedBounds INSTANCE;
+
+        static {
+            ServedBounds b = null;
+            DeviceException failure = null;
+            try {
+                b = new ServedBounds(chosen(Configuration.PROCESS.bounds(), BoundedClock.CLOCKBOUND_DEFAULT_PATH));
+                b.refresh(false);
+                b.startRefresher();
+            } catch (DeviceException e) {
+                failure = e;
+            }
+            INSTANCE = b;
+            FAILURE = failure;
+        }
+    }
+
+    /** The source {@code choice} names: auto takes the ClockBound segment where {@code shm} exists. */
+    static Source chosen(String choice, Path shm) throws DeviceException {
+        return switch (choice) {
+            case "clockbound" -> new ClockBoundSource(ClockBound.open(shm));
+            case "adjtimex" -> new AdjtimexSource();
+            default -> Files.exists(shm) ? new ClockBoundSource(ClockBound.open(shm)) : new AdjtimexSource();
+        };
+    }
+
+    @Override
+    public TimeBounds now(TimeBounds into) {
+        Anchor a = anchor; // volatile load: pairs with the volatile store in publish(); the anchor is whole
+        Snapshot s = Clocks.snapshot(ClockId.REALTIME, into.clockRead); // REALTIME and MONOTONIC_RAW, one instant
+        long real = s.nanos();
+        long raw = s.rawNanos();
+        into.source = this;
+        into.nanos = real;
+        if (a == null || !a.bounds()) {
+            return unbounded(into, a == null ? TimeBounds.Status.UNKNOWN : a.status);
+        }
+        long age = Math.max(0, raw - a.rawNanos);
+        if (age >= a.voidNanos) {
+            return unbounded(into, TimeBounds.Status.UNKNOWN);
+        }
+        if (Math.abs(real - raw - a.offsetNanos) > grow(age, MAX_SLEW_PPB) + STEP_SLACK_NANOS) {
+            return unbounded(into, TimeBounds.Status.DISRUPTED); // stepped since the sample
+        }
+        long bound = a.boundNanos + grow(age, a.driftPpb);
+        into.earliest = real - bound;
+        into.latest = real + bound;
+        into.status = age < a.freshNanos ? a.status : TimeBounds.Status.FREE_RUNNING;
+        return into;
+    }
+
+    private static TimeBounds unbounded(TimeBounds into, TimeBounds.Status status) {
+        into.earliest = Long.MIN_VALUE;
+        into.latest = Long.MAX_VALUE;
+        into.status = status;
+        return into;
+    }
+
+    /** {@code ppb} of {@code nanos}, rounded up; exact in longs for ages under 290 years and ppb under 10^9. */
+    static long grow(long nanos, long ppb) {
+        return (nanos / 1_000_000_000L) * ppb + ((nanos % 1_000_000_000L) * ppb + 999_999_999L) / 1_000_000_000L;
+    }
+
+    /** {@return the anchor reads use now (null before the first sample)} */
+    Anchor anchor() {
+        return anchor;
+    }
+
+    /**
+     * Samples the source and publishes its anchor; after a REALTIME step ({@code stepped}), a DISRUPTED one until
+     * the source has been sampled a full period after the step.
+     */
+    void refresh(boolean stepped) {
+        long raw = Clocks.nanos(ClockId.MONOTONIC_RAW);
+        if (stepped) {
+            disruptedUntilRaw = raw + source.periodMillis() * 1_000_000L;
+        }
+        if (raw < disruptedUntilRaw) {
+            publish(Anchor.unbounded(raw, TimeBounds.Status.DISRUPTED, "REALTIME was set: until "
+                    + source.description() + " is sampled again"));
+            return;
+        }
+        Anchor a;
+        try {
+            a = source.sample();
+        } catch (RuntimeException e) {
+            a = Anchor.unbounded(raw, TimeBounds.Status.UNKNOWN, source.description() + ": " + e.getMessage());
+        }
+        publish(a);
+    }
+
+    private void publish(Anchor a) {
+        anchor = a; // volatile store: pairs with the volatile load in now(); the record's fields are final too
+    }
+
+    private void startRefresher() {
+        Thread t = new Thread(this::refreshForever, "timekeeping4j-bounds");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private void refreshForever() {
+        TimerFd watcher = null;
+        try {
+            watcher = TimerFd.watchRealtimeSet();
+        } catch (RuntimeException e) {
+            // No timerfd (seccomp): steps are still caught by the reads' offset check.
+        }
+        while (true) {
+            try {
+                boolean stepped = false;
+                if (watcher != null) {
+                    stepped = watcher.await(source.periodMillis());
+                } else {
+                    Thread.sleep(source.periodMillis()); // the refresh period: time must pass
+                }
+                refresh(stepped);
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                publish(Anchor.unbounded(Clocks.nanos(ClockId.MONOTONIC_RAW), TimeBounds.Status.UNKNOWN,
+                        source.description() + ": " + e.getMessage()));
+            }
+        }
+    }
+
+    @Override
+    public String description() {
+        return source.description() + ", served at counter speed";
+    }
+
+    /** {@return the source and what it said at the last sample, one line} */
+    String why() {
+        Anchor a = anchor;
+        return a == null ? source.description() + ": not sampled yet" : a.why;
+    }
+
+    @Override
+    public void close() {
+        // The process's instance: nothing to close.
+    }
+
+    /** The kernel's NTP state: maxerror as the daemon last wrote it, growing 500 ppm as the kernel grows it. */
+    static final class AdjtimexSource implements Source {
+
+        @Override
+        public Anchor sample() {
+            Snapshot before = Clocks.snapshot(ClockId.REALTIME, new Snapshot());
+            SyncStatus s = SyncStatus.read();
+            long raw = before.rawNanos();
+            long offset = before.nanos() - raw;
+            if (!s.isAvailable()) {
+                return Anchor.unbounded(raw, TimeBounds.Status.UNKNOWN, "adjtimex: refused (seccomp, ProtectClock=)");
+            }
+            if (!s.isSynchronized()) {
+                return Anchor.unbounded(raw, TimeBounds.Status.UNKNOWN,
+                        "adjtimex: the kernel's clock is not synchronised (no daemon, or maxerror past 16 s)");
+            }
+            if (s.maxErrorMicros() == 0) {
+                return Anchor.unbounded(raw, TimeBounds.Status.UNKNOWN,
+                        "adjtimex: maxerror 0 (phc2sys writes it): no bound stated");
+            }
+            long bound = Math.multiplyExact(s.maxErrorMicros(), 1000L);
+            return new Anchor(raw, offset, bound, KERNEL_GROWTH_PPB, TimeBounds.Status.SYNCHRONIZED,
+                    2L * periodMillis() * 1_000_000L, Long.MAX_VALUE,
+                    "adjtimex: maxerror " + s.maxErrorMicros() + " us, synchronised");
+        }
+
+        @Override
+        public int periodMillis() {
+            return 1000;
+        }
+
+        @Override
+        public String description() {
+            return "adjtimex";
+        }
+    }
+
+    /** A ClockBound daemon's segment: its bound, drift and status as its own client computes them. */
+    static final class ClockBoundSource implements Source {
+        private final ClockBound segment;
+        private final TimeBounds read = new TimeBounds();
+
+        ClockBoundSource(ClockBound segment) {
+            this.segment = segment;
+        }
+
+        @Override
+        public Anchor sample() {
+            segment.readSegment(read);
+            // After the segment (its as_of may be newer than a clock read before it), MONOTONIC_RAW first: the age
+            // counted from it is never understated, nor is the time since as_of on precise MONOTONIC (the
+            // segment's own client reads COARSE, which lags by up to a tick).
+            long raw = Clocks.nanos(ClockId.MONOTONIC_RAW);
+            long mono = Clocks.nanos(ClockId.MONOTONIC);
+            long real = Clocks.nanos(ClockId.REALTIME);
+            segment.at(read, real, mono);
+            long offset = real - raw;
+            if (read.status != TimeBounds.Status.SYNCHRONIZED && read.status != TimeBounds.Status.FREE_RUNNING) {
+                return Anchor.unbounded(raw, read.status, segment.description() + ": " + read.status);
+            }
+            long voidAfter = read.voidAfterSec * 1_000_000_000L + read.voidAfterNsec;
+            return new Anchor(raw, offset, (read.latest - read.earliest + 1) / 2, read.maxDriftPpb, read.status,
+                    2L * periodMillis() * 1_000_000L, Math.max(0, voidAfter - mono),
+                    segment.description() + ": " + read.status + ", bound " + (read.latest - read.earliest) / 2
+                            + " ns, drift " + read.maxDriftPpb + " ppb");
+        }
+
+        @Override
+        public int periodMillis() {
+            return 250;
+        }
+
+        @Override
+        public String description() {
+            return segment.description();
+        }
+    }
+}

@@ -1,0 +1,220 @@
+package org.timekeeping4j.device;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.Clocks;
+import org.timekeeping4j.KernelClocks;
+import org.timekeeping4j.config.Configuration;
+
+/**
+ * The served bounds: a source's anchor widened by its growth over the anchor's age, read at counter speed, never
+ * narrower than the source itself at a later instant, unbounded when the anchor is void, stale or stepped across.
+ */
+class ServedBoundsTest {
+
+    private static final long S = 1_000_000_000L;
+
+    @TempDir
+    Path dir;
+
+    /** A source whose next anchor the test sets. */
+    private static class Scripted implements ServedBounds.Source {
+        final AtomicReference<ServedBounds.Anchor> next = new AtomicReference<>();
+
+        @Override
+        public ServedBounds.Anchor sample() {
+            return next.get();
+        }
+
+        @Override
+        public int periodMillis() {
+            return 50;
+        }
+
+        @Override
+        public String description() {
+            return "scripted";
+        }
+    }
+
+    /** An anchor at MONOTONIC_RAW {@code agoNanos} ago with the clocks' offset now. */
+    private static ServedBounds.Anchor anchor(long agoNanos, long bound, long driftPpb, TimeBounds.Status status,
+                                              long fresh, long voidAfter) {
+        long raw = Clocks.nanos(ClockId.MONOTONIC_RAW);
+        long real = Clocks.nanos(ClockId.REALTIME);
+        return new ServedBounds.Anchor(raw - agoNanos, real - raw, bound, driftPpb, status, fresh, voidAfter, "t");
+    }
+
+    @Test
+    void theBoundShouldGrowByTheDriftOverTheAnchorsAgeAndHoldTheStatusWhileFresh() {
+        Scripted source = new Scripted();
+        ServedBounds served = new ServedBounds(source);
+        source.next.set(anchor(2 * S, 10_000, 50_000, TimeBounds.Status.SYNCHRONIZED, 60 * S, 3600 * S));
+        served.refresh(false);
+        long before = KernelClocks.nanos(ClockId.REALTIME);
+        TimeBounds b = served.now(new TimeBounds());
+        long after = KernelClocks.nanos(ClockId.REALTIME);
+        assertThat(b.status()).isEqualTo(TimeBounds.Status.SYNCHRONIZED);
+        assertThat(b.nanos()).isBetween(before, after);
+        // 2 s at 50 ppm: 100 us more than the 10 us stated, a little more for the time the test took.
+        long half = (b.latestNanos() - b.earliestNanos()) / 2;
+        assertThat(half).isBetween(110_000L, 110_000L + ServedBounds.grow(after - before + S, 50_000));
+        assertThat(b.latestNanos() - b.nanos()).isEqualTo(b.nanos() - b.earliestNanos());
+        assertThat(b.source()).isSameAs(served);
+    }
+
+    @Test
+    void aStaleAnchorShouldFreeRunAndAVoidOneShouldBoundNothing() {
+        Scripted source = new Scripted();
+        ServedBounds served = new ServedBounds(source);
+        source.next.set(anchor(10 * S, 10_000, 15_000, TimeBounds.Status.SYNCHRONIZED, 5 * S, 3600 * S));
+        served.refresh(false);
+        TimeBounds b = served.now(new TimeBounds());
+        assertThat(b.status()).isEqualTo(TimeBounds.Status.FREE_RUNNING);
+        assertThat(b.widthNanos()).isGreaterThanOrEqualTo(2 * (10_000 + 150_000));
+
+        source.next.set(anchor(10 * S, 10_000, 15_000, TimeBounds.Status.SYNCHRONIZED, 5 * S, 9 * S));
+        served.refresh(false);
+        served.now(b);
+        assertThat(b.status()).isEqualTo(TimeBounds.Status.UNKNOWN);
+        assertThat(b.earliestNanos()).isEqualTo(Long.MIN_VALUE);
+        assertThat(b.latestNanos()).isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
+    void anOffsetThatMovedFasterThanAnySlewShouldReadAsDisrupted() {
+        Scripted source = new Scripted();
+        ServedBounds served = new ServedBounds(source);
+        long raw = Clocks.nanos(ClockId.MONOTONIC_RAW);
+        long real = Clocks.nanos(ClockId.REALTIME);
+        // REALTIME was 1 s elsewhere 10 ms ago: no slew moves it that far (83 ms/s at most): a step.
+        source.next.set(new ServedBounds.Anchor(raw - 10_000_000L, real - raw - S, 10_000, 15_000,
+                TimeBounds.Status.SYNCHRONIZED, 60 * S, 3600 * S, "t"));
+        served.refresh(false);
+        TimeBounds b = served.now(new TimeBounds());
+        assertThat(b.status()).isEqualTo(TimeBounds.Status.DISRUPTED);
+        assertThat(b.widthNanos()).isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
+    void aStepShouldDisruptUntilTheSourceIsSampledAPeriodLater() {
+        Scripted source = new Scripted();
+        ServedBounds served = new ServedBounds(source);
+        source.next.set(anchor(0, 10_000, 15_000, TimeBounds.Status.SYNCHRONIZED, 60 * S, 3600 * S));
+        served.refresh(true); // what the refresher does when REALTIME was set
+        TimeBounds b = served.now(new TimeBounds());
+        assertThat(b.status()).isEqualTo(TimeBounds.Status.DISRUPTED);
+        assertThat(served.why()).contains("REALTIME was set");
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            source.next.set(anchor(0, 10_000, 15_000, TimeBounds.Status.SYNCHRONIZED, 60 * S, 3600 * S));
+            served.refresh(false);
+            return served.now(b).status() == TimeBounds.Status.SYNCHRONIZED;
+        });
+        assertThat(b.widthNanos()).isLessThan(1_000_000);
+    }
+
+    @Test
+    void aSourceThatFailsShouldBoundNothingAndSayWhy() {
+        ServedBounds served = new ServedBounds(new Scripted() {
+            @Override
+            public ServedBounds.Anchor sample() {
+                throw new IllegalStateException("the segment never settles");
+            }
+        });
+        assertThat(served.now(new TimeBounds()).status()).as("before any sample").isEqualTo(TimeBounds.Status.UNKNOWN);
+        served.refresh(false);
+        TimeBounds b = served.now(new TimeBounds());
+        assertThat(b.status()).isEqualTo(TimeBounds.Status.UNKNOWN);
+        assertThat(b.widthNanos()).isEqualTo(Long.MAX_VALUE);
+        assertThat(served.why()).isEqualTo("scripted: the segment never settles");
+    }
+
+    /** Served from a ClockBound segment: never narrower than the segment's own bound read just before it. */
+    @Test
+    void aClockBoundSegmentServedShouldNeverBeNarrowerThanTheSegmentItself() throws Exception {
+        Path file = dir.resolve("shm0");
+        try (ShmWriter w = ShmWriter.valid(file); ClockBound segment = ClockBound.open(file)) {
+            long mono = KernelClocks.nanos(ClockId.MONOTONIC_COARSE);
+            w.write(mono - S, mono + 3600 * S, 20_000, 0, 15_000, 1);
+            ServedBounds served = new ServedBounds(new ServedBounds.ClockBoundSource(segment));
+            served.refresh(false);
+            TimeBounds own = new TimeBounds();
+            TimeBounds b = new TimeBounds();
+            int checked = 0;
+            for (int i = 0; i < 100_000; i++) {
+                segment.now(own);
+                served.now(b);
+                assertThat(b.status()).isEqualTo(TimeBounds.Status.SYNCHRONIZED);
+                assertThat(b.widthNanos()).as("read %d", i).isGreaterThanOrEqualTo(own.widthNanos());
+                // ...and no wider than the segment's bound grown over a refresh period (the test's reads aside).
+                assertThat(b.widthNanos()).isLessThan(own.widthNanos() + 2 * ServedBounds.grow(S, 15_000) + 2_000);
+                checked++;
+                if (i % 10_000 == 0) {
+                    served.refresh(false);
+                }
+            }
+            assertThat(checked).isEqualTo(100_000);
+            assertThat(served.why()).startsWith("clockbound " + file + ": SYNCHRONIZED, bound ")
+                    .endsWith(" ns, drift 15000 ppb");
+        }
+    }
+
+    @Test
+    void aReadShouldAllocateNothing() throws Exception {
+        Path file = dir.resolve("alloc");
+        try (ShmWriter w = ShmWriter.valid(file); ClockBound segment = ClockBound.open(file)) {
+            long mono = KernelClocks.nanos(ClockId.MONOTONIC_COARSE);
+            w.write(mono, mono + 3600 * S, 5_000, 0, 50_000, 1);
+            ServedBounds served = new ServedBounds(new ServedBounds.ClockBoundSource(segment));
+            served.refresh(false);
+            com.sun.management.ThreadMXBean threads =
+                    (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+            TimeBounds b = new TimeBounds();
+            long sink = 0;
+            for (int i = 0; i < 200_000; i++) {
+                sink += served.now(b).widthNanos();
+            }
+            long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < 2_000_000; i++) {
+                sink += served.now(b).widthNanos();
+            }
+            long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            assertThat(sink).isPositive();
+            assertThat(allocated).as("bytes allocated by 2,000,000 served reads").isLessThan(16_384);
+        }
+    }
+
+    @Test
+    void theSourceShouldBeChosenAsConfigured() throws Exception {
+        Path absent = dir.resolve("absent");
+        assertThat(ServedBounds.chosen("auto", absent).description()).isEqualTo("adjtimex");
+        assertThat(ServedBounds.chosen("adjtimex", absent).description()).isEqualTo("adjtimex");
+        assertThatThrownBy(() -> ServedBounds.chosen("clockbound", absent)).isInstanceOf(DeviceException.class)
+                .hasMessageContaining(absent.toString());
+        Path file = dir.resolve("shm0");
+        try (ShmWriter w = ShmWriter.valid(file)) {
+            assertThat(ServedBounds.chosen("auto", file).description()).isEqualTo("clockbound " + file);
+        }
+        assertThat(Configuration.read(java.util.Map.of(Configuration.BOUNDS, " ClockBound ")).bounds())
+                .isEqualTo("clockbound");
+        assertThat(Configuration.read(java.util.Map.of(Configuration.BOUNDS, "ntp")).boundsError())
+                .isEqualTo("unknown timekeeping4j.bounds=ntp: valid values are auto (a ClockBound segment where one"
+                        + " exists, else adjtimex), clockbound and adjtimex");
+    }
+
+    @Test
+    void growthShouldRoundUpAndStayExactForLongAges() {
+        assertThat(ServedBounds.grow(0, 15_000)).isZero();
+        assertThat(ServedBounds.grow(1, 15_000)).isEqualTo(1);
+        assertThat(ServedBounds.grow(S, 15_000)).isEqualTo(15_000);
+        assertThat(ServedBounds.grow(100L * 365 * 86_400 * S, 999_999_999L)).isPositive();
+    }
+}
