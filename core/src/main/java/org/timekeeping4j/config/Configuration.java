@@ -17,7 +17,7 @@ import java.util.Map;
  *   <li>{@value #DISCOVERY}: background (the kernel's clocks serve from the first read while exact mode is
  *       discovered on a daemon thread of its own) or caller (no thread: the first read discovers, once);</li>
  *   <li>{@value #BOUNDS}: the source of {@code BoundedClock.system()}: auto (a ClockBound segment where one
- *       exists, else adjtimex), clockbound or adjtimex.</li>
+ *       exists, else chronyd where it answers on 127.0.0.1:323, else adjtimex), clockbound, chrony or adjtimex.</li>
  * </ul>
  * A value that names nothing is an error, one line naming the property, the value and the valid values; the
  * other properties still parse. Where a value is bad, its field holds the default. A bad value of the first
@@ -52,7 +52,7 @@ public record Configuration(String counterName, boolean exactMode, boolean execm
     public static final String VCLOCK = "timekeeping4j.vclock";
     /** Where exact mode is discovered: on a thread of its own, or on the first reader's. */
     public static final String DISCOVERY = "timekeeping4j.discovery";
-    /** The source of {@code BoundedClock.system()}: auto, clockbound or adjtimex. */
+    /** The source of {@code BoundedClock.system()}: auto, clockbound, chrony or adjtimex. */
     public static final String BOUNDS = "timekeeping4j.bounds";
 
     /**
@@ -99,9 +99,10 @@ public record Configuration(String counterName, boolean exactMode, boolean execm
         String boundsValue = value(properties, BOUNDS);
         String bounds = normal(boundsValue, "auto");
         String boundsError = null;
-        if (!bounds.equals("auto") && !bounds.equals("clockbound") && !bounds.equals("adjtimex")) {
-            boundsError = "unknown " + BOUNDS + "=" + boundsValue + ": valid values are auto (a ClockBound segment"
-                    + " where one exists, else adjtimex), clockbound and adjtimex";
+        if (!bounds.equals("auto") && !bounds.equals("clockbound") && !bounds.equals("chrony")
+                && !bounds.equals("adjtimex")) {
+            boundsError = "unknown " + BOUNDS + "=" + boundsValue + ": valid values are auto (a ClockBound segment,"
+                    + " else chronyd, else adjtimex), clockbound, chrony and adjtimex";
             bounds = "auto";
         }
         return new Configuration(counterName, !vdso.equals("off"), !execmem.equals("deny"), !vclock.equals("off"),

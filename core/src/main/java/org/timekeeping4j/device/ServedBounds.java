@@ -1,5 +1,6 @@
 package org.timekeeping4j.device;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.timekeeping4j.ClockId;
@@ -101,7 +102,8 @@ final class ServedBounds implements BoundedClock {
             ServedBounds b = null;
             DeviceException failure = null;
             try {
-                b = new ServedBounds(chosen(Configuration.PROCESS.bounds(), BoundedClock.CLOCKBOUND_DEFAULT_PATH));
+                b = new ServedBounds(chosen(Configuration.PROCESS.bounds(), BoundedClock.CLOCKBOUND_DEFAULT_PATH,
+                        Chronyd.local()));
                 b.refresh(false);
                 b.startRefresher();
             } catch (DeviceException e) {
@@ -112,13 +114,27 @@ final class ServedBounds implements BoundedClock {
         }
     }
 
-    /** The source {@code choice} names: auto takes the ClockBound segment where {@code shm} exists. */
-    static Source chosen(String choice, Path shm) throws DeviceException {
+    /**
+     * The source {@code choice} names. auto takes the ClockBound segment where {@code shm} exists, else
+     * {@code chronyd} where it answers a tracking request, else adjtimex.
+     */
+    static Source chosen(String choice, Path shm, Chronyd chronyd) throws DeviceException {
         return switch (choice) {
             case "clockbound" -> new ClockBoundSource(ClockBound.open(shm));
+            case "chrony" -> new ChronydSource(chronyd);
             case "adjtimex" -> new AdjtimexSource();
-            default -> Files.exists(shm) ? new ClockBoundSource(ClockBound.open(shm)) : new AdjtimexSource();
+            default -> Files.exists(shm) ? new ClockBoundSource(ClockBound.open(shm))
+                    : answers(chronyd) ? new ChronydSource(chronyd) : new AdjtimexSource();
         };
+    }
+
+    private static boolean answers(Chronyd chronyd) {
+        try {
+            chronyd.tracking();
+            return true;
+        } catch (IOException e) {
+            return false; // nothing listens (an ICMP refusal comes at once), or it does not answer us
+        }
     }
 
     @Override
@@ -272,6 +288,60 @@ final class ServedBounds implements BoundedClock {
         public String description() {
             return "adjtimex";
         }
+    }
+
+    /**
+     * chronyd's tracking report, as ClockBound's daemon reads it: root delay / 2 + root dispersion + the correction
+     * still being slewed, plus the maximum drift applied to the time since chronyd's last clock update (the
+     * dispersion chronyd adds grows slower than a free-running clock can drift: ClockBound's formula alone
+     * excluded true time in 579 of 1,400 samples of a lab run with the reference lost).
+     */
+    static final class ChronydSource implements Source {
+        /** The drift the bound assumes between measurements: above the 16 ppm the lab's references drifted apart. */
+        static final long MAX_DRIFT_PPB = 50_000L;
+        private final Chronyd chronyd;
+
+        ChronydSource(Chronyd chronyd) {
+            this.chronyd = chronyd;
+        }
+
+        @Override
+        public Anchor sample() {
+            long raw = Clocks.nanos(ClockId.MONOTONIC_RAW); // before the request: the age is never understated
+            long real = Clocks.nanos(ClockId.REALTIME);
+            ChronydTracking t;
+            try {
+                t = chronyd.tracking();
+            } catch (IOException e) {
+                return Anchor.unbounded(raw, TimeBounds.Status.UNKNOWN, e.getMessage());
+            }
+            if (!t.synchronised()) {
+                return Anchor.unbounded(raw, TimeBounds.Status.UNKNOWN, description() + ": not synchronised ("
+                        + t.leap() + ")");
+            }
+            long sinceUpdate = Math.max(0, real - (t.referenceTime().getEpochSecond() * 1_000_000_000L
+                    + t.referenceTime().getNano()));
+            long bound = satAdd(t.boundNanos(), grow(sinceUpdate, MAX_DRIFT_PPB));
+            return new Anchor(raw, real - raw, bound, MAX_DRIFT_PPB, TimeBounds.Status.SYNCHRONIZED,
+                    2L * periodMillis() * 1_000_000L, Long.MAX_VALUE, description() + ": synchronised, bound "
+                            + bound + " ns (" + t.boundNanos() + " ns stated, " + sinceUpdate / 1_000_000L
+                            + " ms since its update)");
+        }
+
+        @Override
+        public int periodMillis() {
+            return 1000;
+        }
+
+        @Override
+        public String description() {
+            return "chronyd " + chronyd.endpoint();
+        }
+    }
+
+    private static long satAdd(long a, long b) {
+        long s = a + b;
+        return ((a ^ s) & (b ^ s)) < 0 ? Long.MAX_VALUE : s;
     }
 
     /** A ClockBound daemon's segment: its bound, drift and status as its own client computes them. */

@@ -21,6 +21,8 @@ import org.timekeeping4j.config.Configuration;
 class ServedBoundsTest {
 
     private static final long S = 1_000_000_000L;
+    /** A chronyd endpoint where nothing listens (the port is refused at once). */
+    private static final Chronyd NOBODY = Chronyd.udp("127.0.0.1:1");
 
     @TempDir
     Path dir;
@@ -195,19 +197,20 @@ class ServedBoundsTest {
     @Test
     void theSourceShouldBeChosenAsConfigured() throws Exception {
         Path absent = dir.resolve("absent");
-        assertThat(ServedBounds.chosen("auto", absent).description()).isEqualTo("adjtimex");
-        assertThat(ServedBounds.chosen("adjtimex", absent).description()).isEqualTo("adjtimex");
-        assertThatThrownBy(() -> ServedBounds.chosen("clockbound", absent)).isInstanceOf(DeviceException.class)
+        assertThat(ServedBounds.chosen("auto", absent, NOBODY).description()).isEqualTo("adjtimex");
+        assertThat(ServedBounds.chosen("adjtimex", absent, NOBODY).description()).isEqualTo("adjtimex");
+        assertThat(ServedBounds.chosen("chrony", absent, NOBODY).description()).isEqualTo("chronyd 127.0.0.1:1");
+        assertThatThrownBy(() -> ServedBounds.chosen("clockbound", absent, NOBODY)).isInstanceOf(DeviceException.class)
                 .hasMessageContaining(absent.toString());
         Path file = dir.resolve("shm0");
         try (ShmWriter w = ShmWriter.valid(file)) {
-            assertThat(ServedBounds.chosen("auto", file).description()).isEqualTo("clockbound " + file);
+            assertThat(ServedBounds.chosen("auto", file, NOBODY).description()).isEqualTo("clockbound " + file);
         }
         assertThat(Configuration.read(java.util.Map.of(Configuration.BOUNDS, " ClockBound ")).bounds())
                 .isEqualTo("clockbound");
         assertThat(Configuration.read(java.util.Map.of(Configuration.BOUNDS, "ntp")).boundsError())
-                .isEqualTo("unknown timekeeping4j.bounds=ntp: valid values are auto (a ClockBound segment where one"
-                        + " exists, else adjtimex), clockbound and adjtimex");
+                .isEqualTo("unknown timekeeping4j.bounds=ntp: valid values are auto (a ClockBound segment, else"
+                        + " chronyd, else adjtimex), clockbound, chrony and adjtimex");
     }
 
     @Test
