@@ -17,9 +17,18 @@ import java.util.Map;
  * @param clocks                every clock's path, with its reason
  * @param ticks                 what {@link Clocks#ticks()} returns, what reads it and at what rate
  * @param vdsoData              the kernel's vDSO data as exact mode reads it
+ * @param taiConfirmed          true where CLOCK_TAI is TAI by a current leap-second list: the kernel's TAI offset
+ *                              (adjtimex's tai, {@link SyncStatus#taiOffsetSeconds()}) is the TAI-UTC that an
+ *                              unexpired list gives now. False where they differ (the offset stays 0 until a daemon
+ *                              sets it, and CLOCK_TAI is then UTC), where the list expired, or where nothing could
+ *                              be compared
+ * @param tai                   that verdict in one line, with the fix where one is needed: e.g. "CLOCK_TAI is UTC +
+ *                              0 s, the leap-second list says 37 s: a daemon must set it (chrony: leapsectz
+ *                              right/UTC)". The list is tzdata's leap-seconds.list, or the file the system property
+ *                              {@code timekeeping4j.leapSeconds} names
  */
 public record Diagnostics(Stage stage, String why, Instant since, Map<ClockId, Serving> clocks, Ticks ticks,
-                          VdsoData vdsoData) {
+                          VdsoData vdsoData, boolean taiConfirmed, String tai) {
 
     /** Copies {@code clocks} in the clocks' order: a description does not change under its reader. */
     public Diagnostics {

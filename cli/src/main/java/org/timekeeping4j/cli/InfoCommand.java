@@ -21,7 +21,7 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code tk4j info}: what this machine offers for timekeeping, and the state of every clock. */
 @Command(name = "info", mixinStandardHelpOptions = true,
-        description = "Kernel, clocksource, counter flags, every clock id and the NTP sync status.")
+        description = "Kernel, clocksource, counter flags, every clock id, the NTP sync status and whether CLOCK_TAI is TAI.")
 final class InfoCommand implements Callable<Integer> {
 
     @Option(names = "--json", description = "Print one JSON object instead of the table.")
@@ -78,6 +78,7 @@ final class InfoCommand implements Callable<Integer> {
         }
         r.put("clocks", clocks);
         r.put("sync", syncReport(SyncStatus.read()));
+        r.put("tai", taiReport(d));
         return r;
     }
 
@@ -194,6 +195,14 @@ final class InfoCommand implements Callable<Integer> {
         return m;
     }
 
+    /** CLOCK_TAI against the leap-second list: the diagnostics' verdict, the one line, never a second one. */
+    static Map<String, Object> taiReport(Diagnostics d) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("confirmed", d.taiConfirmed());
+        m.put("verdict", d.tai());
+        return m;
+    }
+
     /** Label-and-value lines folded to the width, the later lines under the value (column 14). */
     private record Lines(PrintWriter out, int width) {
         void label(String label, String format, Object... args) {
@@ -253,6 +262,7 @@ final class InfoCommand implements Callable<Integer> {
                     s.get("frequencyPpb"), s.get("taiOffsetS"));
             out.label("", "flags %s", s.get("flags"));
         }
+        out.label("tai", "%s", ((Map<String, Object>) r.get("tai")).get("verdict"));
         if (r.get("vmclock") != null) {
             out.label("vmclock", "%s", r.get("vmclock"));
         }

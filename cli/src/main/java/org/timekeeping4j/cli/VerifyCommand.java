@@ -29,8 +29,8 @@ import picocli.CommandLine.Model.CommandSpec;
  * {@code tk4j verify MODE}: correctness checks of every clock path, modelled on the kernel's own tests.
  * Without a mode, runs {@code all}.
  *
- * <p>Exit codes: 0 every check passed (a MEASURED figure, of a property the path does not promise, neither
- * passes nor fails); 1 a check failed; 2 bad usage (unknown or unavailable path, a clock the path does not serve);
+ * <p>Exit codes: 0 every check passed (a MEASURED figure, of a property the path does not promise, and a NOTICE,
+ * of this machine's setup with its fix, neither pass nor fail); 1 a check failed; 2 bad usage (unknown or unavailable path, a clock the path does not serve);
  * 3 not passed, not failed: a check was INCONCLUSIVE (fewer samples than its minimum, even after retrying) or every
  * check was SKIPPED.
  */
@@ -43,7 +43,8 @@ import picocli.CommandLine.Model.CommandSpec;
                 + "path does not promise (causality on an unordered path) is MEASURED: the figure, no verdict.%n"
                 + "Exit: 0 all passed, 1 a check failed, 2 bad usage, 3 inconclusive or skipped (not success).",
         subcommands = {VerifyCommand.Consistency.class, VerifyCommand.Causality.class, VerifyCommand.Agreement.class,
-                VerifyCommand.Abi.class, VerifyCommand.Skew.class, VerifyCommand.All.class})
+                VerifyCommand.Abi.class, VerifyCommand.Tai.class, VerifyCommand.Skew.class,
+                VerifyCommand.All.class})
 final class VerifyCommand implements Callable<Integer> {
 
     /** Exit code of a check that could not run here (SKIPPED is not success). */
@@ -359,6 +360,29 @@ final class VerifyCommand implements Callable<Integer> {
         }
     }
 
+    @Command(name = "tai", mixinStandardHelpOptions = true,
+            description = "CLOCK_TAI against the leap-second list: OK where the kernel's TAI offset is what a current "
+                    + "list gives; else a NOTICE with the fix (a daemon sets the offset: chrony's leapsectz "
+                    + "right/UTC), never a failure. Reads adjtimex and the list; sets nothing.")
+    static final class Tai extends Mode {
+        Tai() {
+            super(Verifier::tai);
+        }
+
+        @Override
+        void validate() {
+            if (options.minSamples != null || !options.clocks.isEmpty()) {
+                throw Validate.usage(spec, (options.minSamples != null ? "--min-samples" : "-c") + " does not"
+                        + " apply to tai: it checks CLOCK_TAI's offset once");
+            }
+        }
+
+        @Override
+        double plannedSeconds() {
+            return 0;
+        }
+    }
+
     @Command(name = "skew", mixinStandardHelpOptions = true,
             description = "skew_consistency: flips the simulated timekeeper's frequency by +/-PPM every FLIP ms "
                     + "while checking consistency of its clocks (-c picks among them; --path does not apply: the "
@@ -441,8 +465,18 @@ final class VerifyCommand implements Callable<Integer> {
         }
     }
 
-    /** Every mode with a quarter of the time each (abi untimed). */
+    /** Every mode with a quarter of the time each (abi and tai untimed). */
     static List<CheckResult> runAll(Verifier.Settings s) {
+        List<CheckResult> results = runClockChecks(s);
+        results.addAll(Verifier.tai(s));
+        return results;
+    }
+
+    /**
+     * Every mode but tai: the main job's, whose one screen says CLOCK_TAI's offset on its NTP line and leaves the
+     * verdict to {@code tk4j info} and {@code tk4j verify}.
+     */
+    static List<CheckResult> runClockChecks(Verifier.Settings s) {
         Verifier.Settings quarter = s.withSeconds(s.seconds() / 4);
         List<CheckResult> results = new ArrayList<>();
         results.addAll(Verifier.consistency(quarter));

@@ -103,6 +103,25 @@ class InfoCommandTest {
                 high * (1 + 1e-6) + 1000);
     }
 
+    /**
+     * Whether CLOCK_TAI is TAI: info prints the diagnostics' one line (the host's own verdict, whatever it is), and
+     * its JSON the same line with the confirmation.
+     */
+    @Test
+    void infoShouldSayWhetherClockTaiIsTaiAsTheDiagnosticsDo() {
+        org.timekeeping4j.Diagnostics d = org.timekeeping4j.Clocks.diagnostics();
+        assertThat(d.tai()).startsWith("CLOCK_TAI").doesNotContain("\n");
+        CliHarness r = CliHarness.run("info");
+        assertThat(r.exitCode()).isZero();
+        assertThat(unfolded(r.out()).lines().filter(l -> l.startsWith("tai "))).as(r.out())
+                .containsExactly(String.format("%-13s %s", "tai", d.tai()));
+        CliHarness j = CliHarness.run("info", "--json");
+        com.fasterxml.jackson.databind.JsonNode tai = new Tk4jHarness(j.exitCode(), j.out(), j.err()).json()
+                .get("tai");
+        assertThat(tai.get("verdict").asText()).isEqualTo(d.tai());
+        assertThat(tai.get("confirmed").asBoolean()).isEqualTo(d.taiConfirmed());
+    }
+
     @Test
     void infoJsonShouldCarryTheSameFacts() {
         CliHarness r = CliHarness.run("info", "--json");

@@ -66,6 +66,32 @@ class VerifyCommandTest {
                 .containsExactly("bogus clock ids", "unsupported clocks", "getres", "normalised timespecs");
     }
 
+    /**
+     * CLOCK_TAI's offset: OK only where a current leap-second list confirms it; otherwise the diagnostics' line with
+     * its fix as a NOTICE, which never fails the run (SKIPPED only where adjtimex is refused).
+     */
+    @Test
+    void taiIsOkWhereConfirmedElseANoticeWithTheFixNeverAFailure() {
+        org.timekeeping4j.Diagnostics d = org.timekeeping4j.Clocks.diagnostics();
+        Tk4jHarness r = Tk4jHarness.run("verify", "tai", "--json");
+        JsonNode check = r.json().get("checks").get(0);
+        assertThat(check.get("mode").asText()).isEqualTo("tai");
+        assertThat(check.get("summary").asText()).isEqualTo(d.tai());
+        assertThat(check.get("confirmed").asBoolean()).isEqualTo(d.taiConfirmed());
+        String status = check.get("status").asText();
+        if (d.taiConfirmed()) {
+            assertThat(status).isEqualTo("OK");
+        } else {
+            assertThat(status).as("a NOTICE, or SKIPPED where adjtimex refused").isIn("NOTICE", "SKIPPED");
+            assertThat(status.equals("SKIPPED")).isEqualTo(!org.timekeeping4j.SyncStatus.read().isAvailable());
+        }
+        assertThat(r.exit()).as(r.toString()).isEqualTo(status.equals("SKIPPED") ? Tk4j.EXIT_SKIPPED : 0);
+        Tk4jHarness human = Tk4jHarness.run("verify", "tai");
+        assertThat(human.unfolded()).containsPattern("(?m)^tai +CLOCK_TAI offset .*" + java.util.regex.Pattern.quote(
+                d.tai()));
+        assertThat(Tk4jHarness.run("verify", "tai", "-c", "TAI").exit()).isEqualTo(Tk4j.EXIT_USAGE);
+    }
+
     @Test
     void skewRunsTheTimekeeperThroughFrequencyFlipsWithoutAnyClockGoingBack() {
         Tk4jHarness r = Tk4jHarness.run("verify", "skew", "-t", "0.5", "--flip-ms", "50");
@@ -101,7 +127,7 @@ class VerifyCommandTest {
         JsonNode json = r.json();
         assertThat(json.get("passed").asBoolean()).isTrue();
         assertThat(json.get("checks")).extracting(c -> c.get("mode").asText())
-                .contains("consistency", "causality", "agreement", "abi", "skew");
+                .contains("consistency", "causality", "agreement", "abi", "tai", "skew");
         assertThat(json.get("checks")).filteredOn(c -> c.get("mode").asText().equals("skew"))
                 .isNotEmpty().allSatisfy(c -> assertThat(c.get("status").asText()).isEqualTo("OK"));
     }

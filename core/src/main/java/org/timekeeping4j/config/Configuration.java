@@ -2,6 +2,7 @@ package org.timekeeping4j.config;
 
 import java.util.Locale;
 import java.util.Map;
+import org.timekeeping4j.linux.LeapSecondList;
 
 /**
  * The library's system properties, read once per process and parsed in this one place, so that every
@@ -17,13 +18,15 @@ import java.util.Map;
  *   <li>{@value #DISCOVERY}: background (the kernel's clocks serve from the first read while exact mode is
  *       discovered on a daemon thread of its own) or caller (no thread: the first read discovers, once);</li>
  *   <li>{@value #BOUNDS}: the source of {@code BoundedClock.system()}: auto (a ClockBound segment where one
- *       exists, else chronyd where it answers on 127.0.0.1:323, else adjtimex), clockbound, chrony or adjtimex.</li>
+ *       exists, else chronyd where it answers on 127.0.0.1:323, else adjtimex), clockbound, chrony or adjtimex;</li>
+ *   <li>{@value #LEAP_SECONDS}: the leap-second list that CLOCK_TAI's offset is checked against (default
+ *       {@value org.timekeeping4j.linux.LeapSecondList#DEFAULT_PATH}). A path: trimmed, its case kept.</li>
  * </ul>
  * A value that names nothing is an error, one line naming the property, the value and the valid values; the
  * other properties still parse. Where a value is bad, its field holds the default. A bad value of the first
  * three is the process's configuration error ({@link #error()}: every read reports it); a bad {@value #VCLOCK}
  * refuses exact mode only, with its error as the reason; a bad {@value #BOUNDS} is {@code BoundedClock.system()}'s
- * error only.
+ * error only; a bad {@value #LEAP_SECONDS} leaves CLOCK_TAI's offset unchecked, with its error as the reason.
  *
  * @param counterName  the counter mode's name, lower case (auto where unset or bad; {@link #counter()})
  * @param exactMode    false when {@value #VDSO}=off
@@ -37,10 +40,12 @@ import java.util.Map;
  * @param discoveryError null, or why {@value #DISCOVERY}'s value is neither background nor caller
  * @param bounds       the bounds source's name, lower case (auto where unset or bad)
  * @param boundsError  null, or why {@value #BOUNDS}'s value names no source
+ * @param leapSeconds  the leap-second list's path (the default where unset or bad)
+ * @param leapSecondsError null, or why {@value #LEAP_SECONDS}'s value is no path
  */
 public record Configuration(String counterName, boolean exactMode, boolean execmem, boolean vclock,
         String counterError, String vdsoError, String execmemError, String vclockError, boolean onCaller,
-        String discoveryError, String bounds, String boundsError) {
+        String discoveryError, String bounds, String boundsError, String leapSeconds, String leapSecondsError) {
 
     /** The counter mode's property. */
     public static final String COUNTER = "timekeeping4j.counter";
@@ -54,6 +59,8 @@ public record Configuration(String counterName, boolean exactMode, boolean execm
     public static final String DISCOVERY = "timekeeping4j.discovery";
     /** The source of {@code BoundedClock.system()}: auto, clockbound, chrony or adjtimex. */
     public static final String BOUNDS = "timekeeping4j.bounds";
+    /** The leap-second list's path, which CLOCK_TAI's offset is checked against. */
+    public static final String LEAP_SECONDS = "timekeeping4j.leapSeconds";
 
     /**
      * This process's configuration, read from the system properties on first use of this class. The first read
@@ -105,9 +112,17 @@ public record Configuration(String counterName, boolean exactMode, boolean execm
                     + " else chronyd, else adjtimex), clockbound, chrony and adjtimex";
             bounds = "auto";
         }
+        String leapValue = value(properties, LEAP_SECONDS);
+        String leapSeconds = leapValue == null ? LeapSecondList.DEFAULT_PATH : leapValue.strip();
+        String leapSecondsError = null;
+        if (leapSeconds.isEmpty() || leapSeconds.indexOf('\0') >= 0) {
+            leapSecondsError = LEAP_SECONDS + "=" + leapValue.replace('\0', '?') + " is no path: give the file of a"
+                    + " leap-second list (IERS format), or leave it unset for " + LeapSecondList.DEFAULT_PATH;
+            leapSeconds = LeapSecondList.DEFAULT_PATH;
+        }
         return new Configuration(counterName, !vdso.equals("off"), !execmem.equals("deny"), !vclock.equals("off"),
                 counterError, vdsoError, execmemError, vclockError, discovery.equals("caller"), discoveryError,
-                bounds, boundsError);
+                bounds, boundsError, leapSeconds, leapSecondsError);
     }
 
     private static String value(Map<?, ?> properties, String name) {

@@ -63,7 +63,7 @@ public final class FastPath implements Runnable {
      * (a cold JVM pays a class a few hundred microseconds); the discovery thread loads it.
      */
     static final String[] PROPERTIES = {Configuration.COUNTER, Configuration.VDSO, Configuration.EXECMEM,
-        Configuration.VCLOCK, Configuration.DISCOVERY};
+        Configuration.VCLOCK, Configuration.DISCOVERY, Configuration.LEAP_SECONDS, Configuration.BOUNDS};
 
     /** Whether any of {@link #PROPERTIES} is set. */
     private static final boolean CONFIGURED = anySet(PROPERTIES);

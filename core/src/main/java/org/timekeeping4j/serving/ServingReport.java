@@ -1,5 +1,6 @@
 package org.timekeeping4j.serving;
 
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -9,7 +10,9 @@ import java.util.Set;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Diagnostics;
 import org.timekeeping4j.arch.Arch;
+import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.linux.LinuxTime;
+import org.timekeeping4j.linux.TaiCheck;
 import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.vdso.KernelVdso;
 
@@ -61,7 +64,22 @@ public final class ServingReport {
         for (Diagnostics.Serving c : clocks) {
             byClock.put(c.clock(), c);
         }
-        return new Diagnostics(stage, why, since, byClock, ticks(), b.vdsoData());
+        TaiCheck tai = tai();
+        return new Diagnostics(stage, why, since, byClock, ticks(), b.vdsoData(), tai.confirmed(), tai.line());
+    }
+
+    /**
+     * CLOCK_TAI's offset now, against the leap-second list {@code timekeeping4j.leapSeconds} names (tzdata's by
+     * default): the list's TAI-UTC now, whether the kernel's differs, and one line. Reads adjtimex and the list's
+     * file afresh: a diagnostic, never a read's cost. A caller that holds the kernel's offset and a list compares
+     * them with {@link TaiCheck#of}.
+     *
+     * @return the verdict
+     */
+    public static TaiCheck tai() {
+        Configuration c = Configuration.PROCESS;
+        return c.leapSecondsError() != null ? TaiCheck.now(c.leapSecondsError())
+                : TaiCheck.now(Path.of(c.leapSeconds()));
     }
 
     /** Every clock's path: {@code counter} and {@code why} for the counter-backed ones, the kernel for the rest. */

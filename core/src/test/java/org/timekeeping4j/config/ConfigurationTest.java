@@ -75,6 +75,31 @@ class ConfigurationTest {
         assertThat(all.exactMode()).isFalse();
     }
 
+    /** The leap-second list's path: trimmed, its case kept (a path is no keyword), a blank one an error. */
+    @Test
+    void theLeapSecondListIsAPathTrimmedWithItsCaseKept() {
+        assertThat(read(Map.of()).leapSeconds()).isEqualTo("/usr/share/zoneinfo/leap-seconds.list");
+        Configuration c = read(Map.of(Configuration.LEAP_SECONDS, " /etc/My-Leap.list\t"));
+        assertThat(c.leapSeconds()).isEqualTo("/etc/My-Leap.list");
+        assertThat(c.leapSecondsError()).isNull();
+        Configuration blank = read(Map.of(Configuration.LEAP_SECONDS, "  "));
+        assertThat(blank.leapSecondsError()).isEqualTo("timekeeping4j.leapSeconds=   is no path: give the file of a"
+                + " leap-second list (IERS format), or leave it unset for /usr/share/zoneinfo/leap-seconds.list");
+        assertThat(blank.leapSeconds()).as("the default stands in").isEqualTo("/usr/share/zoneinfo/leap-seconds.list");
+        assertThat(blank.error()).as("CLOCK_TAI's check alone: not the process's configuration error").isNull();
+    }
+
+    /** -Dtimekeeping4j.leapSeconds names the list that Clocks.diagnostics() checks CLOCK_TAI against. */
+    @Test
+    void theDiagnosticsCheckTaiAgainstTheConfiguredList() throws IOException, InterruptedException {
+        assumeTrue(Platform.UNSUPPORTED_REASON == null, Platform.UNSUPPORTED_REASON);
+        String out = child("-Dtimekeeping4j.leapSeconds= /nonexistent/Leap-Seconds.list ");
+        assertThat(out).containsPattern("(?m)^tai false CLOCK_TAI(?: is UTC \\+ -?\\d+ s, unchecked:|'s offset is"
+                + " unknown: adjtimex refused with .*; and) no leap-second list at /nonexistent/Leap-Seconds.list"
+                + " \\(install tzdata\\)$");
+        assertThat(child("-Dtimekeeping4j.leapSeconds=")).contains("timekeeping4j.leapSeconds= is no path");
+    }
+
     /** Run in the child JVM: what each part of the library decided, one line each. */
     public static void main(String[] args) {
         System.out.println("mode " + Configuration.PROCESS.counter());
@@ -85,6 +110,8 @@ class ConfigurationTest {
         for (ClockId clock : List.of(ClockId.REALTIME, ClockId.MONOTONIC, ClockId.MONOTONIC_RAW)) {
             System.out.println("path " + clock + " " + (paths.get(clock).fromCounter() ? "COUNTER" : "KERNEL") + " " + paths.get(clock).why());
         }
+        Diagnostics d = Clocks.diagnostics();
+        System.out.println("tai " + d.taiConfirmed() + " " + d.tai());
     }
 
     /**

@@ -106,7 +106,7 @@ class FirstReadTest {
                 declared.add((String) f.get(null));
             }
         }
-        assertThat(declared).hasSize(5);
+        assertThat(declared).hasSize(7);
         assertThat(FastPath.PROPERTIES).containsExactlyInAnyOrderElementsOf(declared);
     }
 

@@ -9,11 +9,14 @@ package org.timekeeping4j.cli.verify;
  *       time (a starved cell on a loaded machine): not a pass.</li>
  *   <li>MEASURED: a property the path does not promise (causality on an unordered path): the figure is reported
  *       whatever it is, and neither passes nor fails.</li>
+ *   <li>NOTICE: this machine's setup makes a clock other than its name says, and the library promises nothing
+ *       about it (CLOCK_TAI is UTC where no daemon set the kernel's TAI offset): said with its fix, neither passes
+ *       nor fails.</li>
  *   <li>SKIPPED: the check could not run here.</li>
  * </ul>
  */
 public enum Status {
-    OK, FAILED, INCONCLUSIVE, MEASURED, SKIPPED;
+    OK, FAILED, INCONCLUSIVE, MEASURED, NOTICE, SKIPPED;
 
     /**
      * The status of a check with {@code samples} samples and {@code violations} violations against its

@@ -97,6 +97,11 @@ public final class Verifier {
         return AbiCheck.run(s.paths(), 10_000);
     }
 
+    public static List<CheckResult> tai(Settings s) {
+        s.progress().doing("tai");
+        return List.of(TaiOffsetCheck.run());
+    }
+
     public static List<CheckResult> skew(Settings s, long flipNanos, long ppb) {
         return SkewCheck.run(s.clocks(), seconds(s.seconds()), s.threads() > 0 ? s.threads() : 2, flipNanos, ppb,
                 s.minimum(ConsistencyCheck.MIN_READS), s.progress());
