@@ -50,7 +50,7 @@ final class BoundsCommand implements Callable<Integer> {
                 out.printf("latest    %s%n", format(b.latestNanos()));
                 out.printf("width     %s%n", b.widthNanos() == Long.MAX_VALUE ? "unbounded" : b.widthNanos() + " ns");
                 out.printf("status    %s%n", b.status());
-                out.printf("source    %s%n", clock.description());
+                out.println(Terminal.folded("source    " + clock.description(), Terminal.width(spec), "          "));
             }
             out.flush();
         }

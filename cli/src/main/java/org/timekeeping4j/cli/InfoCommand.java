@@ -12,6 +12,8 @@ import org.timekeeping4j.Clocks;
 import org.timekeeping4j.Diagnostics;
 import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.SyncStatus;
+import org.timekeeping4j.device.BoundedClock;
+import org.timekeeping4j.device.DeviceException;
 import org.timekeeping4j.linux.KernelInfo;
 import org.timekeeping4j.linux.LinuxTime;
 import picocli.CommandLine.Command;
@@ -79,6 +81,7 @@ final class InfoCommand implements Callable<Integer> {
         r.put("clocks", clocks);
         r.put("sync", syncReport(SyncStatus.read()));
         r.put("tai", taiReport(d));
+        r.put("bounds", boundsLine());
         return r;
     }
 
@@ -263,8 +266,18 @@ final class InfoCommand implements Callable<Integer> {
             out.label("", "flags %s", s.get("flags"));
         }
         out.label("tai", "%s", ((Map<String, Object>) r.get("tai")).get("verdict"));
+        out.label("bounds", "%s", r.get("bounds"));
         if (r.get("vmclock") != null) {
             out.label("vmclock", "%s", r.get("vmclock"));
+        }
+    }
+
+    /** BoundedClock.system(): its source, why, and what it said at its last sample (one line). */
+    private static String boundsLine() {
+        try {
+            return BoundedClock.system().description();
+        } catch (DeviceException | IllegalArgumentException e) {
+            return "unusable: " + e.getMessage();
         }
     }
 

@@ -237,9 +237,10 @@ final class ServedBounds implements BoundedClock {
         }
     }
 
+    /** The source, and what it said at the last sample: "adjtimex, served at counter speed: adjtimex: ...". */
     @Override
     public String description() {
-        return source.description() + ", served at counter speed";
+        return source.description() + ", served at counter speed: " + why();
     }
 
     /** {@return the source and what it said at the last sample, one line} */

@@ -90,7 +90,9 @@ class CliJarTest {
         for (List<String> args : List.of(List.of("info"), List.of("capture", "--iterations", "1000"),
                 List.of("verify", "skew", "--duration", "1", "--threads", "1", "--clock", "MONOTONIC"))) {
             List<String> command = new ArrayList<>(List.of(java(), "--enable-native-access=" + CORE_MODULE,
-                    "--module-path", modulePath, "--module", CLI_MODULE + "/org.timekeeping4j.cli.Tk4j"));
+                    "--module-path", modulePath, "--add-modules", "org.timekeeping4j.simulation",
+                    "--add-reads", CLI_MODULE + "=org.timekeeping4j.simulation",
+                    "--module", CLI_MODULE + "/org.timekeeping4j.cli.Tk4j"));
             command.addAll(args);
             Result r = run(command);
             assertThat(r.err).as(String.join(" ", args)).doesNotContain("IllegalAccessError")
