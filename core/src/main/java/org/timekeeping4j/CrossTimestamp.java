@@ -6,6 +6,10 @@ import org.timekeeping4j.serving.Capture;
  * Two clocks at one instant, with the uncertainty: what {@link Clocks#crossTimestamp} fills. For users who
  * correlate logs or events across clocks (REALTIME against MONOTONIC_RAW, BOOTTIME against TAI, ...).
  * Caller-owned, reusable, allocation-free to fill; one per thread.
+ *
+ * <p>Not a {@link Snapshot}: a snapshot is a capture (the ticks of one counter read, one clock and MONOTONIC_RAW
+ * at exactly that read, for converting and ordering events later); a cross timestamp relates any two clocks and
+ * says how sure it is ({@link #widthNanos()}: 0 from one counter read, else the narrowest bracket found).
  */
 public final class CrossTimestamp {
 

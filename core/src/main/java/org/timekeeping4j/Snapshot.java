@@ -6,6 +6,10 @@ import org.timekeeping4j.serving.Capture;
  * One instant seen by two clocks, from one counter read: what {@link Clocks#snapshot} fills, in the manner
  * of the kernel's ktime_get_snapshot_id(). Caller-owned and reusable; filling it allocates nothing.
  * Not thread-safe: one per thread.
+ *
+ * <p>Not a {@link CrossTimestamp}: a snapshot is a capture, the {@link #ticks()} of one counter read with one
+ * clock and MONOTONIC_RAW at exactly that read (PPS and PTP capture, events converted later); a cross timestamp
+ * relates any two clocks with its uncertainty.
  */
 public final class Snapshot {
 
