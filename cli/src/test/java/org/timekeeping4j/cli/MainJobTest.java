@@ -10,7 +10,11 @@ class MainJobTest {
     void noArgumentsShowsPathsSpeedAndVerdictOnOneScreen() {
         Tk4jHarness r = Tk4jHarness.run("--budget", "1.5", "--verbose");
         assertThat(r.out()).contains("clocksource").containsPattern("(?m)^MONOTONIC ").contains("paths here:").contains("  kernel ")
-                .contains("verify:").containsPattern("\\d\\.\\d\\dx");
+                .contains("verify:");
+        // Speed: ratios to the baseline, or, where the machine is too busy to rank them, the cells say noisy and
+        // the heading says why (a busy CI machine shows the second).
+        assertThat(r.out()).as(r.toString()).matches(o -> o.matches("(?s).*\\d\\.\\d\\dx.*")
+                || o.contains("too much to rank") && o.contains(" noisy"), "a ratio, or noisy cells with the reason");
         // The verdict is the paths' own (the fast path's accuracy is asserted in core); the main job must report it
         // faithfully: exit 0 exactly when it printed "[OK]", 1 with the failing checks listed, 3 when a check had
         // too few samples (INCONCLUSIVE, listed).
