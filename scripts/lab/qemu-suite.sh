@@ -4,7 +4,7 @@
 # Sets everything up on a fresh machine of this kind (as root): QEMU through the host's apt, the kernels, a
 # static busybox and the arm64 root through private apt configurations (/etc/apt untouched), the initrds, the
 # CLI jar and core's test classes (host Maven, offline once ~/.m2 is warm), the JUnit console launcher and
-# assertj in target/lab-qemu/lib. Then boots every kernel (two guests at a time) and runs
+# assertj, Awaitility (and its hamcrest) in target/lab-qemu/lib. Then boots every kernel (two guests at a time) and runs
 # scripts/lab/qemu-checks.sh in each: `tk4j info` names the layout, `tk4j verify agreement --path fast` 0 ns,
 # (x86) clocksource switches tsc -> hpet -> acpi_pm -> tsc during verify, (x86) `tk4j info` on hpet and on
 # acpi_pm says each read is a system call and how to switch back to tsc, and SteeredAgreementTest,
@@ -64,7 +64,7 @@ mlog="$(mktemp)"
   && mvn -B -q dependency:copy -Dartifact=org.junit.platform:junit-platform-console-standalone:1.14.1 \
        -DoutputDirectory="$lib") >"$mlog" 2>&1 || { tail -n 20 "$mlog"; setup_failed "the Maven build of the CLI, core's test classes or the JUnit launcher failed (above)"; }
 mkdir -p "$lib" "$logs"
-for j in $(tr ':' '\n' <"$mlog.cp" | grep -E '/(assertj-core|byte-buddy)-[^/]*\.jar$'); do cp "$j" "$lib/"; done
+for j in $(tr ':' '\n' <"$mlog.cp" | grep -E '/(assertj-core|byte-buddy|awaitility|hamcrest)-[^/]*\.jar$'); do cp "$j" "$lib/"; done
 ls "$lib"/assertj-core-*.jar >/dev/null 2>&1 || setup_failed "assertj is not on core's test class path ($mlog.cp)"
 rm -f "$mlog" "$mlog.cp"
 say "built the CLI, core's test classes and $lib: $(took "$t")"
