@@ -12,27 +12,31 @@ import org.timekeeping4j.linux.TimerFd;
 
 /**
  * The process's bounded clock, {@link BoundedClock#system()}: the best source present, sampled off the read path,
- * served at counter speed. A refresher thread samples the source (a ClockBound segment, else the kernel's NTP
- * state) into an {@link Anchor}: the bound at one MONOTONIC_RAW instant and the rate at which it grows. A read
- * takes REALTIME and MONOTONIC_RAW from one counter read ({@link Clocks#snapshot}) and widens the anchor's bound
- * by its growth over the anchor's age, so the interval is never narrower than the source would give at that
- * instant.
+ * served at counter speed. A refresher thread samples the source (a ClockBound segment, chronyd, else the
+ * kernel's NTP state) into an {@link Anchor}: the bound at one MONOTONIC_RAW instant and the rate at which it
+ * grows. A read takes REALTIME ({@link Clocks#nanos}, the one clock read), reckons the anchor's age from it (never
+ * short: REALTIME runs at most 10.05% slower than MONOTONIC_RAW, however it is slewed: {@link #AGE_PER_REALTIME}), and
+ * widens the anchor's bound by its growth over that age, so the interval is never narrower than the source would
+ * give at that instant.
  *
  * <p>Disruptions: the refresher sees REALTIME being set ({@link TimerFd}) and publishes a DISRUPTED anchor until
- * it has sampled the source again at least a period later; a read also refuses an anchor whose REALTIME -
- * MONOTONIC_RAW offset moved faster than any slew can move it (a step the refresher has not seen yet).
+ * it has sampled the source again at least a period later; a read also refuses an anchor that REALTIME is behind
+ * (a backward step the refresher has not published yet; a forward one only widens the bound until it has).
  *
  * <p>Thread-safe; a read allocates nothing and makes no system call in exact mode. {@link #close()} does nothing:
  * the instance lives as long as the process, its refresher a daemon thread.
  */
 final class ServedBounds implements BoundedClock {
 
-    /** The fastest the kernel can slew REALTIME against MONOTONIC_RAW: chrony's default maxslewrate, 83,333 ppm. */
-    static final long MAX_SLEW_PPB = 83_333_333L;
-    /** What a read's offset check tolerates beyond the slew: the two reads of the kernel path, a refresh's own. */
+    /** How far behind the sample's REALTIME a read may find REALTIME before it counts as a backward step. */
     static final long STEP_SLACK_NANOS = 100_000L;
     /** The kernel's own growth of maxerror: 500 ppm (kernel/time/ntp.c, MAXFREQ). */
     static final long KERNEL_GROWTH_PPB = 500_000L;
+    /**
+     * MONOTONIC_RAW ns per REALTIME ns at most: adjtimex lets the tick run 10% slow (900000/HZ us a tick, man 2
+     * adjtimex) and the frequency another 500 ppm, whoever slews it.
+     */
+    static final double AGE_PER_REALTIME = 1.0 / (1.0 - 0.10 - 500e-6);
 
     /**
      * A source's bound at one instant: true time lay within REALTIME +- {@code boundNanos} at MONOTONIC_RAW
@@ -54,6 +58,7 @@ final class ServedBounds implements BoundedClock {
         static Anchor unbounded(long rawNanos, TimeBounds.Status status, String why) {
             return new Anchor(rawNanos, 0, 0, 0, status, Long.MAX_VALUE, Long.MAX_VALUE, why);
         }
+
 
         boolean bounds() {
             return status == TimeBounds.Status.SYNCHRONIZED || status == TimeBounds.Status.FREE_RUNNING;
@@ -77,7 +82,6 @@ final class ServedBounds implements BoundedClock {
     private volatile Anchor anchor;
     /** MONOTONIC_RAW until which samples are published as DISRUPTED (a REALTIME step was seen); refresher's own. */
     private long disruptedUntilRaw = Long.MIN_VALUE;
-
     ServedBounds(Source source) {
         this.source = source;
     }
@@ -140,22 +144,23 @@ final class ServedBounds implements BoundedClock {
     @Override
     public TimeBounds now(TimeBounds into) {
         Anchor a = anchor; // volatile load: pairs with the volatile store in publish(); the anchor is whole
-        Snapshot s = Clocks.snapshot(ClockId.REALTIME, into.clockRead); // REALTIME and MONOTONIC_RAW, one instant
-        long real = s.nanos();
-        long raw = s.rawNanos();
+        long real = Clocks.nanos(ClockId.REALTIME);
         into.source = this;
         into.nanos = real;
         if (a == null || !a.bounds()) {
             return unbounded(into, a == null ? TimeBounds.Status.UNKNOWN : a.status);
         }
-        long age = Math.max(0, raw - a.rawNanos);
+        // The time since the sample, reckoned from REALTIME: never short (REALTIME runs at most AGE_PER_REALTIME
+        // slower). Doubles, not long divisions (tens of cycles each): growUp adds the truncated ns back.
+        long elapsed = real - (a.rawNanos + a.offsetNanos);
+        if (elapsed < -STEP_SLACK_NANOS) {
+            return unbounded(into, TimeBounds.Status.DISRUPTED); // REALTIME stepped back since the sample
+        }
+        long age = (long) (Math.max(0, elapsed) * AGE_PER_REALTIME) + 1;
         if (age >= a.voidNanos) {
             return unbounded(into, TimeBounds.Status.UNKNOWN);
         }
-        if (Math.abs(real - raw - a.offsetNanos) > grow(age, MAX_SLEW_PPB) + STEP_SLACK_NANOS) {
-            return unbounded(into, TimeBounds.Status.DISRUPTED); // stepped since the sample
-        }
-        long bound = a.boundNanos + grow(age, a.driftPpb);
+        long bound = a.boundNanos + growUp(age, a.driftPpb);
         into.earliest = real - bound;
         into.latest = real + bound;
         into.status = age < a.freshNanos ? a.status : TimeBounds.Status.FREE_RUNNING;
@@ -167,6 +172,14 @@ final class ServedBounds implements BoundedClock {
         into.latest = Long.MAX_VALUE;
         into.status = status;
         return into;
+    }
+
+    /**
+     * {@code ppb} of {@code nanos} in doubles, never below {@link #grow}: a double's rounding is under 1 ns below
+     * 10^15 ns of growth, and 1 ns is added.
+     */
+    static long growUp(long nanos, long ppb) {
+        return (long) (nanos * (ppb * 1e-9)) + 1;
     }
 
     /** {@code ppb} of {@code nanos}, rounded up; exact in longs for ages under 290 years and ppb under 10^9. */

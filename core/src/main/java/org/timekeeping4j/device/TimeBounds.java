@@ -1,7 +1,5 @@
 package org.timekeeping4j.device;
 
-import org.timekeeping4j.Snapshot;
-
 /**
  * A TrueTime-style reading: true time lies in [earliest, latest] (nanoseconds since the epoch,
  * CLOCK_REALTIME's scale; TAI's where a {@link VmClock} was asked for TAI), with the source's own estimate
@@ -34,8 +32,6 @@ public final class TimeBounds {
     long nanos;
     Status status = Status.UNKNOWN;
     BoundedClock source;
-    /** Where a served read takes REALTIME and MONOTONIC_RAW from one counter read (owned: no allocation). */
-    final Snapshot clockRead = new Snapshot();
 
     // The ClockBound segment's body as last read (valid when the source is a ClockBound); package-private so the
     // reader fills them without allocating and the tests can check a snapshot is never torn.
