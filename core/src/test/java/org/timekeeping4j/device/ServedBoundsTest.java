@@ -59,13 +59,14 @@ class ServedBoundsTest {
     void theBoundShouldGrowByTheDriftOverTheAnchorsAgeAndHoldTheStatusWhileFresh() {
         Scripted source = new Scripted();
         ServedBounds served = new ServedBounds(source);
+        long before = KernelClocks.nanos(ClockId.REALTIME); // before the anchor: the age counts from it
         source.next.set(anchor(2 * S, 10_000, 50_000, TimeBounds.Status.SYNCHRONIZED, 60 * S, 3600 * S));
         served.refresh(false);
-        long before = KernelClocks.nanos(ClockId.REALTIME);
+        long read = KernelClocks.nanos(ClockId.REALTIME);
         TimeBounds b = served.now(new TimeBounds());
         long after = KernelClocks.nanos(ClockId.REALTIME);
         assertThat(b.status()).isEqualTo(TimeBounds.Status.SYNCHRONIZED);
-        assertThat(b.nanos()).isBetween(before, after);
+        assertThat(b.nanos()).isBetween(read, after);
         // 2 s at 50 ppm: 100 us more than the 10 us stated; the age is reckoned from REALTIME, never short (up to
         // 11% long: REALTIME may run that much slower), plus the time the test took.
         long half = (b.latestNanos() - b.earliestNanos()) / 2;
@@ -156,12 +157,13 @@ class ServedBoundsTest {
             for (int i = 0; i < 100_000; i++) {
                 segment.now(own);
                 served.now(b);
-                assertThat(b.status()).isEqualTo(TimeBounds.Status.SYNCHRONIZED);
+                // FREE_RUNNING where two refresh periods passed since the last refresh (an emulated JVM is slow).
+                assertThat(b.status()).isIn(TimeBounds.Status.SYNCHRONIZED, TimeBounds.Status.FREE_RUNNING);
                 assertThat(b.widthNanos()).as("read %d", i).isGreaterThanOrEqualTo(own.widthNanos());
                 // ...and no wider than the segment's bound grown over a refresh period (the test's reads aside).
                 assertThat(b.widthNanos()).isLessThan(own.widthNanos() + 2 * ServedBounds.grow(S, 15_000) + 2_000);
                 checked++;
-                if (i % 10_000 == 0) {
+                if (i % 1_000 == 0) {
                     served.refresh(false);
                 }
             }
@@ -185,7 +187,7 @@ class ServedBoundsTest {
             long sink = 0;
             String odd = "none";
             for (int i = 0; i < 200_000; i++) {
-                boolean ok = served.now(b).status() == TimeBounds.Status.SYNCHRONIZED;
+                boolean ok = served.now(b).widthNanos() < Long.MAX_VALUE; // bounded (FREE_RUNNING once stale)
                 sink += ok ? 1 : 0;
                 if (!ok && odd.equals("none")) {
                     odd = i + " " + b;
@@ -193,10 +195,10 @@ class ServedBoundsTest {
             }
             long before = threads.getCurrentThreadAllocatedBytes();
             for (int i = 0; i < 2_000_000; i++) {
-                sink += served.now(b).status() == TimeBounds.Status.SYNCHRONIZED ? 1 : 0;
+                sink += served.now(b).widthNanos() < Long.MAX_VALUE ? 1 : 0;
             }
             long allocated = threads.getCurrentThreadAllocatedBytes() - before;
-            assertThat(sink).as("synchronised reads, first not %s", odd).isEqualTo(2_200_000);
+            assertThat(sink).as("bounded reads, the first unbounded %s", odd).isEqualTo(2_200_000);
             assertThat(allocated).as("bytes allocated by 2,000,000 served reads").isLessThan(16_384);
         }
     }
