@@ -230,7 +230,7 @@ final class ServedBounds implements BoundedClock {
         try {
             watcher = TimerFd.watchRealtimeSet();
         } catch (RuntimeException e) {
-            // No timerfd (seccomp): steps are still caught by the reads' offset check.
+            // No timerfd (seccomp): reads still refuse a backward step; a forward one shows at the next sample.
         }
         while (true) {
             try {
