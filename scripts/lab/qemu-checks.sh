@@ -11,7 +11,8 @@
 #   slow-hpet, slow-acpi_pm  (x86-7.x) on each, `tk4j info` says every read is a system call, with its cost
 #              against rdtsc's and how to switch back to tsc (qemu-slow-clocksource.sh; 2 x tk4j info's 30-40 s)
 #   junit      SteeredAgreementTest (exact mode while adjtimex steers the clock), ClocksourceSwitchTest (x86:
-#              clock_mode followed through the switches) and LeapSecondExactTest (23:59:50 UTC + STA_INS), with
+#              clock_mode followed through the switches), LeapSecondExactTest (23:59:50 UTC + STA_INS) and
+#              ServedBoundsStepTest (the first bounded read after a set of REALTIME is DISRUPTED), with
 #              -Dtimekeeping4j.test.steerHost=true: every test must run and pass (a skip fails here)
 #   crash      no JVM wrote an hs_err file during the checks
 # Durations (seconds): TK4J_LAB_AGREE_S (x86 15, arm64 40), TK4J_LAB_SWITCH_S (12). TCG runs the JVM 25-100x
@@ -146,7 +147,7 @@ fi
 t=$(now)
 classes=(org.timekeeping4j.vdso.SteeredAgreementTest)
 [ "$arch" = x86_64 ] && classes+=(org.timekeeping4j.vdso.ClocksourceSwitchTest)
-classes+=(org.timekeeping4j.vdso.LeapSecondExactTest)
+classes+=(org.timekeeping4j.vdso.LeapSecondExactTest org.timekeeping4j.device.ServedBoundsStepTest)
 expected=${#classes[@]}
 launcher="$(ls "$lib"/junit-platform-console-standalone-*.jar 2>/dev/null | head -n 1)"
 if [ -z "$jdk" ] || [ -z "$launcher" ]; then

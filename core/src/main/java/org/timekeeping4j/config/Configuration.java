@@ -19,13 +19,16 @@ import org.timekeeping4j.linux.LeapSecondList;
  *       discovered on a daemon thread of its own) or caller (no thread: the first read discovers, once);</li>
  *   <li>{@value #BOUNDS}: the source of {@code BoundedClock.system()}: auto (a ClockBound segment where one
  *       exists, else chronyd where it answers on 127.0.0.1:323, else adjtimex), clockbound, chrony or adjtimex;</li>
+ *   <li>{@value #BOUNDS_DRIFT}: the drift, in ppm (default {@value #DEFAULT_BOUNDS_DRIFT_PPM}, above 0, at most
+ *       500), that {@code BoundedClock.system()} assumes between the clock and true time while chronyd has not
+ *       measured: its bound grows by that much of the time since chronyd's last update;</li>
  *   <li>{@value #LEAP_SECONDS}: the leap-second list that CLOCK_TAI's offset is checked against (default
  *       {@value org.timekeeping4j.linux.LeapSecondList#DEFAULT_PATH}). A path: trimmed, its case kept.</li>
  * </ul>
  * A value that names nothing is an error, one line naming the property, the value and the valid values; the
  * other properties still parse. Where a value is bad, its field holds the default. A bad value of the first
  * three is the process's configuration error ({@link #error()}: every read reports it); a bad {@value #VCLOCK}
- * refuses exact mode only, with its error as the reason; a bad {@value #BOUNDS} is {@code BoundedClock.system()}'s
+ * refuses exact mode only, with its error as the reason; a bad {@value #BOUNDS} or {@value #BOUNDS_DRIFT} is {@code BoundedClock.system()}'s
  * error only; a bad {@value #LEAP_SECONDS} leaves CLOCK_TAI's offset unchecked, with its error as the reason.
  *
  * @param counterName  the counter mode's name, lower case (auto where unset or bad; {@link #counter()})
@@ -39,13 +42,15 @@ import org.timekeeping4j.linux.LeapSecondList;
  * @param onCaller     true when {@value #DISCOVERY}=caller
  * @param discoveryError null, or why {@value #DISCOVERY}'s value is neither background nor caller
  * @param bounds       the bounds source's name, lower case (auto where unset or bad)
- * @param boundsError  null, or why {@value #BOUNDS}'s value names no source
+ * @param boundsError  null, or why {@value #BOUNDS}'s value names no source or {@value #BOUNDS_DRIFT}'s no drift
+ * @param boundsDriftPpb {@value #BOUNDS_DRIFT} in ppb (the default where unset or bad)
  * @param leapSeconds  the leap-second list's path (the default where unset or bad)
  * @param leapSecondsError null, or why {@value #LEAP_SECONDS}'s value is no path
  */
 public record Configuration(String counterName, boolean exactMode, boolean execmem, boolean vclock,
         String counterError, String vdsoError, String execmemError, String vclockError, boolean onCaller,
-        String discoveryError, String bounds, String boundsError, String leapSeconds, String leapSecondsError) {
+        String discoveryError, String bounds, String boundsError, long boundsDriftPpb, String leapSeconds,
+        String leapSecondsError) {
 
     /** The counter mode's property. */
     public static final String COUNTER = "timekeeping4j.counter";
@@ -59,6 +64,10 @@ public record Configuration(String counterName, boolean exactMode, boolean execm
     public static final String DISCOVERY = "timekeeping4j.discovery";
     /** The source of {@code BoundedClock.system()}: auto, clockbound, chrony or adjtimex. */
     public static final String BOUNDS = "timekeeping4j.bounds";
+    /** The drift, ppm, that {@code BoundedClock.system()}'s bound assumes between measurements of its source. */
+    public static final String BOUNDS_DRIFT = "timekeeping4j.bounds.drift";
+    /** {@value #BOUNDS_DRIFT}'s default, ppm: three times the 16 ppm the lab's references drifted apart. */
+    public static final int DEFAULT_BOUNDS_DRIFT_PPM = 50;
     /** The leap-second list's path, which CLOCK_TAI's offset is checked against. */
     public static final String LEAP_SECONDS = "timekeeping4j.leapSeconds";
 
@@ -112,6 +121,22 @@ public record Configuration(String counterName, boolean exactMode, boolean execm
                     + " else chronyd, else adjtimex), clockbound, chrony and adjtimex";
             bounds = "auto";
         }
+        String driftValue = value(properties, BOUNDS_DRIFT);
+        long boundsDriftPpb = DEFAULT_BOUNDS_DRIFT_PPM * 1000L;
+        if (driftValue != null) {
+            double ppm;
+            try {
+                ppm = Double.parseDouble(driftValue.strip());
+            } catch (NumberFormatException e) {
+                ppm = Double.NaN;
+            }
+            if (ppm > 0 && ppm <= 500) {
+                boundsDriftPpb = (long) Math.ceil(ppm * 1000);
+            } else if (boundsError == null) {
+                boundsError = BOUNDS_DRIFT + "=" + driftValue + " is no drift: give ppm above 0 and at most 500"
+                        + " (default " + DEFAULT_BOUNDS_DRIFT_PPM + ")";
+            }
+        }
         String leapValue = value(properties, LEAP_SECONDS);
         String leapSeconds = leapValue == null ? LeapSecondList.DEFAULT_PATH : leapValue.strip();
         String leapSecondsError = null;
@@ -122,7 +147,7 @@ public record Configuration(String counterName, boolean exactMode, boolean execm
         }
         return new Configuration(counterName, !vdso.equals("off"), !execmem.equals("deny"), !vclock.equals("off"),
                 counterError, vdsoError, execmemError, vclockError, discovery.equals("caller"), discoveryError,
-                bounds, boundsError, leapSeconds, leapSecondsError);
+                bounds, boundsError, boundsDriftPpb, leapSeconds, leapSecondsError);
     }
 
     private static String value(Map<?, ?> properties, String name) {

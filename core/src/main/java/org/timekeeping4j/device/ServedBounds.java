@@ -9,6 +9,7 @@ import org.timekeeping4j.Snapshot;
 import org.timekeeping4j.SyncStatus;
 import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.linux.TimerFd;
+import org.timekeeping4j.vdso.KernelVdso;
 
 /**
  * The process's bounded clock, {@link BoundedClock#system()}: the best source present, sampled off the read path,
@@ -19,9 +20,14 @@ import org.timekeeping4j.linux.TimerFd;
  * widens the anchor's bound by its growth over that age, so the interval is never narrower than the source would
  * give at that instant.
  *
- * <p>Disruptions: the refresher sees REALTIME being set ({@link TimerFd}) and publishes a DISRUPTED anchor until
- * it has sampled the source again at least a period later; a read also refuses an anchor that REALTIME is behind
- * (a backward step the refresher has not published yet; a forward one only widens the bound until it has).
+ * <p>Disruptions: a set of REALTIME (a step, a leap second, a checkpoint restored into a new time namespace)
+ * changes REALTIME - MONOTONIC, which nothing else changes ({@link KernelVdso#realtimeLead}, a few loads of the
+ * kernel's data). Each anchor carries the lead it was sampled under, and a read that finds another one after its
+ * REALTIME read is DISRUPTED: from the first read after the set, before the refresher has woken. The refresher
+ * sees the set too ({@link TimerFd}, and the lead) and publishes DISRUPTED anchors until the source has measured
+ * since (each source says from when its bound's measurements date: {@link Anchor#basisRaw}). Where exact mode does
+ * not serve there is no lead: a read then refuses an anchor that REALTIME is behind (a backward step), and a
+ * forward step is seen when the refresher wakes.
  *
  * <p>Thread-safe; a read allocates nothing and makes no system call in exact mode. {@link #close()} does nothing:
  * the instance lives as long as the process, its refresher a daemon thread.
@@ -50,13 +56,36 @@ final class ServedBounds implements BoundedClock {
      * @param freshNanos   how long after the sample its status holds; then FREE_RUNNING
      * @param voidNanos    how long after the sample the bound means anything; then UNKNOWN
      * @param why          one line: the source and what it said
+     * @param basisRaw     MONOTONIC_RAW at or before the oldest measurement the bound rests on (Long.MIN_VALUE:
+     *                     not known); a bound whose basis precedes a set of REALTIME is not served
+     * @param lead         REALTIME - MONOTONIC when it was sampled ({@link KernelVdso#realtimeLead}), stamped by
+     *                     the refresher
      */
     record Anchor(long rawNanos, long offsetNanos, long boundNanos, long driftPpb, TimeBounds.Status status,
-                  long freshNanos, long voidNanos, String why) {
+                  long freshNanos, long voidNanos, String why, long basisRaw, long lead) {
+
+        /** An anchor whose bound rests on a measurement at its sample, not stamped yet. */
+        Anchor(long rawNanos, long offsetNanos, long boundNanos, long driftPpb, TimeBounds.Status status,
+               long freshNanos, long voidNanos, String why) {
+            this(rawNanos, offsetNanos, boundNanos, driftPpb, status, freshNanos, voidNanos, why, rawNanos,
+                    KernelVdso.NO_LEAD);
+        }
 
         /** An anchor that bounds nothing: unknown or disrupted, with why. */
         static Anchor unbounded(long rawNanos, TimeBounds.Status status, String why) {
             return new Anchor(rawNanos, 0, 0, 0, status, Long.MAX_VALUE, Long.MAX_VALUE, why);
+        }
+
+        /** {@return this anchor with its bound's basis at {@code raw}} */
+        Anchor basedAt(long raw) {
+            return new Anchor(rawNanos, offsetNanos, boundNanos, driftPpb, status, freshNanos, voidNanos, why, raw,
+                    lead);
+        }
+
+        /** {@return this anchor with the lead it was sampled under} */
+        Anchor stamped(long realtimeLead) {
+            return new Anchor(rawNanos, offsetNanos, boundNanos, driftPpb, status, freshNanos, voidNanos, why,
+                    basisRaw, realtimeLead);
         }
 
 
@@ -75,13 +104,20 @@ final class ServedBounds implements BoundedClock {
 
         /** {@return what it is, as {@link BoundedClock#description()} says} */
         String description();
+
+        /** Told by the refresher, before its next sample, that REALTIME was set since the last one. */
+        default void realtimeSet() {
+        }
     }
 
     private final Source source;
     /** The latest anchor; null before the first sample. Volatile: see {@link #publish}. */
     private volatile Anchor anchor;
-    /** MONOTONIC_RAW until which samples are published as DISRUPTED (a REALTIME step was seen); refresher's own. */
-    private long disruptedUntilRaw = Long.MIN_VALUE;
+    /** MONOTONIC_RAW when the refresher last saw REALTIME set; refresher's own. */
+    private long setAtRaw = Long.MIN_VALUE;
+    /** The lead of the refresher's last sample; refresher's own. */
+    private long lastLead = KernelVdso.NO_LEAD;
+    private boolean leadSeen;
     ServedBounds(Source source) {
         this.source = source;
     }
@@ -145,10 +181,14 @@ final class ServedBounds implements BoundedClock {
     public TimeBounds now(TimeBounds into) {
         Anchor a = anchor; // volatile load: pairs with the volatile store in publish(); the anchor is whole
         long real = Clocks.nanos(ClockId.REALTIME);
+        long lead = KernelVdso.realtimeLead(); // after the read: a set of REALTIME before it shows as a new lead
         into.source = this;
         into.nanos = real;
         if (a == null || !a.bounds()) {
             return unbounded(into, a == null ? TimeBounds.Status.UNKNOWN : a.status);
+        }
+        if (lead != a.lead) {
+            return unbounded(into, TimeBounds.Status.DISRUPTED); // REALTIME was set since the sample
         }
         // The time since the sample, reckoned from REALTIME: never short (REALTIME runs at most AGE_PER_REALTIME
         // slower). Doubles, not long divisions (tens of cycles each): growUp adds the truncated ns back.
@@ -193,26 +233,37 @@ final class ServedBounds implements BoundedClock {
     }
 
     /**
-     * Samples the source and publishes its anchor; after a REALTIME step ({@code stepped}), a DISRUPTED one until
-     * the source has been sampled a full period after the step.
+     * Samples the source and publishes its anchor, stamped with the lead it was sampled under. After a set of
+     * REALTIME ({@code stepped}: the timerfd fired; or the lead changed since the last sample), DISRUPTED until
+     * the source's bound rests only on measurements taken since.
      */
     void refresh(boolean stepped) {
         long raw = Clocks.nanos(ClockId.MONOTONIC_RAW);
-        if (stepped) {
-            disruptedUntilRaw = raw + source.periodMillis() * 1_000_000L;
+        long lead = KernelVdso.realtimeLead();
+        if (stepped || (leadSeen && lead != lastLead)) {
+            setAtRaw = raw;
+            source.realtimeSet();
         }
-        if (raw < disruptedUntilRaw) {
-            publish(Anchor.unbounded(raw, TimeBounds.Status.DISRUPTED, "REALTIME was set: until "
-                    + source.description() + " is sampled again"));
-            return;
-        }
+        lastLead = lead;
+        leadSeen = true;
         Anchor a;
         try {
             a = source.sample();
         } catch (RuntimeException e) {
             a = Anchor.unbounded(raw, TimeBounds.Status.UNKNOWN, source.description() + ": " + e.getMessage());
         }
-        publish(a);
+        if (KernelVdso.realtimeLead() != lead) { // set while sampling: the sample may straddle it
+            publish(Anchor.unbounded(raw, TimeBounds.Status.DISRUPTED, "REALTIME was set while "
+                    + source.description() + " was sampled").stamped(lead));
+            return; // the next refresh sees the new lead and treats it as a set
+        }
+        if (a.bounds() && a.basisRaw < setAtRaw) {
+            publish(Anchor.unbounded(raw, TimeBounds.Status.DISRUPTED, "REALTIME was set "
+                    + (raw - setAtRaw) / 1_000_000L + " ms ago: until " + source.description()
+                    + " has measured since").stamped(lead));
+            return;
+        }
+        publish(a.stamped(lead));
     }
 
     private void publish(Anchor a) {
@@ -267,11 +318,24 @@ final class ServedBounds implements BoundedClock {
         // The process's instance: nothing to close.
     }
 
-    /** The kernel's NTP state: maxerror as the daemon last wrote it, growing 500 ppm as the kernel grows it. */
+    /**
+     * The kernel's NTP state: maxerror as the daemon last wrote it, growing 500 ppm as the kernel grows it. The
+     * kernel adds 500 us at each second's overflow; any other change is a daemon's write (an update). An update
+     * rests on measurements made since the one before, so a bound's basis is the update before the last.
+     */
     static final class AdjtimexSource implements Source {
+        private long lastMaxError = -1;
+        private long lastRaw;
+        private long updateRaw = Long.MIN_VALUE;
+        private long previousUpdateRaw = Long.MIN_VALUE;
 
         @Override
         public Anchor sample() {
+            Anchor a = read();
+            return a.basedAt(previousUpdateRaw);
+        }
+
+        private Anchor read() {
             Snapshot before = Clocks.snapshot(ClockId.REALTIME, new Snapshot());
             SyncStatus s = SyncStatus.read();
             long raw = before.rawNanos();
@@ -287,10 +351,23 @@ final class ServedBounds implements BoundedClock {
                 return Anchor.unbounded(raw, TimeBounds.Status.UNKNOWN,
                         "adjtimex: maxerror 0 (phc2sys writes it): no bound stated");
             }
+            noteWrite(s.maxErrorMicros(), raw);
             long bound = Math.multiplyExact(s.maxErrorMicros(), 1000L);
             return new Anchor(raw, offset, bound, KERNEL_GROWTH_PPB, TimeBounds.Status.SYNCHRONIZED,
                     2L * periodMillis() * 1_000_000L, Long.MAX_VALUE,
                     "adjtimex: maxerror " + s.maxErrorMicros() + " us, synchronised");
+        }
+
+        /** Notes an update where maxerror changed otherwise than by the kernel's 500 us a second. */
+        private void noteWrite(long maxErrorMicros, long raw) {
+            long grown = maxErrorMicros - lastMaxError;
+            long seconds = (raw - lastRaw) / 1_000_000_000L + 2; // second overflows since: at most this many
+            if (lastMaxError >= 0 && (grown < 0 || grown % 500 != 0 || grown > 500 * seconds)) {
+                previousUpdateRaw = updateRaw;
+                updateRaw = lastRaw; // written after the last sample, before this one
+            }
+            lastMaxError = maxErrorMicros;
+            lastRaw = raw;
         }
 
         @Override
@@ -311,12 +388,26 @@ final class ServedBounds implements BoundedClock {
      * excluded true time in 579 of 1,400 samples of a lab run with the reference lost).
      */
     static final class ChronydSource implements Source {
-        /** The drift the bound assumes between measurements: above the 16 ppm the lab's references drifted apart. */
-        static final long MAX_DRIFT_PPB = 50_000L;
         private final Chronyd chronyd;
+        /** The drift the bound assumes between measurements, ppb ({@link Configuration#BOUNDS_DRIFT}). */
+        private final long driftPpb;
+        /** chronyd's reference time at the last sample; refresher's own. */
+        private java.time.Instant lastReference;
+        /** The reference time chronyd reported when REALTIME was set: its update then predates the set. */
+        private java.time.Instant referenceAtSet;
 
         ChronydSource(Chronyd chronyd) {
+            this(chronyd, Configuration.PROCESS.boundsDriftPpb());
+        }
+
+        ChronydSource(Chronyd chronyd, long driftPpb) {
             this.chronyd = chronyd;
+            this.driftPpb = driftPpb;
+        }
+
+        @Override
+        public void realtimeSet() {
+            referenceAtSet = lastReference;
         }
 
         @Override
@@ -333,13 +424,19 @@ final class ServedBounds implements BoundedClock {
                 return Anchor.unbounded(raw, TimeBounds.Status.UNKNOWN, description() + ": not synchronised ("
                         + t.leap() + ")");
             }
+            lastReference = t.referenceTime();
             long sinceUpdate = Math.max(0, real - (t.referenceTime().getEpochSecond() * 1_000_000_000L
                     + t.referenceTime().getNano()));
-            long bound = satAdd(t.boundNanos(), grow(sinceUpdate, MAX_DRIFT_PPB));
-            return new Anchor(raw, real - raw, bound, MAX_DRIFT_PPB, TimeBounds.Status.SYNCHRONIZED,
+            long bound = satAdd(t.boundNanos(), grow(sinceUpdate, driftPpb));
+            // The update's measurements span the update interval before it; reckoned on REALTIME (stamped by
+            // chronyd after any set, as it made the update after one), so never late. An update that chronyd
+            // reported already when REALTIME was set predates the set.
+            long basis = t.referenceTime().equals(referenceAtSet) ? Long.MIN_VALUE
+                    : raw - (long) ((sinceUpdate + Math.max(0, t.lastUpdateInterval()) * 1e9) * AGE_PER_REALTIME) - 1;
+            return new Anchor(raw, real - raw, bound, driftPpb, TimeBounds.Status.SYNCHRONIZED,
                     2L * periodMillis() * 1_000_000L, Long.MAX_VALUE, description() + ": synchronised, bound "
                             + bound + " ns (" + t.boundNanos() + " ns stated, " + sinceUpdate / 1_000_000L
-                            + " ms since its update)");
+                            + " ms since its update)").basedAt(basis);
         }
 
         @Override
@@ -362,6 +459,9 @@ final class ServedBounds implements BoundedClock {
     static final class ClockBoundSource implements Source {
         private final ClockBound segment;
         private final TimeBounds read = new TimeBounds();
+        private long lastAsOf = Long.MIN_VALUE;
+        private long updateRaw = Long.MIN_VALUE;
+        private long previousUpdateRaw = Long.MIN_VALUE;
 
         ClockBoundSource(ClockBound segment) {
             this.segment = segment;
@@ -378,6 +478,13 @@ final class ServedBounds implements BoundedClock {
             long real = Clocks.nanos(ClockId.REALTIME);
             segment.at(read, real, mono);
             long offset = real - raw;
+            // The daemon's update (as_of) rests on chronyd's state since its update before: the basis.
+            long asOf = read.asOfSec * 1_000_000_000L + read.asOfNsec;
+            if (asOf != lastAsOf) {
+                previousUpdateRaw = updateRaw;
+                updateRaw = raw - (long) (Math.max(0, mono - asOf) * AGE_PER_REALTIME) - 1; // MONOTONIC slews as REALTIME
+                lastAsOf = asOf;
+            }
             if (read.status != TimeBounds.Status.SYNCHRONIZED && read.status != TimeBounds.Status.FREE_RUNNING) {
                 return Anchor.unbounded(raw, read.status, segment.description() + ": " + read.status);
             }
@@ -385,7 +492,7 @@ final class ServedBounds implements BoundedClock {
             return new Anchor(raw, offset, (read.latest - read.earliest + 1) / 2, read.maxDriftPpb, read.status,
                     2L * periodMillis() * 1_000_000L, Math.max(0, voidAfter - mono),
                     segment.description() + ": " + read.status + ", bound " + (read.latest - read.earliest) / 2
-                            + " ns, drift " + read.maxDriftPpb + " ppb");
+                            + " ns, drift " + read.maxDriftPpb + " ppb").basedAt(previousUpdateRaw);
         }
 
         @Override

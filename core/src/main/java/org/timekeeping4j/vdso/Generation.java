@@ -45,6 +45,8 @@ final class Generation {
     final long auxBase;
     final long auxStride;
     final long auxTimestamp;
+    /** The offset of base CS_HRES_COARSE in {@code state.page()} ({@link KernelVdso#realtimeLead}); 0 when not enabled. */
+    final long hres;
     /**
      * Per site (0: generic, 1-5: {@link #BOUND}): the read, and the kernel path's clock_gettime stub that serves
      * instead where the read's fallbacks are the rule (null outside a namespace where the stubs are not mapped,
@@ -75,6 +77,7 @@ final class Generation {
         this.auxBase = auxMask == 0 ? 0 : state.page().address() + state.layout().auxOffset();
         this.auxStride = auxMask == 0 ? 0 : state.layout().stride();
         this.auxTimestamp = auxMask == 0 ? 0 : state.layout().basetimeOffset();
+        this.hres = enabled ? state.layout().baseOffset(VdsoLayout.CS_HRES_COARSE) : 0;
         this.read = new MethodHandle[1 + BOUND.length];
         this.clockGettime = new MethodHandle[read.length];
         this.modesRead = enabled ? modesRead(state.layout().algorithm(), vclock) : 0;

@@ -269,6 +269,20 @@ public final class KernelVdso {
         return offset == 0 || v == VdsoStub.FALLBACK ? v : v + offset;
     }
 
+    /** What {@link #realtimeLead} returns where exact mode does not serve. */
+    public static final long NO_LEAD = VdsoFormula.NO_LEAD;
+
+    /**
+     * REALTIME - MONOTONIC from the kernel's data, exact: it changes only where REALTIME is set (a step, a leap
+     * second), never under a slew. A few loads under the data's seq; no system call, no allocation.
+     *
+     * @return the lead in ns, or {@link #NO_LEAD} where exact mode does not serve
+     */
+    public static long realtimeLead() {
+        Generation g = now;
+        return g.enabled() ? VdsoFormula.realtimeLead(g.state.layout(), g.state.page(), g.hres) : NO_LEAD;
+    }
+
     /** What serves clock_mode PVCLOCK (kvm-clock) in this process, or why clock_gettime does. */
     public static String pvclock() {
         return now.state.vclock().pvclock();

@@ -235,6 +235,41 @@ final class VdsoFormula {
         return false;
     }
 
+    /** What {@link #realtimeLead} returns where the seq never settled. */
+    static final long NO_LEAD = Long.MIN_VALUE;
+
+    /**
+     * REALTIME - MONOTONIC in ns, from base {@code baseOffset}'s two basetime slots under one seq: minus the
+     * kernel's wall_to_monotonic (update_vsyscall writes MONOTONIC's slot as REALTIME's plus it, nsec shifted
+     * alike, so the difference is exact). Slewing moves both clocks alike; only a set of REALTIME (clock_settime,
+     * settimeofday, ADJ_SETOFFSET, a leap second) changes it.
+     *
+     * @return the lead, or {@link #NO_LEAD} when seq stayed odd for 2^20 looks
+     */
+    static long realtimeLead(VdsoLayout l, MemorySegment page, long baseOffset) {
+        long rt = baseOffset + l.basetimeOffset(); // basetime[CLOCK_REALTIME = 0]
+        long mono = rt + VdsoLayout.TIMESTAMP_BYTES; // basetime[CLOCK_MONOTONIC = 1]
+        for (int spins = 0; spins < 1 << 20; ) {
+            int seq = Seqcount.begin(page, baseOffset); // vdso_read_begin: pairs with the kernel's vdso_write_end
+            if (Seqcount.writing(seq)) {
+                spins++;
+                Thread.onSpinWait();
+                continue;
+            }
+            long rs = page.get(ValueLayout.JAVA_LONG_UNALIGNED, rt);
+            long rn = page.get(ValueLayout.JAVA_LONG_UNALIGNED, rt + 8);
+            long ms = page.get(ValueLayout.JAVA_LONG_UNALIGNED, mono);
+            long mn = page.get(ValueLayout.JAVA_LONG_UNALIGNED, mono + 8);
+            int shift = page.get(ValueLayout.JAVA_INT_UNALIGNED, baseOffset + l.shiftOffset());
+            if (Seqcount.retry(page, baseOffset, seq)) { // vdso_read_retry: pairs with vdso_write_begin
+                continue;
+            }
+            // Both nsec are below 10^9 << shift, so their difference fits; it is a multiple of 1 << shift.
+            return (rs - ms) * 1_000_000_000L + ((rn - mn) >> shift);
+        }
+        return NO_LEAD;
+    }
+
     /**
      * Whether base {@code baseOffset}'s seq is still the one {@link #read} saw: then every load made since (the
      * fields, a vclock page's) saw that state. The loads complete before the seq re-load; pairs with the kernel's

@@ -110,7 +110,7 @@ class ServedBoundsTest {
     }
 
     @Test
-    void aStepShouldDisruptUntilTheSourceIsSampledAPeriodLater() {
+    void aStepShouldDisruptUntilTheSourceHasMeasuredSince() {
         Scripted source = new Scripted();
         ServedBounds served = new ServedBounds(source);
         source.next.set(anchor(0, 10_000, 15_000, TimeBounds.Status.SYNCHRONIZED, 60 * S, 3600 * S));
@@ -124,6 +124,24 @@ class ServedBoundsTest {
             return served.now(b).status() == TimeBounds.Status.SYNCHRONIZED;
         });
         assertThat(b.widthNanos()).isLessThan(1_000_000);
+    }
+
+    @Test
+    void theLeadShouldBeRealtimeMinusMonotonicWhereExactModeServes() {
+        if (!org.timekeeping4j.vdso.KernelVdso.ENABLED) {
+            assertThat(org.timekeeping4j.vdso.KernelVdso.realtimeLead()).isEqualTo(
+                    org.timekeeping4j.vdso.KernelVdso.NO_LEAD);
+            return;
+        }
+        long first = org.timekeeping4j.vdso.KernelVdso.realtimeLead();
+        for (int i = 0; i < 10_000; i++) {
+            long monoBefore = KernelClocks.nanos(ClockId.MONOTONIC);
+            long real = KernelClocks.nanos(ClockId.REALTIME);
+            long monoAfter = KernelClocks.nanos(ClockId.MONOTONIC);
+            long lead = org.timekeeping4j.vdso.KernelVdso.realtimeLead();
+            // REALTIME read between the MONOTONIC reads: its lead lies between what each pairing gives.
+            assertThat(lead).as("read %d", i).isBetween(real - monoAfter, real - monoBefore).isEqualTo(first);
+        }
     }
 
     @Test
