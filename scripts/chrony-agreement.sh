@@ -16,10 +16,10 @@
 # Usage: sudo scripts/chrony-agreement.sh [-t SECONDS] [--unit N] [--seed N] [--step-us US] [--step-period S]
 #                                         [--settle S] [--keep-logs]
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+name=chrony-agreement
+. "$(dirname "${BASH_SOURCE[0]}")/chrony/lab.sh"
 seconds=60 unit=0 seed=1 step_us=200 step_period=30 settle=10 keep=0
 
-die() { echo "chrony-agreement: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
     -t|--duration) seconds="${2:?}"; shift 2 ;;
@@ -37,55 +37,7 @@ for n in "$seconds" "$unit" "$seed" "$step_us" "$step_period" "$settle"; do
   [[ "$n" =~ ^[0-9]+$ ]] || die "'$n' is not a whole number of seconds / microseconds"
 done
 [ "$seconds" -ge 1 ] || die "-t must be at least 1 second"
-[ "$(uname -s)" = Linux ] || die "Linux only"
-[ "$(id -u)" -eq 0 ] || die "must run as root: chronyd steers the kernel clock (sudo $0)"
-
-# Anything else steering the clock would make the run meaningless, and our restore would fight it.
-for d in chronyd ntpd ntpsec openntpd systemd-timesyncd ptp4l phc2sys ts2phc; do
-  if pid="$(pgrep -x "${d:0:15}" | head -n 1)"; then
-    die "$d is already running (pid $pid); stop it first (e.g. systemctl stop ${d%d}), this script runs its own chronyd"
-  fi
-done
-
-shm_key="$(printf '0x%08x' $((0x4e545030 + unit)))"
-if ipcs -m | awk -v k="$shm_key" '$1 == k { found = 1 } END { exit !found }'; then
-  die "the SHM segment of refclock unit $unit ($shm_key) exists already (ipcs -m): pick another --unit or remove it (ipcrm -M $shm_key)"
-fi
-
-if ! command -v chronyd >/dev/null 2>&1; then
-  command -v apt-get >/dev/null 2>&1 || die "chronyd not found and no apt-get: install chrony (4.x) yourself"
-  echo "chrony-agreement: installing chrony (apt-get)..." >&2
-  apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chrony >&2
-  if pid="$(pgrep -x chronyd | head -n 1)"; then
-    die "installing chrony started the system's chronyd (pid $pid); stop it (systemctl stop chrony) and rerun"
-  fi
-fi
-
-jdk="$("$here/scripts/java25" --home 2>/dev/null)" || die "no JDK 25 or newer found (set TK4J_JAVA_HOME)"
-lab() { "$jdk/bin/java" --enable-native-access=ALL-UNNAMED "$here/scripts/chrony/ClockLab.java" "$@"; }
-
-# Build the CLI now, so no build lands inside a measured window.
-(cd "$here" && ./tk4j --version >/dev/null) || die "./tk4j does not build"
-
-work="$(mktemp -d /tmp/chrony-agreement.XXXXXX)" # 0700: chronyd accepts its command socket here
-chronyd_pid="" writer_pid="" restored=0
-cleanup() {
-  local rc=$?
-  set +e
-  if [ -n "$chronyd_pid" ]; then kill "$chronyd_pid" 2>/dev/null; wait "$chronyd_pid" 2>/dev/null; fi
-  if [ -n "$writer_pid" ]; then kill "$writer_pid" 2>/dev/null; wait "$writer_pid" 2>/dev/null; fi
-  if [ "$restored" -eq 0 ] && [ -f "$work/state" ]; then
-    echo "== restoring the kernel clock"
-    lab restore "$work/state"
-    restored=1
-  fi
-  ipcrm -M "$shm_key" 2>/dev/null
-  if [ "$keep" -eq 1 ]; then echo "logs kept in $work"; else rm -rf "$work"; fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+lab_init
 
 echo "== $(date -u '+%Y-%m-%d %H:%M:%S UTC'), $(uname -r), $(chronyd -v | head -n 1)"
 echo "== tk4j at $(cd "$here" && git rev-parse --short HEAD 2>/dev/null || echo '?'); tk4j info (head):"
@@ -93,42 +45,14 @@ echo "== tk4j at $(cd "$here" && git rev-parse --short HEAD 2>/dev/null || echo 
 echo "== what serves --path fast (Clocks.source() in a fresh JVM):"
 "$jdk/bin/java" --enable-native-access=ALL-UNNAMED -cp "$here/cli/target/tk4j.jar" "$here/scripts/chrony/Sources.java" \
   2>&1 | sed 's/^/   /' || true
-# A test that flips the frequency (FastClocksTest's steering test, another run of this script) would have us save
-# and later restore one moment of its flipping.
-lab quiet 3 || die "rerun when nothing else steers the clock"
-lab save "$work/state"
-
-cat >"$work/chrony.conf" <<EOF
-# private configuration of scripts/chrony-agreement.sh: no network, one SHM reference clock
-refclock SHM $unit refid SIM poll 0 dpoll -2 precision 1e-7
-makestep 1 3
-driftfile $work/drift
-pidfile $work/chronyd.pid
-port 0
-cmdport 0
-bindcmdaddress $work/chronyd.sock
-logdir $work
-log tracking refclocks
-EOF
-mkdir -p /run/chrony # chronyc binds its client socket there
-
+lab_save
 # Started directly, not through lab(): $! must be the JVM itself, not a subshell that a kill would leave it behind.
 "$jdk/bin/java" --enable-native-access=ALL-UNNAMED "$here/scripts/chrony/ClockLab.java" \
   writer "$work/state" "$unit" "$seed" "$step_period" "$step_us" >"$work/writer.log" 2>&1 &
 writer_pid=$!
-chronyd -d -u root -f "$work/chrony.conf" >"$work/chronyd.log" 2>&1 & # no -x: it must steer
-chronyd_pid=$!
-cc() { chronyc -h "$work/chronyd.sock" -n "$@"; }
-
-echo "== waiting for chronyd to select the SHM reference clock"
-for i in $(seq 1 120); do
-  kill -0 "$chronyd_pid" 2>/dev/null || { cat "$work/chronyd.log" >&2; die "chronyd exited"; }
-  kill -0 "$writer_pid" 2>/dev/null || { cat "$work/writer.log" >&2; die "the SHM writer exited"; }
-  if cc tracking 2>/dev/null | grep -q '^Reference ID *: [0-9A-F]* (SIM)'; then break; fi
-  sleep 0.5
-done
-cc tracking | grep -q '(SIM)' || { cat "$work/chronyd.log" >&2; die "chronyd did not synchronise to SIM in 60 s"; }
-echo "   synchronised after about $((i / 2)) s; settling $settle s"
+lab_chronyd "makestep 1 3" "cmdport 0" "bindcmdaddress $work/chronyd.sock"
+lab_wait_sync
+echo "   settling $settle s"
 sleep "$settle"
 cc tracking | grep -E '^(Reference ID|System time|Frequency|Update interval)' | sed 's/^/   /'
 
@@ -177,11 +101,7 @@ for path in fast kernel; do
 done
 
 echo "== stopping chronyd and the writer"
-kill "$chronyd_pid"; wait "$chronyd_pid" 2>/dev/null || true; chronyd_pid=""
-kill "$writer_pid"; wait "$writer_pid" 2>/dev/null || true; writer_pid=""
-echo "== restoring the kernel clock"
-lab restore "$work/state"
-restored=1
+lab_stop
 echo "== result: fast exit ${rcs[fast]}, kernel exit ${rcs[kernel]}"
 [ "${rcs[fast]}" -eq 0 ] && [ "${rcs[kernel]}" -eq 0 ] && exit 0
 exit 1

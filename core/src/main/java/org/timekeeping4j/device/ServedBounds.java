@@ -105,6 +105,11 @@ final class ServedBounds implements BoundedClock {
         /** {@return what it is, as {@link BoundedClock#description()} says} */
         String description();
 
+        /** {@return how long until the next sample, ms: the period unless the source knows when it next updates} */
+        default int nextSampleMillis() {
+            return periodMillis();
+        }
+
         /** Told by the refresher, before its next sample, that REALTIME was set since the last one. */
         default void realtimeSet() {
         }
@@ -181,13 +186,14 @@ final class ServedBounds implements BoundedClock {
     public TimeBounds now(TimeBounds into) {
         Anchor a = anchor; // volatile load: pairs with the volatile store in publish(); the anchor is whole
         long real = Clocks.nanos(ClockId.REALTIME);
-        long lead = KernelVdso.realtimeLead(); // after the read: a set of REALTIME before it shows as a new lead
         into.source = this;
         into.nanos = real;
         if (a == null || !a.bounds()) {
             return unbounded(into, a == null ? TimeBounds.Status.UNKNOWN : a.status);
         }
-        if (lead != a.lead) {
+        // After the read: a set of REALTIME before it shows as a new lead. Only where the refresher found one (it
+        // initialised the kernel's data then; a reader never discovers it here).
+        if (a.lead != KernelVdso.NO_LEAD && KernelVdso.realtimeLead() != a.lead) {
             return unbounded(into, TimeBounds.Status.DISRUPTED); // REALTIME was set since the sample
         }
         // The time since the sample, reckoned from REALTIME: never short (REALTIME runs at most AGE_PER_REALTIME
@@ -287,9 +293,9 @@ final class ServedBounds implements BoundedClock {
             try {
                 boolean stepped = false;
                 if (watcher != null) {
-                    stepped = watcher.await(source.periodMillis());
+                    stepped = watcher.await(source.nextSampleMillis());
                 } else {
-                    Thread.sleep(source.periodMillis()); // the refresh period: time must pass
+                    Thread.sleep(source.nextSampleMillis()); // the refresh period: time must pass
                 }
                 refresh(stepped);
             } catch (InterruptedException e) {
@@ -349,7 +355,7 @@ final class ServedBounds implements BoundedClock {
             }
             if (s.maxErrorMicros() == 0) {
                 return Anchor.unbounded(raw, TimeBounds.Status.UNKNOWN,
-                        "adjtimex: maxerror 0 (phc2sys writes it): no bound stated");
+                        "adjtimex: maxerror 0: no bound stated (phc2sys writes 0; chronyd, below 1 us)");
             }
             noteWrite(s.maxErrorMicros(), raw);
             long bound = Math.multiplyExact(s.maxErrorMicros(), 1000L);
@@ -388,11 +394,17 @@ final class ServedBounds implements BoundedClock {
      * excluded true time in 579 of 1,400 samples of a lab run with the reference lost).
      */
     static final class ChronydSource implements Source {
+        /** The least time after chronyd's update that its bound counts as synchronized. */
+        static final long FRESH_FLOOR_NANOS = 16_000_000_000L;
+        /** The time after chronyd's update past which its bound means nothing (chrony's maxpoll default, 2^10 s). */
+        static final long VOID_AFTER_NANOS = 1024_000_000_000L;
         private final Chronyd chronyd;
         /** The drift the bound assumes between measurements, ppb ({@link Configuration#BOUNDS_DRIFT}). */
         private final long driftPpb;
         /** chronyd's reference time at the last sample; refresher's own. */
         private java.time.Instant lastReference;
+        /** When to sample next, ms: just after chronyd's next update is due; refresher's own. */
+        private int next = 1000;
         /** The reference time chronyd reported when REALTIME was set: its update then predates the set. */
         private java.time.Instant referenceAtSet;
 
@@ -425,6 +437,7 @@ final class ServedBounds implements BoundedClock {
                         + t.leap() + ")");
             }
             lastReference = t.referenceTime();
+            next = untilNextUpdate(t, real);
             long sinceUpdate = Math.max(0, real - (t.referenceTime().getEpochSecond() * 1_000_000_000L
                     + t.referenceTime().getNano()));
             long bound = satAdd(t.boundNanos(), grow(sinceUpdate, driftPpb));
@@ -433,15 +446,43 @@ final class ServedBounds implements BoundedClock {
             // reported already when REALTIME was set predates the set.
             long basis = t.referenceTime().equals(referenceAtSet) ? Long.MIN_VALUE
                     : raw - (long) ((sinceUpdate + Math.max(0, t.lastUpdateInterval()) * 1e9) * AGE_PER_REALTIME) - 1;
-            return new Anchor(raw, real - raw, bound, driftPpb, TimeBounds.Status.SYNCHRONIZED,
-                    2L * periodMillis() * 1_000_000L, Long.MAX_VALUE, description() + ": synchronised, bound "
-                            + bound + " ns (" + t.boundNanos() + " ns stated, " + sinceUpdate / 1_000_000L
-                            + " ms since its update)").basedAt(basis);
+            // Synchronized while chronyd updates as it has been (within 4 of its update intervals, 16 s at
+            // least), then free-running; unknown past 1024 s, chrony's longest default polling interval.
+            long freeAfter = Math.max(FRESH_FLOOR_NANOS, (long) (4e9 * Math.max(0, t.lastUpdateInterval())));
+            boolean fresh = sinceUpdate < freeAfter;
+            return new Anchor(raw, real - raw, bound, driftPpb,
+                    fresh ? TimeBounds.Status.SYNCHRONIZED : TimeBounds.Status.FREE_RUNNING,
+                    fresh ? Math.min(freeAfter - sinceUpdate, 2L * periodMillis() * 1_000_000L) : 0,
+                    Math.max(0, VOID_AFTER_NANOS - sinceUpdate), description() + ": "
+                            + (fresh ? "synchronised" : "no update for " + sinceUpdate / 1_000_000_000L + " s")
+                            + ", bound " + bound + " ns (" + t.boundNanos() + " ns stated, "
+                            + sinceUpdate / 1_000_000L + " ms since its update)").basedAt(basis);
         }
 
         @Override
         public int periodMillis() {
             return 1000;
+        }
+
+        /**
+         * Each chronyd update may state a larger bound than the served one has grown to (measured in the chrony
+         * lab: at most refreshes of a 1 s period, by up to 0.6 us; docs/BOUNDS.md). So the next sample comes
+         * {@link #AFTER_UPDATE_MILLIS} after chronyd's next update is due (its reference time plus its last update
+         * interval), within 50 ms to the period; 250 ms while that is past.
+         */
+        @Override
+        public int nextSampleMillis() {
+            return next;
+        }
+
+        /** How long after chronyd's expected update the refresher samples it. */
+        static final int AFTER_UPDATE_MILLIS = 20;
+
+        static int untilNextUpdate(ChronydTracking t, long realNanos) {
+            double due = t.referenceTime().getEpochSecond() + t.referenceTime().getNano() * 1e-9
+                    + t.lastUpdateInterval() - realNanos * 1e-9;
+            long ms = Math.round(due * 1000) + AFTER_UPDATE_MILLIS;
+            return ms < 50 ? 250 : ms > 1000 ? 1000 : (int) ms; // overdue (lost reference, first update): 4 a second
         }
 
         @Override
