@@ -26,9 +26,12 @@ import java.util.Map;
  *                              0 s, the leap-second list says 37 s: a daemon must set it (chrony: leapsectz
  *                              right/UTC)". The list is tzdata's leap-seconds.list, or the file the system property
  *                              {@code timekeeping4j.leapSeconds} names
+ * @param bounds                what {@code BoundedClock.system()} serves from, why that source was chosen, and what
+ *                              it said at its last sample, in one line; "not in use" until the process first asks
+ *                              for it (choosing samples the source: a diagnostic never does that on its own)
  */
 public record Diagnostics(Stage stage, String why, Instant since, Map<ClockId, Serving> clocks, Ticks ticks,
-                          VdsoData vdsoData, boolean taiConfirmed, String tai) {
+                          VdsoData vdsoData, boolean taiConfirmed, String tai, String bounds) {
 
     /** Copies {@code clocks} in the clocks' order: a description does not change under its reader. */
     public Diagnostics {

@@ -272,10 +272,11 @@ final class InfoCommand implements Callable<Integer> {
         }
     }
 
-    /** BoundedClock.system(): its source, why, and what it said at its last sample (one line). */
+    /** BoundedClock.system(): its source, why it was chosen, and what it said at its last sample (one line). */
     private static String boundsLine() {
         try {
-            return BoundedClock.system().description();
+            BoundedClock.system(); // chooses and samples the source: the diagnostics then say which and why
+            return org.timekeeping4j.Clocks.diagnostics().bounds();
         } catch (DeviceException | IllegalArgumentException e) {
             return "unusable: " + e.getMessage();
         }

@@ -27,6 +27,37 @@ public interface BoundedClock extends AutoCloseable {
     TimeBounds now(TimeBounds into);
 
     /**
+     * Fills {@code into} with the bounds on TAI now and returns it: {@link #now}'s bounds plus TAI - UTC from the
+     * leap-second list (tzdata's, or the file {@code timekeeping4j.leapSeconds} names), whatever the kernel's TAI
+     * offset says (it is 0 until a daemon sets it, and CLOCK_TAI is then UTC). Where the list has expired, the
+     * interval widens by a second for each end of June and of December since, where IERS may have inserted or
+     * deleted one; where no trusted list gives an offset, the bounds are unbounded and
+     * {@link TimeBounds.Status#UNKNOWN} ({@code Clocks.diagnostics().tai()} says why). The list is read again a
+     * minute after its last check, by the read that finds it due.
+     *
+     * @param into the caller's holder, overwritten
+     * @return {@code into}
+     * @throws IllegalStateException as {@link #now}
+     */
+    default TimeBounds nowTai(TimeBounds into) {
+        now(into);
+        TaiOffset tai = TaiOffset.at(into.nanos);
+        into.nanos += tai.offsetNanos();
+        if (into.status != TimeBounds.Status.SYNCHRONIZED && into.status != TimeBounds.Status.FREE_RUNNING) {
+            return into;
+        }
+        if (!tai.known()) {
+            into.earliest = Long.MIN_VALUE;
+            into.latest = Long.MAX_VALUE;
+            into.status = TimeBounds.Status.UNKNOWN;
+            return into;
+        }
+        into.earliest += tai.offsetNanos() - tai.slackNanos();
+        into.latest += tai.offsetNanos() + tai.slackNanos();
+        return into;
+    }
+
+    /**
      * What this clock reads, in the words {@code tk4j bounds} prints.
      *
      * @return {@code clockbound /var/run/clockbound/shm0}, {@code adjtimex} or {@code vmclock /dev/vmclock0}

@@ -116,6 +116,8 @@ final class ServedBounds implements BoundedClock {
     }
 
     private final Source source;
+    /** Why this source: the configuration, or what auto found. */
+    private final String choice;
     /** The latest anchor; null before the first sample. Volatile: see {@link #publish}. */
     private volatile Anchor anchor;
     /** MONOTONIC_RAW when the refresher last saw REALTIME set; refresher's own. */
@@ -124,7 +126,12 @@ final class ServedBounds implements BoundedClock {
     private long lastLead = KernelVdso.NO_LEAD;
     private boolean leadSeen;
     ServedBounds(Source source) {
+        this(source, "given");
+    }
+
+    ServedBounds(Source source, String choice) {
         this.source = source;
+        this.choice = choice;
     }
 
     /** The process's instance: the configured source, sampled once before the first read and then refreshed. */
@@ -147,8 +154,10 @@ final class ServedBounds implements BoundedClock {
             ServedBounds b = null;
             DeviceException failure = null;
             try {
+                StringBuilder why = new StringBuilder();
                 b = new ServedBounds(chosen(Configuration.PROCESS.bounds(), BoundedClock.CLOCKBOUND_DEFAULT_PATH,
-                        Chronyd.local()));
+                        Chronyd.local(), why), why.toString());
+                org.timekeeping4j.serving.ServingReport.reportBounds(b::report);
                 b.refresh(false);
                 b.startRefresher();
             } catch (DeviceException e) {
@@ -163,23 +172,44 @@ final class ServedBounds implements BoundedClock {
      * The source {@code choice} names. auto takes the ClockBound segment where {@code shm} exists, else
      * {@code chronyd} where it answers a tracking request, else adjtimex.
      */
-    static Source chosen(String choice, Path shm, Chronyd chronyd) throws DeviceException {
+    static Source chosen(String choice, Path shm, Chronyd chronyd, StringBuilder why) throws DeviceException {
+        if (!choice.equals("auto")) {
+            why.append(Configuration.BOUNDS).append('=').append(choice);
+        }
         return switch (choice) {
             case "clockbound" -> new ClockBoundSource(ClockBound.open(shm));
             case "chrony" -> new ChronydSource(chronyd);
             case "adjtimex" -> new AdjtimexSource();
-            default -> Files.exists(shm) ? new ClockBoundSource(ClockBound.open(shm))
-                    : answers(chronyd) ? new ChronydSource(chronyd) : new AdjtimexSource();
+            default -> {
+                if (Files.exists(shm)) {
+                    why.append("auto: the ClockBound segment ").append(shm).append(" exists");
+                    yield new ClockBoundSource(ClockBound.open(shm));
+                }
+                why.append("auto: no ClockBound segment at ").append(shm).append(", chronyd ");
+                String silent = silence(chronyd);
+                if (silent == null) {
+                    why.append("answered on ").append(chronyd.endpoint());
+                    yield new ChronydSource(chronyd);
+                }
+                why.append("did not answer on ").append(chronyd.endpoint()).append(" (").append(silent).append(')');
+                yield new AdjtimexSource();
+            }
         };
     }
 
-    private static boolean answers(Chronyd chronyd) {
+    /** {@return null where chronyd answers a tracking request, else why not} */
+    private static String silence(Chronyd chronyd) {
         try {
             chronyd.tracking();
-            return true;
+            return null;
         } catch (IOException e) {
-            return false; // nothing listens (an ICMP refusal comes at once), or it does not answer us
+            return e.getMessage(); // nothing listens (an ICMP refusal comes at once), or it does not answer us
         }
+    }
+
+    /** {@return the line of {@code Diagnostics.bounds()}: the source, why it was chosen, what it said last} */
+    String report() {
+        return source.description() + " (" + choice + "): " + why();
     }
 
     @Override

@@ -65,7 +65,23 @@ public final class ServingReport {
             byClock.put(c.clock(), c);
         }
         TaiCheck tai = tai();
-        return new Diagnostics(stage, why, since, byClock, ticks(), b.vdsoData(), tai.confirmed(), tai.line());
+        java.util.function.Supplier<String> bounds = boundsReport;
+        return new Diagnostics(stage, why, since, byClock, ticks(), b.vdsoData(), tai.confirmed(), tai.line(),
+                bounds == null ? "not in use: BoundedClock.system() has not been asked for in this process"
+                        : bounds.get());
+    }
+
+    /** What the process's bounded clock says about itself; set once, when it is made. */
+    private static volatile java.util.function.Supplier<String> boundsReport; // volatile: set by another thread
+
+    /**
+     * Registers the line {@link Diagnostics#bounds()} shows: the device package's bounded clock gives it, the
+     * root's diagnostics read it, neither importing the other.
+     *
+     * @param report the bounded clock's own line, called on the diagnostics' caller's thread
+     */
+    public static void reportBounds(java.util.function.Supplier<String> report) {
+        boundsReport = report;
     }
 
     /**

@@ -224,20 +224,37 @@ class ServedBoundsTest {
     @Test
     void theSourceShouldBeChosenAsConfigured() throws Exception {
         Path absent = dir.resolve("absent");
-        assertThat(ServedBounds.chosen("auto", absent, NOBODY).description()).isEqualTo("adjtimex");
-        assertThat(ServedBounds.chosen("adjtimex", absent, NOBODY).description()).isEqualTo("adjtimex");
-        assertThat(ServedBounds.chosen("chrony", absent, NOBODY).description()).isEqualTo("chronyd 127.0.0.1:1");
-        assertThatThrownBy(() -> ServedBounds.chosen("clockbound", absent, NOBODY)).isInstanceOf(DeviceException.class)
-                .hasMessageContaining(absent.toString());
+        StringBuilder why = new StringBuilder();
+        assertThat(ServedBounds.chosen("auto", absent, NOBODY, why).description()).isEqualTo("adjtimex");
+        assertThat(why.toString()).startsWith("auto: no ClockBound segment at " + absent
+                + ", chronyd did not answer on 127.0.0.1:1 (");
+        why.setLength(0);
+        assertThat(ServedBounds.chosen("adjtimex", absent, NOBODY, why).description()).isEqualTo("adjtimex");
+        assertThat(why.toString()).isEqualTo("timekeeping4j.bounds=adjtimex");
+        assertThat(ServedBounds.chosen("chrony", absent, NOBODY, new StringBuilder()).description())
+                .isEqualTo("chronyd 127.0.0.1:1");
+        assertThatThrownBy(() -> ServedBounds.chosen("clockbound", absent, NOBODY, new StringBuilder()))
+                .isInstanceOf(DeviceException.class).hasMessageContaining(absent.toString());
         Path file = dir.resolve("shm0");
         try (ShmWriter w = ShmWriter.valid(file)) {
-            assertThat(ServedBounds.chosen("auto", file, NOBODY).description()).isEqualTo("clockbound " + file);
+            why.setLength(0);
+            assertThat(ServedBounds.chosen("auto", file, NOBODY, why).description()).isEqualTo("clockbound " + file);
+            assertThat(why.toString()).isEqualTo("auto: the ClockBound segment " + file + " exists");
         }
         assertThat(Configuration.read(java.util.Map.of(Configuration.BOUNDS, " ClockBound ")).bounds())
                 .isEqualTo("clockbound");
         assertThat(Configuration.read(java.util.Map.of(Configuration.BOUNDS, "ntp")).boundsError())
                 .isEqualTo("unknown timekeeping4j.bounds=ntp: valid values are auto (a ClockBound segment, else"
                         + " chronyd, else adjtimex), clockbound, chrony and adjtimex");
+    }
+
+    @Test
+    void theDiagnosticsShouldSayWhatTheProcesssBoundedClockServesFromOnceAskedFor() throws Exception {
+        BoundedClock system = BoundedClock.system();
+        String line = Clocks.diagnostics().bounds();
+        // "<source> (<why chosen>): <what it said last>", the source the same as the clock's own description.
+        assertThat(line).startsWith(system.description().substring(0, system.description().indexOf(", served")) + " (")
+                .matches("(adjtimex|chronyd \\S+|clockbound \\S+) \\((auto: .+|timekeeping4j\\.bounds=\\w+)\\): .+");
     }
 
     @Test
