@@ -226,6 +226,7 @@ public final class BoundsLab {
         for (Path f : files) {
             List<List<Long>> halves = new ArrayList<>();
             long[][] counts = new long[windows.length][STATUS.length];
+            long[] largerIn = new long[windows.length], largestIn = new long[windows.length];
             for (int w = 0; w < windows.length; w++) halves.add(new ArrayList<>());
             long reads = 0, bounded = 0, violations = 0, larger = 0, maxLarger = 0, refreshes = 0;
             long minMargin = Long.MAX_VALUE, widestBracket = 0;
@@ -271,6 +272,8 @@ public final class BoundsLab {
                         if (half > grown) {
                             larger++;
                             maxLarger = Math.max(maxLarger, half - grown);
+                            largerIn[w]++;
+                            largestIn[w] = Math.max(largestIn[w], half - grown);
                         }
                     }
                     prevHalf = half;
@@ -292,8 +295,9 @@ public final class BoundsLab {
                 h.sort(null);
                 StringBuilder c = new StringBuilder();
                 for (int s = 0; s < STATUS.length; s++) if (counts[w][s] > 0) c.append(' ').append(STATUS[s]).append('=').append(counts[w][s]);
-                System.out.printf("   %-16s%s | half-width median %s, p99 %s%n", windows[w] + ":", c,
-                        h.isEmpty() ? "-" : us(h.get(h.size() / 2)), h.isEmpty() ? "-" : us(h.get((int) (h.size() * 0.99))));
+                System.out.printf("   %-16s%s | half-width median %s, p99 %s; a new sample larger %d times (by up to %s)%n",
+                        windows[w] + ":", c, h.isEmpty() ? "-" : us(h.get(h.size() / 2)),
+                        h.isEmpty() ? "-" : us(h.get((int) (h.size() * 0.99))), largerIn[w], us(largestIn[w]));
             }
             if (violations > 0) rc = 1;
             if (reads < 1_000_000) {

@@ -96,8 +96,8 @@ lab_wait_sync() {
 }
 
 lab_stop() {
-  if [ -n "$chronyd_pid" ]; then kill "$chronyd_pid" 2>/dev/null; wait "$chronyd_pid" 2>/dev/null; chronyd_pid=""; fi
-  if [ -n "$writer_pid" ]; then kill "$writer_pid" 2>/dev/null; wait "$writer_pid" 2>/dev/null; writer_pid=""; fi
+  if [ -n "$chronyd_pid" ]; then kill "$chronyd_pid" 2>/dev/null; wait "$chronyd_pid" 2>/dev/null || true; chronyd_pid=""; fi
+  if [ -n "$writer_pid" ]; then kill "$writer_pid" 2>/dev/null; wait "$writer_pid" 2>/dev/null || true; writer_pid=""; fi
   if [ "$restored" -eq 0 ] && [ -f "$work/state" ]; then
     echo "== restoring the kernel clock"
     lab restore "$work/state"
