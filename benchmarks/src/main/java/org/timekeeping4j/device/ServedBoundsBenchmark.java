@@ -67,6 +67,12 @@ public class ServedBoundsBenchmark extends PerCallBenchmark {
         return s.clock.now(holder).latestNanos();
     }
 
+    /** The check a read makes after its REALTIME read: REALTIME - MONOTONIC from the kernel's data. */
+    @Benchmark
+    public long realtimeLead() {
+        return org.timekeeping4j.vdso.KernelVdso.realtimeLead();
+    }
+
     @Benchmark
     public long nanosTai() {
         return Clocks.nanos(ClockId.TAI);

@@ -118,8 +118,8 @@ final class ServedBounds implements BoundedClock {
     private final Source source;
     /** Why this source: the configuration, or what auto found. */
     private final String choice;
-    /** The latest anchor; null before the first sample. Volatile: see {@link #publish}. */
-    private volatile Anchor anchor;
+    /** The latest anchor as reads use it; null before the first sample. Volatile: see {@link #publish}. */
+    private volatile Served served;
     /** MONOTONIC_RAW when the refresher last saw REALTIME set; refresher's own. */
     private long setAtRaw = Long.MIN_VALUE;
     /** The lead of the refresher's last sample; refresher's own. */
@@ -214,11 +214,13 @@ final class ServedBounds implements BoundedClock {
 
     @Override
     public TimeBounds now(TimeBounds into) {
-        Anchor a = anchor; // volatile load: pairs with the volatile store in publish(); the anchor is whole
+        Served a = served; // volatile load: pairs with the volatile store in publish(); the anchor is whole
         long real = Clocks.nanos(ClockId.REALTIME);
-        into.source = this;
+        if (into.source != this) { // a reference store costs a GC barrier; a reused holder has it already
+            into.source = this;
+        }
         into.nanos = real;
-        if (a == null || !a.bounds()) {
+        if (a == null || !a.bounds) {
             return unbounded(into, a == null ? TimeBounds.Status.UNKNOWN : a.status);
         }
         // After the read: a set of REALTIME before it shows as a new lead. Only where the refresher found one (it
@@ -226,20 +228,22 @@ final class ServedBounds implements BoundedClock {
         if (a.lead != KernelVdso.NO_LEAD && KernelVdso.realtimeLead() != a.lead) {
             return unbounded(into, TimeBounds.Status.DISRUPTED); // REALTIME was set since the sample
         }
-        // The time since the sample, reckoned from REALTIME: never short (REALTIME runs at most AGE_PER_REALTIME
-        // slower). Doubles, not long divisions (tens of cycles each): growUp adds the truncated ns back.
-        long elapsed = real - (a.rawNanos + a.offsetNanos);
+        // The time since the sample on REALTIME; its thresholds and growth rate were turned into REALTIME terms
+        // at publication (Served), never short: REALTIME runs at most AGE_PER_REALTIME slower than MONOTONIC_RAW.
+        long elapsed = real - a.realAt;
         if (elapsed < -STEP_SLACK_NANOS) {
             return unbounded(into, TimeBounds.Status.DISRUPTED); // REALTIME stepped back since the sample
         }
-        long age = (long) (Math.max(0, elapsed) * AGE_PER_REALTIME) + 1;
-        if (age >= a.voidNanos) {
+        if (elapsed >= a.voidElapsed) {
             return unbounded(into, TimeBounds.Status.UNKNOWN);
         }
-        long bound = a.boundNanos + growUp(age, a.driftPpb);
+        long bound = a.bound + grown(elapsed, a.growPerElapsed);
         into.earliest = real - bound;
         into.latest = real + bound;
-        into.status = age < a.freshNanos ? a.status : TimeBounds.Status.FREE_RUNNING;
+        TimeBounds.Status status = elapsed < a.freshElapsed ? a.status : TimeBounds.Status.FREE_RUNNING;
+        if (into.status != status) { // as for source: no barrier where the holder says so already
+            into.status = status;
+        }
         return into;
     }
 
@@ -251,11 +255,12 @@ final class ServedBounds implements BoundedClock {
     }
 
     /**
-     * {@code ppb} of {@code nanos} in doubles, never below {@link #grow}: a double's rounding is under 1 ns below
-     * 10^15 ns of growth, and 1 ns is added.
+     * The growth over {@code elapsed} ns of REALTIME at {@code growPerElapsed} ({@link Served#growPerElapsed}): one
+     * double multiply, not long divisions (tens of cycles each), never below {@link #grow} over the longest age
+     * that elapsed time can be: 2 ns cover the truncation and a double's rounding (under 1 ns below 10^15 ns).
      */
-    static long growUp(long nanos, long ppb) {
-        return (long) (nanos * (ppb * 1e-9)) + 1;
+    static long grown(long elapsed, double growPerElapsed) {
+        return (long) (Math.max(0, elapsed) * growPerElapsed) + 2;
     }
 
     /** {@code ppb} of {@code nanos}, rounded up; exact in longs for ages under 290 years and ppb under 10^9. */
@@ -265,7 +270,46 @@ final class ServedBounds implements BoundedClock {
 
     /** {@return the anchor reads use now (null before the first sample)} */
     Anchor anchor() {
-        return anchor;
+        Served a = served;
+        return a == null ? null : a.anchor;
+    }
+
+    /**
+     * An anchor as reads use it: its instants, thresholds and growth turned into terms of the REALTIME elapsed since
+     * its sample once, at publication, never to the reader's favour (an age is the elapsed time times
+     * {@link #AGE_PER_REALTIME}). Immutable: published whole.
+     */
+    static final class Served {
+        final Anchor anchor;
+        final boolean bounds;
+        final TimeBounds.Status status;
+        final long lead;
+        /** REALTIME at the sample. */
+        final long realAt;
+        final long bound;
+        /** The elapsed REALTIME below which the anchor's status holds, then FREE_RUNNING. */
+        final long freshElapsed;
+        /** The elapsed REALTIME from which the anchor bounds nothing. */
+        final long voidElapsed;
+        /** ns of bound per ns of elapsed REALTIME: the drift, times AGE_PER_REALTIME. */
+        final double growPerElapsed;
+
+        Served(Anchor a) {
+            anchor = a;
+            bounds = a.bounds();
+            status = a.status;
+            lead = a.lead;
+            realAt = a.rawNanos + a.offsetNanos;
+            bound = a.boundNanos;
+            freshElapsed = elapsedBefore(a.freshNanos);
+            voidElapsed = elapsedBefore(a.voidNanos);
+            growPerElapsed = a.driftPpb * 1e-9 * AGE_PER_REALTIME;
+        }
+
+        /** The least elapsed REALTIME at which the age may have reached {@code ageNanos}, a little early. */
+        static long elapsedBefore(long ageNanos) {
+            return ageNanos == Long.MAX_VALUE ? Long.MAX_VALUE : (long) Math.floor((ageNanos - 1) / AGE_PER_REALTIME) - 1;
+        }
     }
 
     /**
@@ -303,7 +347,7 @@ final class ServedBounds implements BoundedClock {
     }
 
     private void publish(Anchor a) {
-        anchor = a; // volatile store: pairs with the volatile load in now(); the record's fields are final too
+        served = new Served(a); // volatile store: pairs with the volatile load in now(); its fields are final too
     }
 
     private void startRefresher() {
@@ -345,7 +389,7 @@ final class ServedBounds implements BoundedClock {
 
     /** {@return the source and what it said at the last sample, one line} */
     String why() {
-        Anchor a = anchor;
+        Anchor a = anchor();
         return a == null ? source.description() + ": not sampled yet" : a.why;
     }
 

@@ -45,8 +45,13 @@ final class Generation {
     final long auxBase;
     final long auxStride;
     final long auxTimestamp;
-    /** The offset of base CS_HRES_COARSE in {@code state.page()} ({@link KernelVdso#realtimeLead}); 0 when not enabled. */
-    final long hres;
+    /**
+     * Base CS_HRES_COARSE's seq and fields, for {@link KernelVdso#realtimeLead}: the page from the base on, or null
+     * when not enabled; {@link #leadReal} and {@link #leadShift} are offsets in it.
+     */
+    final MemorySegment hres;
+    final long leadReal;
+    final long leadShift;
     /**
      * Per site (0: generic, 1-5: {@link #BOUND}): the read, and the kernel path's clock_gettime stub that serves
      * instead where the read's fallbacks are the rule (null outside a namespace where the stubs are not mapped,
@@ -77,7 +82,10 @@ final class Generation {
         this.auxBase = auxMask == 0 ? 0 : state.page().address() + state.layout().auxOffset();
         this.auxStride = auxMask == 0 ? 0 : state.layout().stride();
         this.auxTimestamp = auxMask == 0 ? 0 : state.layout().basetimeOffset();
-        this.hres = enabled ? state.layout().baseOffset(VdsoLayout.CS_HRES_COARSE) : 0;
+        long hresOffset = enabled ? state.layout().baseOffset(VdsoLayout.CS_HRES_COARSE) : 0;
+        this.hres = enabled ? state.page().asSlice(hresOffset) : null;
+        this.leadReal = enabled ? state.layout().basetimeOffset() : 0;
+        this.leadShift = enabled ? state.layout().shiftOffset() : 0;
         this.read = new MethodHandle[1 + BOUND.length];
         this.clockGettime = new MethodHandle[read.length];
         this.modesRead = enabled ? modesRead(state.layout().algorithm(), vclock) : 0;

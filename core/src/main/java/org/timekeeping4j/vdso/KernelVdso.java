@@ -280,7 +280,7 @@ public final class KernelVdso {
      */
     public static long realtimeLead() {
         Generation g = now;
-        return g.enabled() ? VdsoFormula.realtimeLead(g.state.layout(), g.state.page(), g.hres) : NO_LEAD;
+        return g.hres == null ? NO_LEAD : VdsoFormula.realtimeLead(g.hres, g.leadReal, g.leadShift);
     }
 
     /** What serves clock_mode PVCLOCK (kvm-clock) in this process, or why clock_gettime does. */

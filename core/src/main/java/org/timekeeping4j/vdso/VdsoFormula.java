@@ -244,28 +244,30 @@ final class VdsoFormula {
      * alike, so the difference is exact). Slewing moves both clocks alike; only a set of REALTIME (clock_settime,
      * settimeofday, ADJ_SETOFFSET, a leap second) changes it.
      *
+     * @param base  the page from the base on (its seq at 0)
+     * @param real  the offset of basetime[CLOCK_REALTIME] in it (basetime[CLOCK_MONOTONIC] follows)
+     * @param shift the offset of the base's shift in it
      * @return the lead, or {@link #NO_LEAD} when seq stayed odd for 2^20 looks
      */
-    static long realtimeLead(VdsoLayout l, MemorySegment page, long baseOffset) {
-        long rt = baseOffset + l.basetimeOffset(); // basetime[CLOCK_REALTIME = 0]
-        long mono = rt + VdsoLayout.TIMESTAMP_BYTES; // basetime[CLOCK_MONOTONIC = 1]
+    static long realtimeLead(MemorySegment base, long real, long shift) {
+        long mono = real + VdsoLayout.TIMESTAMP_BYTES;
         for (int spins = 0; spins < 1 << 20; ) {
-            int seq = Seqcount.begin(page, baseOffset); // vdso_read_begin: pairs with the kernel's vdso_write_end
+            int seq = Seqcount.begin(base, 0); // vdso_read_begin: pairs with the kernel's vdso_write_end
             if (Seqcount.writing(seq)) {
                 spins++;
                 Thread.onSpinWait();
                 continue;
             }
-            long rs = page.get(ValueLayout.JAVA_LONG_UNALIGNED, rt);
-            long rn = page.get(ValueLayout.JAVA_LONG_UNALIGNED, rt + 8);
-            long ms = page.get(ValueLayout.JAVA_LONG_UNALIGNED, mono);
-            long mn = page.get(ValueLayout.JAVA_LONG_UNALIGNED, mono + 8);
-            int shift = page.get(ValueLayout.JAVA_INT_UNALIGNED, baseOffset + l.shiftOffset());
-            if (Seqcount.retry(page, baseOffset, seq)) { // vdso_read_retry: pairs with vdso_write_begin
+            long rs = base.get(ValueLayout.JAVA_LONG_UNALIGNED, real);
+            long rn = base.get(ValueLayout.JAVA_LONG_UNALIGNED, real + 8);
+            long ms = base.get(ValueLayout.JAVA_LONG_UNALIGNED, mono);
+            long mn = base.get(ValueLayout.JAVA_LONG_UNALIGNED, mono + 8);
+            int sh = base.get(ValueLayout.JAVA_INT_UNALIGNED, shift);
+            if (Seqcount.retry(base, 0, seq)) { // vdso_read_retry: pairs with vdso_write_begin
                 continue;
             }
             // Both nsec are below 10^9 << shift, so their difference fits; it is a multiple of 1 << shift.
-            return (rs - ms) * 1_000_000_000L + ((rn - mn) >> shift);
+            return (rs - ms) * 1_000_000_000L + ((rn - mn) >> sh);
         }
         return NO_LEAD;
     }

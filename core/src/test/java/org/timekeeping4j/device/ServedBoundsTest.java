@@ -263,13 +263,16 @@ class ServedBoundsTest {
         assertThat(ServedBounds.grow(1, 15_000)).isEqualTo(1);
         assertThat(ServedBounds.grow(S, 15_000)).isEqualTo(15_000);
         assertThat(ServedBounds.grow(100L * 365 * 86_400 * S, 999_999_999L)).isPositive();
-        // The read's double version is never below the exact one, and at most 2 ns above it.
+        // The read's double version over elapsed REALTIME is never below the exact growth over the longest age
+        // that elapsed time can be (elapsed x AGE_PER_REALTIME, rounded up), and at most 3 ns above it.
         java.util.SplittableRandom r = new java.util.SplittableRandom(45);
         for (int i = 0; i < 1_000_000; i++) {
-            long nanos = r.nextLong(0, 3_600 * S);
+            long elapsed = r.nextLong(0, 3_600 * S);
             long ppb = r.nextLong(0, 1_000_000);
-            assertThat(ServedBounds.growUp(nanos, ppb)).isBetween(ServedBounds.grow(nanos, ppb),
-                    ServedBounds.grow(nanos, ppb) + 2);
+            long longestAge = (long) Math.ceil(elapsed * ServedBounds.AGE_PER_REALTIME);
+            long exact = ServedBounds.grow(longestAge, ppb);
+            assertThat(ServedBounds.grown(elapsed, ppb * 1e-9 * ServedBounds.AGE_PER_REALTIME))
+                    .as("elapsed %d at %d ppb", elapsed, ppb).isBetween(exact, exact + 3);
         }
     }
 }
