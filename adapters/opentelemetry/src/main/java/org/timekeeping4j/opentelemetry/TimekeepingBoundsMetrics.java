@@ -22,8 +22,9 @@ import org.timekeeping4j.device.TimeBounds;
  *   <li>{@value #HALF_WIDTH} (observable double gauge, unit {@code s}): half of latest - earliest, the most the
  *       clock's estimate can be off; no point while the bounds guarantee nothing (unbounded, or status UNKNOWN
  *       or DISRUPTED): the SDK drops NaN, and an absent point is OpenTelemetry's "no value".</li>
- *   <li>{@value #STATUS} (observable long gauge, unit {@code 1}, attribute {@code status} = {@code synchronized},
- *       {@code free_running}, {@code disrupted} or {@code unknown}): 1 for the status now, 0 for the others.</li>
+ *   <li>{@value #STATUS} (observable long gauge, unit {@code {status}}, attribute {@code status} =
+ *       {@code synchronized}, {@code free_running}, {@code disrupted} or {@code unknown}): 1 for the status now,
+ *       0 for the others.</li>
  *   <li>{@value #DISRUPTIONS} (observable counter, unit {@code {disruption}}): the transitions into DISRUPTED the
  *       collections saw (a first collection that finds DISRUPTED counts). The clock is sampled only when
  *       metrics are collected, so a disruption shorter than the collection interval can pass unseen.</li>
@@ -84,7 +85,7 @@ public final class TimekeepingBoundsMetrics implements AutoCloseable {
                 .buildObserver();
         status = meter.gaugeBuilder(STATUS)
                 .setDescription("1 for the bounded clock's status now, 0 for the others")
-                .setUnit("1")
+                .setUnit("{status}") // an annotation, not "1": Prometheus would append _ratio
                 .ofLongs()
                 .buildObserver();
         disruptions = meter.counterBuilder(DISRUPTIONS)

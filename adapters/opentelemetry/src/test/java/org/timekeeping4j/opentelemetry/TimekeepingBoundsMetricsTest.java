@@ -79,7 +79,7 @@ class TimekeepingBoundsMetricsTest {
             assertThat(c.byName()).containsOnlyKeys(TimekeepingBoundsMetrics.HALF_WIDTH,
                     TimekeepingBoundsMetrics.STATUS, TimekeepingBoundsMetrics.DISRUPTIONS);
             assertThat(c.byName().get(TimekeepingBoundsMetrics.HALF_WIDTH).getUnit()).isEqualTo("s");
-            assertThat(c.byName().get(TimekeepingBoundsMetrics.STATUS).getUnit()).isEqualTo("1");
+            assertThat(c.byName().get(TimekeepingBoundsMetrics.STATUS).getUnit()).isEqualTo("{status}");
             assertThat(c.byName().get(TimekeepingBoundsMetrics.DISRUPTIONS).getUnit()).isEqualTo("{disruption}");
             for (MetricData m : c.byName().values()) {
                 for (var p : m.getData().getPoints()) {
