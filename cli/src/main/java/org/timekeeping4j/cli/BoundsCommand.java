@@ -160,11 +160,6 @@ final class BoundsCommand implements Callable<Integer> {
         return c;
     }
 
-    /** The width class named, for {@code c} of {@link #widthClass}. */
-    static String widthClassName(int c) {
-        return CLASS_NAMES[c];
-    }
-
     /** The half-width in its unit: "512.301 us", "3.5 ms". */
     private static String halfWidth(TimeBounds b) {
         double half = b.widthNanos() / 2.0;
