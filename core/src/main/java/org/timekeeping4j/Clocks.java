@@ -302,6 +302,10 @@ public final class Clocks {
      * seconds since the TAI epoch, which java.time labels as UTC: they run ahead of REALTIME by the kernel's TAI
      * offset (see {@link SyncStatus#taiOffsetSeconds()}).
      *
+     * <p>The clocks are not serializable (java.time.Clock asks each implementation to say): they read this process's
+     * kernel, which another process does not share; a {@code Clock.offset} or {@code Clock.tick} over one fails at
+     * {@code writeObject}. They are immutable and thread-safe; equal where clock and zone are.
+     *
      * @throws IllegalArgumentException for any clock other than REALTIME or TAI
      * @param clock REALTIME or TAI
      * @param zone  the zone the clock reports

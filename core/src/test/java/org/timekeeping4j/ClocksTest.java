@@ -249,4 +249,13 @@ class ClocksTest {
     private static long epochNanos(Instant i) {
         return i.getEpochSecond() * 1_000_000_000L + i.getNano();
     }
+
+    @Test
+    void javaClocksShouldSayTheyAreNotSerializableAtWriteObject() throws java.io.IOException {
+        java.time.Clock c = java.time.Clock.offset(Clocks.javaClock(ClockId.REALTIME, java.time.ZoneOffset.UTC),
+                java.time.Duration.ofSeconds(1));
+        var out = new java.io.ObjectOutputStream(java.io.OutputStream.nullOutputStream());
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> out.writeObject(c))
+                .isInstanceOf(java.io.NotSerializableException.class).hasMessageContaining("JavaTimeClock");
+    }
 }

@@ -49,11 +49,15 @@ public final class Platform {
             java.lang.foreign.MemorySegment.NULL.reinterpret(1); // a restricted method: the cheapest probe
             return null;
         } catch (IllegalCallerException e) {
-            Module m = Platform.class.getModule();
-            return "timekeeping4j needs native access (FFM): run java with --enable-native-access="
-                    + (m.isNamed() ? m.getName() : "ALL-UNNAMED")
+            return "timekeeping4j needs native access (FFM): run java with " + nativeAccessFlag()
                     + " (an executable jar: Enable-Native-Access: ALL-UNNAMED in its manifest)";
         }
+    }
+
+    /** {@return the option that gives this library native access: --enable-native-access=MODULE or ALL-UNNAMED} */
+    public static String nativeAccessFlag() {
+        Module m = Platform.class.getModule();
+        return "--enable-native-access=" + (m.isNamed() ? m.getName() : "ALL-UNNAMED");
     }
 
     /** Throws the platform's one-line reason where the bindings cannot run. */
