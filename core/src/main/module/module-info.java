@@ -36,7 +36,7 @@ module org.timekeeping4j {
     // timekeepers of tk4j verify skew) builds on the counter reads, the timekeeper and its adjuster.
     exports org.timekeeping4j.arch to org.timekeeping4j.simulation;
     exports org.timekeeping4j.clocksource to org.timekeeping4j.simulation;
-    exports org.timekeeping4j.config to org.timekeeping4j.simulation;
+    exports org.timekeeping4j.config to org.timekeeping4j.simulation, org.timekeeping4j.cli;
     exports org.timekeeping4j.machine to org.timekeeping4j.simulation;
     exports org.timekeeping4j.timekeeper to org.timekeeping4j.simulation;
     exports org.timekeeping4j.adjust to org.timekeeping4j.simulation;

@@ -80,6 +80,13 @@ public final class Tk4j implements Callable<Integer> {
     /** Runs tk4j with the given writers and terminal: the harness that tests use. */
     static int run(Terminal.Source terminal, PrintWriter out, PrintWriter err, String... args) {
         Tk4j root = new Tk4j();
+        // The library warns of a bad property and uses its default; a command line refuses it instead.
+        java.util.List<String> bad = org.timekeeping4j.config.Configuration.read(System.getProperties()).errors();
+        if (!bad.isEmpty()) {
+            err.println("tk4j: " + bad.get(0));
+            err.flush();
+            return EXIT_USAGE;
+        }
         try {
             root.columns = Terminal.width(args, terminal);
         } catch (IllegalArgumentException e) {

@@ -1,5 +1,7 @@
 package org.timekeeping4j.config;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.timekeeping4j.linux.LeapSecondList;
@@ -26,10 +28,10 @@ import org.timekeeping4j.linux.LeapSecondList;
  *       {@value org.timekeeping4j.linux.LeapSecondList#DEFAULT_PATH}). A path: trimmed, its case kept.</li>
  * </ul>
  * A value that names nothing is an error, one line naming the property, the value and the valid values; the
- * other properties still parse. Where a value is bad, its field holds the default. A bad value of the first
- * three is the process's configuration error ({@link #error()}: every read reports it); a bad {@value #VCLOCK}
- * refuses exact mode only, with its error as the reason; a bad {@value #BOUNDS} or {@value #BOUNDS_DRIFT} is {@code BoundedClock.system()}'s
- * error only; a bad {@value #LEAP_SECONDS} leaves CLOCK_TAI's offset unchecked, with its error as the reason.
+ * other properties still parse. Where a value is bad, its field holds the default, and the process warns once, one
+ * line on stderr each ({@link #warnings()}: the error and the default used), at its first read: a typo in a tuning
+ * flag never stops a read. A bad {@value #LEAP_SECONDS} also leaves CLOCK_TAI's offset unchecked, with its error
+ * as the reason.
  *
  * @param counterName  the counter mode's name, lower case (auto where unset or bad; {@link #counter()})
  * @param exactMode    false when {@value #VDSO}=off
@@ -168,13 +170,46 @@ public record Configuration(String counterName, boolean exactMode, boolean execm
         return counterName.equals("kernel");
     }
 
-    /**
-     * {@return the first bad value's error, in the order counter, execmem, vdso, discovery, or null when all four parse
-     * ({@link #vclockError()} is exact mode's alone)}
-     */
-    public IllegalArgumentException error() {
-        String e = counterError != null ? counterError : execmemError != null ? execmemError
-                : vdsoError != null ? vdsoError : discoveryError;
-        return e == null ? null : new IllegalArgumentException(e);
+    /** {@return every bad value's error, one line each, in the order the properties are listed above} */
+    public List<String> errors() {
+        List<String> e = new ArrayList<>();
+        for (String s : new String[] {counterError, vdsoError, execmemError, vclockError, discoveryError, boundsError,
+            leapSecondsError}) {
+            if (s != null) {
+                e.add(s);
+            }
+        }
+        return e;
     }
+
+    /** {@return one line per bad value: its error and the default used instead, as the process warns} */
+    public List<String> warnings() {
+        List<String> w = new ArrayList<>();
+        String[][] pairs = {{counterError, "auto"}, {vdsoError, "auto"}, {execmemError, "allow"},
+            {vclockError, "auto"}, {discoveryError, "background"}, {boundsError, boundsDefault()},
+            {leapSecondsError, LeapSecondList.DEFAULT_PATH}};
+        for (String[] p : pairs) {
+            if (p[0] != null) {
+                w.add("timekeeping4j: " + p[0] + "; using " + p[1]);
+            }
+        }
+        return w;
+    }
+
+    private String boundsDefault() {
+        return boundsError != null && boundsError.startsWith(BOUNDS_DRIFT) ? DEFAULT_BOUNDS_DRIFT_PPM + " ppm" : "auto";
+    }
+
+    private static boolean warned;
+
+    /** Prints this process's {@link #warnings()} to stderr, once: the first read calls it. */
+    public static synchronized void warnOnce() {
+        if (!warned) {
+            warned = true;
+            for (String w : PROCESS.warnings()) {
+                System.err.println(w);
+            }
+        }
+    }
+
 }

@@ -71,7 +71,7 @@ public interface BoundedClock extends AutoCloseable {
      * The process's bounded clock: the best source present (the ClockBound segment at
      * {@link #CLOCKBOUND_DEFAULT_PATH} where that file exists, else chronyd's tracking report where chronyd answers
      * on 127.0.0.1:323, else the kernel's NTP state; the system property {@code timekeeping4j.bounds} = auto,
-     * clockbound, chrony or adjtimex chooses), sampled by a daemon thread and served
+     * clockbound, chrony or adjtimex chooses; a bad value warns once and is auto), sampled by a daemon thread and served
      * at counter speed: a read allocates nothing and, in exact mode, makes no system call; any number of threads
      * may read it. The bound widens between samples by the source's own growth rule, and a step of REALTIME makes
      * the status {@link TimeBounds.Status#DISRUPTED} until the source is sampled again. One instance per process:
@@ -79,7 +79,6 @@ public interface BoundedClock extends AutoCloseable {
      *
      * @return the process's bounded clock
      * @throws DeviceException when the chosen source is unusable (a segment with the wrong magic, size or version)
-     * @throws IllegalArgumentException when {@code timekeeping4j.bounds} names no source
      */
     static BoundedClock system() throws DeviceException {
         return ServedBounds.system();

@@ -136,9 +136,6 @@ final class ServedBounds implements BoundedClock {
 
     /** The process's instance: the configured source, sampled once before the first read and then refreshed. */
     static ServedBounds system() throws DeviceException {
-        if (Configuration.PROCESS.boundsError() != null) {
-            throw new IllegalArgumentException(Configuration.PROCESS.boundsError());
-        }
         ServedBounds b = Holder.INSTANCE;
         if (b == null) {
             throw Holder.FAILURE;

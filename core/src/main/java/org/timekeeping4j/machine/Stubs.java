@@ -28,17 +28,6 @@ import org.timekeeping4j.linux.Platform;
  */
 public final class Stubs {
 
-    /**
-     * Null, or why the timekeeping4j.execmem property's value is no mode (naming the valid ones): "deny" behaves
-     * as if the system refused executable memory (tests, hardened-system drills); "allow", the default, maps
-     * the stubs; a typo must not silently mean "allow" ({@link Configuration}).
-     *
-     * @return the error, or null
-     */
-    public static String execmemError() {
-        return Configuration.PROCESS.execmemError();
-    }
-
     /** long (): a counter read, a bound read, one clock's own kernel-path stub. */
     static final FunctionDescriptor LONG_VOID = FunctionDescriptor.of(JAVA_LONG);
     /**
@@ -64,10 +53,6 @@ public final class Stubs {
         }
         if (Arch.HERE != arch) {
             return new Mapped(null, name + " is " + arch.machine() + " code and this is " + Platform.ARCH);
-        }
-        String badProperty = execmemError();
-        if (badProperty != null) {
-            return new Mapped(null, badProperty);
         }
         if (!Configuration.PROCESS.execmem()) {
             return new Mapped(null, "executable memory refused (" + Configuration.EXECMEM + "=deny)");

@@ -2,7 +2,6 @@ package org.timekeeping4j.serving;
 
 import java.util.Arrays;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.vdso.KernelVdso;
 
@@ -84,11 +83,8 @@ public final class Capture {
         exact = false;
     }
 
-    /** A snapshot where no counter is read: the configuration error first, as by every read, then two reads. */
+    /** A snapshot where no counter is read: two reads. */
     static void kernelSnapshot(ClockId clock, Capture into) {
-        if (Configuration.PROCESS.error() != null) {
-            throw Configuration.PROCESS.error();
-        }
         if (!Backend.counterBacked(clock)) {
             throw notSnapshotCapable(clock);
         }

@@ -63,13 +63,17 @@ public final class FastPath implements Runnable {
      * (a cold JVM pays a class a few hundred microseconds); the discovery thread loads it.
      */
     static final String[] PROPERTIES = {Configuration.COUNTER, Configuration.VDSO, Configuration.EXECMEM,
-        Configuration.VCLOCK, Configuration.DISCOVERY, Configuration.LEAP_SECONDS, Configuration.BOUNDS};
+        Configuration.VCLOCK, Configuration.DISCOVERY, Configuration.LEAP_SECONDS, Configuration.BOUNDS,
+        Configuration.BOUNDS_DRIFT};
 
     /** Whether any of {@link #PROPERTIES} is set. */
     private static final boolean CONFIGURED = anySet(PROPERTIES);
 
-    /** The configuration's error (every read reports it), or null. */
-    public static final IllegalArgumentException CONFIG_ERROR = CONFIGURED ? Configuration.PROCESS.error() : null;
+    static {
+        if (CONFIGURED) {
+            Configuration.warnOnce(); // a bad value: one line each, then its default (no read refuses for it)
+        }
+    }
 
     static final Object LOCK = new Object();
     /** Guarded by {@link #LOCK}: no discovery runs. */
@@ -311,13 +315,10 @@ public final class FastPath implements Runnable {
         return CounterClock.of(clock) != null ? coldCounter(clock) : KernelPath.cold(clock);
     }
 
-    /** Throws what keeps this process from reading clocks: another platform, or a bad configuration. */
+    /** Throws what keeps this process from reading clocks: another platform. */
     private static void refuseOnError() {
         if (PLATFORM != null) {
             throw Os.unsupported(PLATFORM); // built there: verifying this class then loads no exception class
-        }
-        if (CONFIG_ERROR != null) {
-            throw CONFIG_ERROR;
         }
     }
 

@@ -42,7 +42,6 @@ final class KernelBackend extends Backend {
 
     @Override
     long monotonic() {
-        refuseOnError();
         return System.nanoTime();
     }
 
@@ -67,16 +66,9 @@ final class KernelBackend extends Backend {
     }
 
     private static long counterClock(ClockId clock) {
-        refuseOnError();
         return KernelPath.mapped(clock);
     }
 
-    /** A configuration error is reported by every counter-backed read (CONFIG_ERROR: a static final, folded). */
-    private static void refuseOnError() {
-        if (FastPath.CONFIG_ERROR != null) {
-            throw FastPath.CONFIG_ERROR;
-        }
-    }
 
     @Override
     long nanos(ClockId clock) {
@@ -110,7 +102,6 @@ final class KernelBackend extends Backend {
 
     @Override
     List<Diagnostics.Serving> clocks(Instant since) {
-        checkConfiguration();
         return ServingReport.clocks(false, "kernel clock_gettime: " + reason(), since);
     }
 
@@ -125,17 +116,10 @@ final class KernelBackend extends Backend {
 
     @Override
     Diagnostics.VdsoData vdsoData() {
-        checkConfiguration();
         var st = KernelVdso.state();
         String layout = st.layout() == null ? null : st.layout().description();
         return ServingReport.none(reason(), layout, st.layout() == null ? "none"
                 : "pvclock: " + KernelVdso.pvclock() + "; hvclock: " + KernelVdso.hvclock());
     }
 
-    /** Throws the configuration error every read reports, if there is one. */
-    private static void checkConfiguration() {
-        if (Configuration.PROCESS.error() != null) {
-            throw Configuration.PROCESS.error();
-        }
-    }
 }

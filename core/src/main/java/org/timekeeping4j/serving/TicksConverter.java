@@ -1,7 +1,6 @@
 package org.timekeeping4j.serving;
 
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.config.Configuration;
 import org.timekeeping4j.disruption.Disruptions;
 import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.vdso.KernelVdso;
@@ -75,9 +74,6 @@ public final class TicksConverter {
 
     /** Ticks are MONOTONIC_RAW ns: converted by the clocks' current offset. */
     void fromRawNanos(long ticks, ClockId clock) {
-        if (Configuration.PROCESS.error() != null) {
-            throw Configuration.PROCESS.error();
-        }
         nanos = fromRawByOffset(ticks, clock);
         exact = clock == ClockId.MONOTONIC_RAW;
     }

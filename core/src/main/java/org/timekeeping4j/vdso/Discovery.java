@@ -143,14 +143,6 @@ public final class Discovery {
     }
 
     private static Result discover(String machine) throws IOException {
-        // The properties' errors in KernelVdso's, then CounterSelector's order, read from Configuration itself:
-        // loading CounterSelector to ask it would cost a cold discovery its classes.
-        Configuration c = Configuration.PROCESS;
-        String config = c.vdsoError() != null ? c.vdsoError() : c.counterError() != null ? c.counterError()
-                : c.execmemError() != null ? c.execmemError() : c.vclockError();
-        if (config != null) {
-            return Result.refused(config);
-        }
         if (!Configuration.PROCESS.exactMode()) {
             return Result.refused("exact mode switched off (" + KernelVdso.PROPERTY + "=off)");
         }

@@ -45,16 +45,6 @@ public final class KernelVdso {
      */
     private static volatile Generation now = FIRST;
 
-    /**
-     * An unknown {@value #PROPERTY} value, as the error every read reports (exact mode then refuses), or null.
-     *
-     * @return the error, or null
-     */
-    public static IllegalArgumentException configError() {
-        String e = Configuration.PROCESS.vdsoError();
-        return e == null ? null : new IllegalArgumentException(e);
-    }
-
     /** True when the first discovery found exact mode (a re-discovery may refuse it later: {@link #serving}). */
     public static final boolean ENABLED = FIRST.enabled();
 

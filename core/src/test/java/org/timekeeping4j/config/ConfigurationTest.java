@@ -34,7 +34,8 @@ class ConfigurationTest {
         assertThat(c.execmem()).isTrue();
         assertThat(c.vclock()).isTrue();
         assertThat(c.kernelChosen()).isFalse();
-        assertThat(c.error()).isNull();
+        assertThat(c.errors()).isEmpty();
+        assertThat(c.warnings()).isEmpty();
     }
 
     @Test
@@ -46,7 +47,7 @@ class ConfigurationTest {
         assertThat(c.exactMode()).isFalse();
         assertThat(c.execmem()).isFalse();
         assertThat(c.vclock()).isFalse();
-        assertThat(c.error()).isNull();
+        assertThat(c.errors()).isEmpty();
         assertThat(c.vclockError()).isNull();
         assertThat(read(Map.of(Configuration.VCLOCK, "Auto ")).vclock()).isTrue();
     }
@@ -67,12 +68,20 @@ class ConfigurationTest {
         assertThat(vclock.vclockError()).isEqualTo("unknown timekeeping4j.vclock= maybe: valid values are auto (read"
                 + " kvm-clock's pvclock page where it is backed) and off");
         assertThat(vclock.vclock()).as("the default stands in").isTrue();
-        assertThat(vclock.error()).as("exact mode's alone: not the process's configuration error").isNull();
-        // The first bad value, in the order counter, execmem, vdso; the others still parse.
+        assertThat(vclock.errors()).containsExactly(vclock.vclockError());
+        // Every bad value, in the order counter, vdso, execmem; the others still parse. The process warns of each
+        // with the default it uses, and reads on.
         Configuration all = read(Map.of(Configuration.COUNTER, "x", Configuration.VDSO, "OFF",
                 Configuration.EXECMEM, "y"));
-        assertThat(all.error()).hasMessageStartingWith("timekeeping4j.counter=x");
+        assertThat(all.errors()).hasSize(2).first().asString().startsWith("timekeeping4j.counter=x");
+        assertThat(all.warnings()).containsExactly("timekeeping4j: " + all.counterError() + "; using auto",
+                "timekeeping4j: timekeeping4j.execmem=y is not an execmem mode; use one of allow, deny; using allow");
         assertThat(all.exactMode()).isFalse();
+        assertThat(all.execmem()).isTrue();
+        assertThat(read(Map.of(Configuration.BOUNDS_DRIFT, "fast")).warnings()).containsExactly("timekeeping4j:"
+                + " timekeeping4j.bounds.drift=fast is no drift: give ppm above 0 and at most 500 (default 50);"
+                + " using 50 ppm");
+        assertThat(read(Map.of(Configuration.BOUNDS_DRIFT, " 16 ")).boundsDriftPpb()).isEqualTo(16_000);
     }
 
     /** The leap-second list's path: trimmed, its case kept (a path is no keyword), a blank one an error. */
@@ -86,7 +95,8 @@ class ConfigurationTest {
         assertThat(blank.leapSecondsError()).isEqualTo("timekeeping4j.leapSeconds=   is no path: give the file of a"
                 + " leap-second list (IERS format), or leave it unset for /usr/share/zoneinfo/leap-seconds.list");
         assertThat(blank.leapSeconds()).as("the default stands in").isEqualTo("/usr/share/zoneinfo/leap-seconds.list");
-        assertThat(blank.error()).as("CLOCK_TAI's check alone: not the process's configuration error").isNull();
+        assertThat(blank.warnings()).containsExactly("timekeeping4j: " + blank.leapSecondsError()
+                + "; using /usr/share/zoneinfo/leap-seconds.list");
     }
 
     /** -Dtimekeeping4j.leapSeconds names the list that Clocks.diagnostics() checks CLOCK_TAI against. */
@@ -129,20 +139,20 @@ class ConfigurationTest {
     }
 
     /**
-     * A bad -Dtimekeeping4j.vclock refuses exact mode with the configuration's one line (Discovery reads the
-     * parsed value, not the property), while the kernel's paths serve: not the process's configuration error.
+     * A bad -Dtimekeeping4j.vclock is warned of once, in one line with the default used, and the process reads on
+     * with the default: the same decisions as where it is unset (a typo in a tuning flag never stops a read).
      */
     @Test
-    void aBadVclockValueRefusesExactModeOnlyWithTheConfigurationsLine() throws IOException, InterruptedException {
+    void aBadValueShouldBeWarnedOfOnceAndTheDefaultUsed() throws IOException, InterruptedException {
         assumeTrue(Platform.UNSUPPORTED_REASON == null, Platform.UNSUPPORTED_REASON);
         String out = child("-Dtimekeeping4j.vclock=Sometimes");
-        assertThat(out).contains("exact false unknown timekeeping4j.vclock=Sometimes: valid values are auto (read"
-                + " kvm-clock's pvclock page where it is backed) and off");
-        // Only exact mode refuses: the counter mode stands (a configuration error would make it moot), and the
-        // serving paths name exact mode's reason.
-        assertThat(out).contains("mode AUTO");
-        assertThat(out.lines().filter(l -> l.startsWith("path "))).hasSize(3)
-                .allMatch(l -> l.contains("KERNEL kernel clock_gettime: unknown timekeeping4j.vclock=Sometimes"));
+        String warning = "timekeeping4j: unknown timekeeping4j.vclock=Sometimes: valid values are auto (read"
+                + " kvm-clock's pvclock page where it is backed) and off; using auto";
+        assertThat(out.lines().filter(warning::equals)).hasSize(1);
+        String unset = child("-Dtimekeeping4j.unrelated=1");
+        assertThat(out.lines().filter(l -> l.startsWith("mode ") || l.startsWith("exact ") || l.startsWith("path ")))
+                .containsExactlyElementsOf(unset.lines().filter(l -> l.startsWith("mode ") || l.startsWith("exact ")
+                        || l.startsWith("path ")).toList());
     }
 
     /** Runs {@link #main} in a JVM of its own with {@code property}; its output. */
