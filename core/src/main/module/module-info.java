@@ -22,7 +22,7 @@
  * ({@code clocksource}), a user-space timekeeper and its steering ({@code timekeeper}, {@code adjust}), the
  * kernel's vDSO data found and read ({@code vdso}), the machine code and raw bindings ({@code machine},
  * {@code linux}, {@code arch}), and what serves each clock ({@code serving}, {@code config}, {@code disruption}).
- * Two modules of this project reach some of them through qualified exports: the CLI ({@code linux}) and the
+ * Two modules of this project reach some of them through qualified exports: the CLI ({@code linux}, {@code config}) and the
  * simulation module, which holds what no library read uses (the counter selection
  * and calibration, the simulated timekeepers of {@code tk4j verify skew}).
  */

@@ -94,7 +94,7 @@ class ExportedApiTest {
         String cli = ROOT + ".cli";
         String simulation = ROOT + ".simulation";
         assertThat(qualified).containsExactly(ROOT + ".adjust to " + simulation, ROOT + ".arch to " + simulation,
-                ROOT + ".clocksource to " + simulation, ROOT + ".config to " + simulation,
+                ROOT + ".clocksource to " + simulation, ROOT + ".config to " + cli + "," + simulation,
                 ROOT + ".linux to " + cli + "," + simulation, ROOT + ".machine to " + simulation,
                 ROOT + ".timekeeper to " + simulation);
         assertThat(descriptor.opens()).as("opens").isEmpty();

@@ -113,6 +113,18 @@ final class ServedBounds implements BoundedClock {
         /** Told by the refresher, before its next sample, that REALTIME was set since the last one. */
         default void realtimeSet() {
         }
+
+        /**
+         * Whether the source's last sample shows that it measured a set of REALTIME by {@code setNanos} (its
+         * offset at an update since the set is about that large): it then knows the clock is off by it, or stepped
+         * it back. A source that cannot say answers false.
+         *
+         * @param setNanos the sets of REALTIME since the last sample the source served, summed
+         * @return whether the source measured them
+         */
+        default boolean measured(long setNanos) {
+            return false;
+        }
     }
 
     private final Source source;
@@ -125,6 +137,14 @@ final class ServedBounds implements BoundedClock {
     /** The lead of the refresher's last sample; refresher's own. */
     private long lastLead = KernelVdso.NO_LEAD;
     private boolean leadSeen;
+    /** The lead measured at the last sample ({@link #leadNow}); refresher's own. */
+    private long lastMeasuredLead;
+    /**
+     * The sets of REALTIME since the source last served, summed, ns: what the source has not yet shown it measured
+     * (chronyd's filter can hide a set for seconds while it keeps reporting updates with a small offset, measured
+     * in the chrony lab); refresher's own.
+     */
+    private long pendingSetNanos;
     ServedBounds(Source source) {
         this(source, "given");
     }
@@ -317,11 +337,18 @@ final class ServedBounds implements BoundedClock {
     void refresh(boolean stepped) {
         long raw = Clocks.nanos(ClockId.MONOTONIC_RAW);
         long lead = KernelVdso.realtimeLead();
-        if (stepped || (leadSeen && lead != lastLead)) {
+        long measured = leadNow(lead);
+        boolean set = stepped || (leadSeen && lead != lastLead) || (leadSeen && lead == KernelVdso.NO_LEAD
+                && Math.abs(measured - lastMeasuredLead) > MEASURED_LEAD_SLACK_NANOS);
+        if (set) {
             setAtRaw = raw;
+            if (leadSeen) {
+                pendingSetNanos += measured - lastMeasuredLead;
+            }
             source.realtimeSet();
         }
         lastLead = lead;
+        lastMeasuredLead = measured;
         leadSeen = true;
         Anchor a;
         try {
@@ -334,6 +361,16 @@ final class ServedBounds implements BoundedClock {
                     + source.description() + " was sampled").stamped(lead));
             return; // the next refresh sees the new lead and treats it as a set
         }
+        if (a.bounds() && pendingSetNanos != 0) {
+            if (Math.abs(pendingSetNanos) <= a.boundNanos || source.measured(pendingSetNanos)) {
+                pendingSetNanos = 0; // the source's bound covers the sets, or it measured them
+            } else {
+                publish(Anchor.unbounded(raw, TimeBounds.Status.DISRUPTED, "REALTIME was set by "
+                        + pendingSetNanos / 1_000 + " us, which " + source.description() + " has not measured yet")
+                        .stamped(lead));
+                return;
+            }
+        }
         if (a.bounds() && a.basisRaw < setAtRaw) {
             publish(Anchor.unbounded(raw, TimeBounds.Status.DISRUPTED, "REALTIME was set "
                     + (raw - setAtRaw) / 1_000_000L + " ms ago: until " + source.description()
@@ -341,6 +378,31 @@ final class ServedBounds implements BoundedClock {
             return;
         }
         publish(a.stamped(lead));
+    }
+
+    /** How far a measured lead may wander without a set: the reads' own spread where exact mode does not serve. */
+    static final long MEASURED_LEAD_SLACK_NANOS = 50_000L;
+
+    /**
+     * REALTIME - MONOTONIC now, for the size of a set: the kernel's exact lead where exact mode serves, else REALTIME
+     * read between two MONOTONIC reads and referred to their midpoint, the narrowest of three.
+     */
+    private static long leadNow(long exactLead) {
+        if (exactLead != KernelVdso.NO_LEAD) {
+            return exactLead;
+        }
+        long width = Long.MAX_VALUE;
+        long lead = 0;
+        for (int i = 0; i < 3; i++) {
+            long m0 = Clocks.nanos(ClockId.MONOTONIC);
+            long r = Clocks.nanos(ClockId.REALTIME);
+            long m1 = Clocks.nanos(ClockId.MONOTONIC);
+            if (m1 - m0 < width) {
+                width = m1 - m0;
+                lead = r - (m0 + (m1 - m0) / 2);
+            }
+        }
+        return lead;
     }
 
     private void publish(Anchor a) {
@@ -478,6 +540,8 @@ final class ServedBounds implements BoundedClock {
         private int next = 1000;
         /** The reference time chronyd reported when REALTIME was set: its update then predates the set. */
         private java.time.Instant referenceAtSet;
+        /** The last tracking report; refresher's own. */
+        private ChronydTracking last;
 
         ChronydSource(Chronyd chronyd) {
             this(chronyd, Configuration.PROCESS.boundsDriftPpb());
@@ -491,6 +555,20 @@ final class ServedBounds implements BoundedClock {
         @Override
         public void realtimeSet() {
             referenceAtSet = lastReference;
+        }
+
+        /**
+         * chronyd measured the sets at an update since the last of them: its last offset is as large as their sum,
+         * within its own bound and 1% (an external set it then steps back or slews out; its own step).
+         */
+        @Override
+        public boolean measured(long setNanos) {
+            ChronydTracking t = last;
+            if (t == null || !t.synchronised() || t.referenceTime().equals(referenceAtSet)) {
+                return false;
+            }
+            double off = Math.abs(Math.abs(t.lastOffset() * 1e9) - Math.abs((double) setNanos));
+            return off <= t.boundNanos() + Math.abs((double) setNanos) / 100;
         }
 
         @Override
@@ -508,6 +586,7 @@ final class ServedBounds implements BoundedClock {
                         + t.leap() + ")");
             }
             lastReference = t.referenceTime();
+            last = t;
             next = untilNextUpdate(t, real);
             long sinceUpdate = Math.max(0, real - (t.referenceTime().getEpochSecond() * 1_000_000_000L
                     + t.referenceTime().getNano()));

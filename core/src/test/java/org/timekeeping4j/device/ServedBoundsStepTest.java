@@ -20,8 +20,15 @@ class ServedBoundsStepTest {
 
     private static final long S = 1_000_000_000L;
 
-    /** A source whose anchor is a 10 us bound measured at its sample, growing 50 ppm. */
+    /** A source whose anchor is a 10 us bound measured at its sample, growing 50 ppm; it says it measured a set when told. */
     private static final class Fresh implements ServedBounds.Source {
+        volatile boolean measuredSets;
+
+        @Override
+        public boolean measured(long setNanos) {
+            return measuredSets;
+        }
+
         @Override
         public ServedBounds.Anchor sample() {
             long raw = Clocks.nanos(ClockId.MONOTONIC_RAW);
@@ -45,7 +52,8 @@ class ServedBoundsStepTest {
     void theFirstReadAfterASetOfRealtimeShouldBeDisruptedUntilTheSourceMeasuredSince() {
         KernelClock.assumeLabGuest();
         KernelVdsoTest.assumeExactModePossible();
-        ServedBounds served = new ServedBounds(new Fresh());
+        Fresh source = new Fresh();
+        ServedBounds served = new ServedBounds(source);
         TimeBounds b = new TimeBounds();
         int sets = 0;
         for (int i = 0; i < 20; i++) {
@@ -58,15 +66,20 @@ class ServedBoundsStepTest {
             assertThat(served.now(b).status()).as("set %d (%+d ns): the first read after it", i, step)
                     .isEqualTo(TimeBounds.Status.DISRUPTED);
             assertThat(b.widthNanos()).isEqualTo(Long.MAX_VALUE);
-            // The refresher sees the set by the lead too (timerfd aside) and holds DISRUPTED for its sample, whose
-            // REALTIME offset it took before noticing; the next sample measured after the set serves again.
+            // The refresher sees the set by the lead too (timerfd aside): a set larger than the source's bound that
+            // the source has not measured holds DISRUPTED, however fresh its samples.
+            source.measuredSets = false;
             served.refresh(false);
             assertThat(served.now(b).status()).as("set %d: the refresh that saw it", i)
                     .isEqualTo(TimeBounds.Status.DISRUPTED);
-            assertThat(served.why()).contains("REALTIME was set");
+            assertThat(served.why()).contains("REALTIME was set by").contains("has not measured yet");
+            served.refresh(false);
+            assertThat(served.now(b).status()).as("set %d: not measured yet", i).isEqualTo(TimeBounds.Status.DISRUPTED);
+            // Once the source says it measured the set, the next sample measured after the set serves again.
+            source.measuredSets = true;
+            served.refresh(false);
+            assertThat(served.now(b).status()).as("set %d: measured", i).isEqualTo(TimeBounds.Status.SYNCHRONIZED);
         }
-        served.refresh(false);
-        assertThat(served.now(b).status()).isEqualTo(TimeBounds.Status.SYNCHRONIZED);
         assertThat(sets).isEqualTo(20);
     }
 }
