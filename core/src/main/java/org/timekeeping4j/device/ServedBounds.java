@@ -23,7 +23,8 @@ import org.timekeeping4j.vdso.KernelVdso;
  * kernel's data). Each anchor carries the lead it was sampled under, and a read that finds another one after its
  * REALTIME read is DISRUPTED: from the first read after the set, before the refresher has woken. The refresher
  * sees the set too ({@link TimerFd}, and the lead) and publishes DISRUPTED anchors until the source has measured
- * since (each source says from when its bound's measurements date: {@link Anchor#basisRaw}). Where exact mode does
+ * since (each source says from when its bound's measurements date: {@link Anchor#basisRaw}) and has shown that it
+ * saw the set: its bound covers the sets' sum, or it measured an offset that large ({@link Source#measured}). Where exact mode does
  * not serve there is no lead: a read then refuses an anchor that REALTIME is behind (a backward step), and a
  * forward step is seen when the refresher wakes.
  *
