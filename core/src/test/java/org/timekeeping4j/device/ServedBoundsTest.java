@@ -167,7 +167,7 @@ class ServedBoundsTest {
         try (ShmWriter w = ShmWriter.valid(file); ClockBound segment = ClockBound.open(file)) {
             long mono = KernelClocks.nanos(ClockId.MONOTONIC_COARSE);
             w.write(mono - S, mono + 3600 * S, 20_000, 0, 15_000, 1);
-            ServedBounds served = new ServedBounds(new ServedBounds.ClockBoundSource(segment));
+            ServedBounds served = new ServedBounds(new BoundsSources.ClockBoundSource(segment));
             served.refresh(false);
             TimeBounds own = new TimeBounds();
             TimeBounds b = new TimeBounds();
@@ -197,7 +197,7 @@ class ServedBoundsTest {
         try (ShmWriter w = ShmWriter.valid(file); ClockBound segment = ClockBound.open(file)) {
             long mono = KernelClocks.nanos(ClockId.MONOTONIC_COARSE);
             w.write(mono, mono + 3600 * S, 5_000, 0, 50_000, 1);
-            ServedBounds served = new ServedBounds(new ServedBounds.ClockBoundSource(segment));
+            ServedBounds served = new ServedBounds(new BoundsSources.ClockBoundSource(segment));
             served.refresh(false);
             com.sun.management.ThreadMXBean threads =
                     (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
