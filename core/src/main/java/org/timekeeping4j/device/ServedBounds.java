@@ -384,7 +384,13 @@ final class ServedBounds implements BoundedClock {
     void refresh(boolean stepped) {
         long raw = Clocks.nanos(ClockId.MONOTONIC_RAW);
         long lead = KernelVdso.realtimeLead();
-        boolean pageMoved = watch != null && watch.moved(); // throws where seq_count never settles: refreshForever
+        boolean pageMoved;
+        try {
+            pageMoved = watch != null && watch.moved();
+        } catch (IllegalStateException e) { // seq_count never settles: nothing is known of the page
+            publish(Anchor.unbounded(raw, TimeBounds.Status.UNKNOWN, e.getMessage()).stamped(lead));
+            return;
+        }
         if (stepped || (leadSeen && lead != lastLead) || pageMoved) {
             setAtRaw = raw;
             setBy = pageMoved ? "the VMClock page's disruption marker or VM generation moved" : "REALTIME was set";
@@ -398,7 +404,7 @@ final class ServedBounds implements BoundedClock {
         } catch (RuntimeException e) {
             a = Anchor.unbounded(raw, TimeBounds.Status.UNKNOWN, source.description() + ": " + e.getMessage());
         }
-        boolean movedSince = watch != null && (watch.look(watch.marker(), watch.generation()) & VmClockWatch.MOVED) != 0;
+        boolean movedSince = watch != null && movedSince();
         if (KernelVdso.realtimeLead() != lead || movedSince) { // set while sampling: the sample may straddle it
             publish(Anchor.unbounded(raw, TimeBounds.Status.DISRUPTED, (movedSince ? "the VMClock page moved"
                     : "REALTIME was set") + " while " + source.description() + " was sampled").stamped(lead));
@@ -411,6 +417,15 @@ final class ServedBounds implements BoundedClock {
             return;
         }
         publish(a.stamped(lead));
+    }
+
+    /** {@return whether the page moved since the refresher's look before the sample; true where it never settles} */
+    private boolean movedSince() {
+        try {
+            return (watch.look(watch.marker(), watch.generation()) & VmClockWatch.MOVED) != 0;
+        } catch (IllegalStateException e) {
+            return true;
+        }
     }
 
     private void publish(Anchor a) {

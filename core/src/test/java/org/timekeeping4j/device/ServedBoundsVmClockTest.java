@@ -186,6 +186,23 @@ class ServedBoundsVmClockTest {
     }
 
     @Test
+    void aPageThatNeverSettlesShouldMakeTheRefreshUnknownAndTheReadSayWhy() throws Exception {
+        Path file = dir.resolve("page");
+        try (VmClockPageWriter w = VmClockPageWriter.valid(file)) {
+            update(w, 0, 1, 7);
+            Measured source = new Measured();
+            ServedBounds served = watching(file, source);
+            served.refresh(false);
+            w.seq(w.seq() + 1); // a writer stuck mid-update
+            served.refresh(false); // must not throw: at the first sample, it runs in a class initialiser
+            assertThat(served.why()).contains("never settled");
+            assertThat(served.anchor().status()).isEqualTo(TimeBounds.Status.UNKNOWN);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> served.now(new TimeBounds()))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("never settled");
+        }
+    }
+
+    @Test
     void aFileThatIsNoPageIsNotWatchedAndSaysWhy() throws Exception {
         Path file = dir.resolve("junk");
         java.nio.file.Files.write(file, new byte[4096]);
