@@ -11,6 +11,11 @@
 # writes a ClockBound segment with the page's marker and prints READY. The host then sends `savevm s1` and
 # `loadvm s1` through the QEMU monitor; the guest must see the disruption marker move (VmClock.disruptedSince,
 # ClockBound.now DISRUPTED, an EventRecorder event recorded before it exported extrapolated=true, a --watch line).
+# The served bounds too: before READY the guest asks the writer (/tmp/vmclock-flags) for DISRUPTION_SOON, then
+# IMMINENT, then neither, and BoundedClock.system() (over adjtimex, which the guest sets synchronised) and a
+# hand-refreshed ServedBounds watching the page must report each through awaitDisruption and disruptionExpected();
+# after loadvm, the first read of each is DISRUPTED and unbounded, and the hand-refreshed one serves again once
+# its source measured since.
 #
 # Nothing is shared over 9p (QEMU refuses savevm while a 9p share is mounted): the guest's whole payload - a jlink
 # runtime of the JDK that builds this project, its libraries, tk4j.jar and core's test classes - is in the initrd;
@@ -184,6 +189,16 @@ check "VmClock.disruptedSince saw the loadvm" '^TK4J-LAB DISRUPTED marker'
 check "ClockBound.now reports DISRUPTED, unbounded" '^TK4J-LAB CLOCKBOUND after: DISRUPTED earliest -9223372036854775808'
 check "an event recorded before the loadvm exports extrapolated=true" '^TK4J-LAB EVENT recorded before the disruption exported extrapolated=true'
 check "tk4j vmclock --watch printed the marker change" '^TK4J-WATCH .*Z  disruption marker [0-9]+ -> [0-9]+'
+check "BoundedClock.system() watches /dev/vmclock0 and serves adjtimex's bound" \
+  '^TK4J-LAB SYSTEM before: SYNCHRONIZED .*watching the VMClock page /dev/vmclock0'
+check "DISRUPTION_SOON reaches awaitDisruption and every read" '^TK4J-LAB FLAGS SOON .* ok$'
+check "DISRUPTION_IMMINENT reaches awaitDisruption and every read" '^TK4J-LAB FLAGS IMMINENT .* ok$'
+check "the flags cleared read NONE again" '^TK4J-LAB FLAGS NONE .* ok$'
+check "BoundedClock.system()'s first read after loadvm: DISRUPTED, unbounded" \
+  '^TK4J-LAB SYSTEM after: DISRUPTED earliest -9223372036854775808 latest 9223372036854775807'
+check "a ServedBounds not refreshed since: its first read after loadvm DISRUPTED" \
+  '^TK4J-LAB SERVED after: first read DISRUPTED earliest -9223372036854775808'
+check "served again once its source measured since the marker moved" '^TK4J-LAB SERVED refreshed: SYNCHRONIZED'
 check "the lab main exited 0" '^TK4J-LAB RC 0'
 [ "$fails" = 0 ] && { say "all checks passed"; exit 0; }
 say "$fails check(s) failed"

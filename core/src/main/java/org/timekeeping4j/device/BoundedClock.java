@@ -1,6 +1,7 @@
 package org.timekeeping4j.device;
 
 import java.nio.file.Path;
+import java.time.Duration;
 
 /**
  * A clock that answers with an interval containing true time ({@link TimeBounds}), TrueTime-style.
@@ -58,6 +59,37 @@ public interface BoundedClock extends AutoCloseable {
     }
 
     /**
+     * Waits until the disruption this clock expects ({@link TimeBounds#disruptionExpected()}: a VMClock page's
+     * DISRUPTION_SOON or DISRUPTION_IMMINENT flag) differs from {@code seen}, or the timeout passes; returns the
+     * expectation then. Pass what the last call returned ({@link TimeBounds.Disruption#NONE} at first), so no change
+     * is missed between calls: a migration shows as NONE, SOON, IMMINENT, then NONE again once the page is
+     * rewritten after it (with the status {@link TimeBounds.Status#DISRUPTED} from the first read after it).
+     * A {@link VmClock}, and {@link #system()} where it watches /dev/vmclock0, look at the page every few ms
+     * (no system call but the sleep); any number of threads may wait. A clock that reads no VMClock page expects
+     * nothing: it waits out the timeout and returns {@link TimeBounds.Disruption#NONE}.
+     *
+     * @param seen    the expectation the caller knows of
+     * @param timeout how long to wait at most
+     * @return the expectation now: other than {@code seen} unless the timeout passed
+     * @throws InterruptedException when interrupted while waiting
+     * @throws IllegalStateException when the page's seq_count never settles
+     */
+    default TimeBounds.Disruption awaitDisruption(TimeBounds.Disruption seen, Duration timeout)
+            throws InterruptedException {
+        long ms;
+        try {
+            ms = Math.max(0, timeout.toMillis());
+        } catch (ArithmeticException e) {
+            ms = Long.MAX_VALUE; // longer than any process lives
+        }
+        if (seen != TimeBounds.Disruption.NONE) {
+            return TimeBounds.Disruption.NONE;
+        }
+        Thread.sleep(ms);
+        return TimeBounds.Disruption.NONE;
+    }
+
+    /**
      * What this clock reads, in the words {@code tk4j bounds} prints.
      *
      * @return {@code clockbound /var/run/clockbound/shm0}, {@code adjtimex} or {@code vmclock /dev/vmclock0}
@@ -74,7 +106,11 @@ public interface BoundedClock extends AutoCloseable {
      * clockbound, chrony or adjtimex chooses; a bad value warns once and is auto), sampled by a daemon thread and served
      * at counter speed: a read allocates nothing and, in exact mode, makes no system call; any number of threads
      * may read it. The bound widens between samples by the source's own growth rule, and a step of REALTIME makes
-     * the status {@link TimeBounds.Status#DISRUPTED} until the source is sampled again. One instance per process:
+     * the status {@link TimeBounds.Status#DISRUPTED} until the source has measured since. Where /dev/vmclock0
+     * exists and opens, the clock watches that VMClock page too: a read that finds its disruption marker or VM
+     * generation changed since the sample (a live migration, a snapshot restored) is DISRUPTED and unbounded,
+     * until the source has measured since; and its DISRUPTION_SOON / DISRUPTION_IMMINENT flags reach each read
+     * ({@link TimeBounds#disruptionExpected()}) and {@link #awaitDisruption}. One instance per process:
      * {@link #close()} does nothing.
      *
      * @return the process's bounded clock

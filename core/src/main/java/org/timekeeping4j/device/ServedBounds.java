@@ -3,6 +3,7 @@ package org.timekeeping4j.device;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
 import org.timekeeping4j.config.Configuration;
@@ -27,6 +28,12 @@ import org.timekeeping4j.vdso.KernelVdso;
  * saw the set: its bound covers the sets' sum, or it measured an offset that large ({@link Source#measured}). Where exact mode does
  * not serve there is no lead: a read then refuses an anchor that REALTIME is behind (a backward step), and a
  * forward step is seen when the refresher wakes.
+ *
+ * <p>A VMClock page ({@link VmClockWatch}; /dev/vmclock0 where it opens) disrupts the same way: each anchor is
+ * published with the page's disruption marker and VM generation at its sample, and a read that finds the page
+ * showing others (a live migration, a snapshot restored) is DISRUPTED; the refresher treats the change as a set of
+ * REALTIME. Each read also copies the page's DISRUPTION_SOON / DISRUPTION_IMMINENT flags into its holder. Without
+ * a page a read does nothing of this.
  *
  * <p>Thread-safe; a read allocates nothing and makes no system call in exact mode. {@link #close()} does nothing:
  * the instance lives as long as the process, its refresher a daemon thread.
@@ -144,13 +151,31 @@ final class ServedBounds implements BoundedClock {
      * in the chrony lab); refresher's own.
      */
     private long pendingSetNanos;
+    /** What disrupted REALTIME last (a set, the VMClock page), for why(); refresher's own. */
+    private String setBy = "REALTIME was set";
+    /** The VMClock page watched; null where none (then reads do no page work at all). */
+    private final VmClockWatch watch;
+    /** Why the page is watched or not: the diagnostics line's end. */
+    private final String watchNote;
+
     ServedBounds(Source source) {
         this(source, "given");
     }
 
     ServedBounds(Source source, String choice) {
+        this(source, choice, null, "no VMClock page watched");
+    }
+
+    ServedBounds(Source source, String choice, VmClockWatch watch, String watchNote) {
         this.source = source;
         this.choice = choice;
+        this.watch = watch;
+        this.watchNote = watchNote;
+    }
+
+    /** {@return whether reads look at a VMClock page} */
+    boolean watches() {
+        return watch != null;
     }
 
     /** The process's instance: the configured source, sampled once before the first read and then refreshed. */
@@ -171,8 +196,10 @@ final class ServedBounds implements BoundedClock {
             DeviceException failure = null;
             try {
                 StringBuilder why = new StringBuilder();
+                StringBuilder note = new StringBuilder();
+                VmClockWatch watch = VmClockWatch.open(VmClock.DEFAULT_PATH, note);
                 b = new ServedBounds(chosen(Configuration.PROCESS.bounds(), BoundedClock.CLOCKBOUND_DEFAULT_PATH,
-                        Chronyd.local(), why), why.toString());
+                        Chronyd.local(), why), why.toString(), watch, note.toString());
                 org.timekeeping4j.serving.ServingReport.reportBounds(b::report);
                 b.refresh(false);
                 b.startRefresher();
@@ -225,7 +252,7 @@ final class ServedBounds implements BoundedClock {
 
     /** {@return the line of {@code Diagnostics.bounds()}: the source, why it was chosen, what it said last} */
     String report() {
-        return source.description() + " (" + choice + "): " + why();
+        return source.description() + " (" + choice + "): " + why() + "; " + watchNote;
     }
 
     @Override
@@ -236,6 +263,9 @@ final class ServedBounds implements BoundedClock {
             into.source = this;
         }
         into.nanos = real;
+        if (watch != null && pageMoved(a, into)) { // without a page, this final field's null test is all
+            return unbounded(into, TimeBounds.Status.DISRUPTED); // the page's marker or generation moved
+        }
         if (a == null || !a.bounds) {
             return unbounded(into, a == null ? TimeBounds.Status.UNKNOWN : a.status);
         }
@@ -261,6 +291,29 @@ final class ServedBounds implements BoundedClock {
             into.status = status;
         }
         return into;
+    }
+
+    /**
+     * Reads the watched page after REALTIME: copies its expectation into {@code into} and tells whether its marker
+     * or generation differ from the anchor's (a disruption since the sample). Allocates nothing.
+     */
+    private boolean pageMoved(Served a, TimeBounds into) {
+        // LoadLoad: the page is read after REALTIME's loads, so a REALTIME read after a restore meets the restore's
+        // marker; pairs with the hypervisor's page update, made before the guest's vCPUs run again.
+        java.lang.invoke.VarHandle.loadLoadFence();
+        int look = a == null ? watch.look(0, 0) : watch.look(a.pageMarker, a.pageGeneration);
+        into.expectation = look & VmClockWatch.EXPECTATION;
+        return a != null && (look & VmClockWatch.MOVED) != 0;
+    }
+
+    /**
+     * Waits for the watched page's expectation to differ from {@code seen} (see {@link BoundedClock}); without a
+     * page, as any clock that expects nothing.
+     */
+    @Override
+    public TimeBounds.Disruption awaitDisruption(TimeBounds.Disruption seen, Duration timeout)
+            throws InterruptedException {
+        return watch == null ? BoundedClock.super.awaitDisruption(seen, timeout) : watch.await(seen, timeout);
     }
 
     private static TimeBounds unbounded(TimeBounds into, TimeBounds.Status status) {
@@ -300,6 +353,9 @@ final class ServedBounds implements BoundedClock {
         final boolean bounds;
         final TimeBounds.Status status;
         final long lead;
+        /** The VMClock page's disruption marker and VM generation at the sample (0 without a page). */
+        final long pageMarker;
+        final long pageGeneration;
         /** REALTIME at the sample. */
         final long realAt;
         final long bound;
@@ -311,6 +367,12 @@ final class ServedBounds implements BoundedClock {
         final double growPerElapsed;
 
         Served(Anchor a) {
+            this(a, 0, 0);
+        }
+
+        Served(Anchor a, long pageMarker, long pageGeneration) {
+            this.pageMarker = pageMarker;
+            this.pageGeneration = pageGeneration;
             anchor = a;
             bounds = a.bounds();
             status = a.status;
@@ -331,17 +393,26 @@ final class ServedBounds implements BoundedClock {
     /**
      * Samples the source and publishes its anchor, stamped with the lead it was sampled under. After a set of
      * REALTIME ({@code stepped}: the timerfd fired; or the lead changed since the last sample), DISRUPTED until
-     * the source's bound rests only on measurements taken since.
+     * the source's bound rests only on measurements taken since. A change of the watched VMClock page's marker or
+     * generation since the last sample counts as such a set.
      */
     void refresh(boolean stepped) {
         long raw = Clocks.nanos(ClockId.MONOTONIC_RAW);
         long lead = KernelVdso.realtimeLead();
+        boolean pageMoved;
+        try {
+            pageMoved = watch != null && watch.moved();
+        } catch (IllegalStateException e) { // seq_count never settles: nothing is known of the page
+            publish(Anchor.unbounded(raw, TimeBounds.Status.UNKNOWN, e.getMessage()).stamped(lead));
+            return;
+        }
         long measured = leadNow(lead);
         boolean set = stepped || (leadSeen && lead != lastLead) || (leadSeen && lead == KernelVdso.NO_LEAD
                 && Math.abs(measured - lastMeasuredLead) > MEASURED_LEAD_SLACK_NANOS);
-        if (set) {
+        if (set || pageMoved) {
             setAtRaw = raw;
-            if (leadSeen) {
+            setBy = pageMoved ? "the VMClock page's disruption marker or VM generation moved" : "REALTIME was set";
+            if (set && leadSeen) {
                 pendingSetNanos += measured - lastMeasuredLead;
             }
             source.realtimeSet();
@@ -355,10 +426,11 @@ final class ServedBounds implements BoundedClock {
         } catch (RuntimeException e) {
             a = Anchor.unbounded(raw, TimeBounds.Status.UNKNOWN, source.description() + ": " + e.getMessage());
         }
-        if (KernelVdso.realtimeLead() != lead) { // set while sampling: the sample may straddle it
-            publish(Anchor.unbounded(raw, TimeBounds.Status.DISRUPTED, "REALTIME was set while "
-                    + source.description() + " was sampled").stamped(lead));
-            return; // the next refresh sees the new lead and treats it as a set
+        boolean movedSince = watch != null && movedSince();
+        if (KernelVdso.realtimeLead() != lead || movedSince) { // set while sampling: the sample may straddle it
+            publish(Anchor.unbounded(raw, TimeBounds.Status.DISRUPTED, (movedSince ? "the VMClock page moved"
+                    : "REALTIME was set") + " while " + source.description() + " was sampled").stamped(lead));
+            return; // the next refresh sees the new lead, or page, and treats it as a set
         }
         if (a.bounds() && pendingSetNanos != 0) {
             if (Math.abs(pendingSetNanos) <= a.boundNanos || source.measured(pendingSetNanos)) {
@@ -371,12 +443,21 @@ final class ServedBounds implements BoundedClock {
             }
         }
         if (a.bounds() && a.basisRaw < setAtRaw) {
-            publish(Anchor.unbounded(raw, TimeBounds.Status.DISRUPTED, "REALTIME was set "
+            publish(Anchor.unbounded(raw, TimeBounds.Status.DISRUPTED, setBy + " "
                     + (raw - setAtRaw) / 1_000_000L + " ms ago: until " + source.description()
                     + " has measured since").stamped(lead));
             return;
         }
         publish(a.stamped(lead));
+    }
+
+    /** {@return whether the page moved since the refresher's look before the sample; true where it never settles} */
+    private boolean movedSince() {
+        try {
+            return (watch.look(watch.marker(), watch.generation()) & VmClockWatch.MOVED) != 0;
+        } catch (IllegalStateException e) {
+            return true;
+        }
     }
 
     /** How far a measured lead may wander without a set: the reads' own spread where exact mode does not serve. */
@@ -405,7 +486,9 @@ final class ServedBounds implements BoundedClock {
     }
 
     private void publish(Anchor a) {
-        served = new Served(a); // volatile store: pairs with the volatile load in now(); its fields are final too
+        // Volatile store: pairs with the volatile load in now(); its fields are final too. The page's marker and
+        // generation are those the refresher read before the sample (a change since makes reads DISRUPTED).
+        served = watch == null ? new Served(a) : new Served(a, watch.marker(), watch.generation());
     }
 
     private void startRefresher() {
@@ -455,5 +538,4 @@ final class ServedBounds implements BoundedClock {
     public void close() {
         // The process's instance: nothing to close.
     }
-
 }

@@ -23,6 +23,20 @@ public final class TimeBounds {
         DISRUPTED
     }
 
+    /**
+     * Whether the hypervisor expects to disrupt the clock (VMClock's flags: a live migration announced). The
+     * status says what the bounds are worth now; this says they may soon be worth nothing: drain or hand over
+     * work that needs them, and expect {@link Status#DISRUPTED} after the disruption.
+     */
+    public enum Disruption {
+        /** None expected, or no VMClock page to say so. */
+        NONE,
+        /** DISRUPTION_SOON: a disruption is expected soon. */
+        SOON,
+        /** DISRUPTION_IMMINENT: a disruption is about to happen. */
+        IMMINENT
+    }
+
     /** Empty bounds (status UNKNOWN) for a {@link BoundedClock} to fill. */
     public TimeBounds() {
     }
@@ -44,6 +58,8 @@ public final class TimeBounds {
     long maxDriftPpb;
     int clockStatus;
     int disruptionSupport;
+    /** The {@link Disruption} ordinal a VMClock page's flags stated (valid when the source watches a page). */
+    int expectation;
 
     // A VMClock read (valid when the source is a VmClock): the page's time as (u64 seconds, ns) before any scale
     // change, and the counter value it was computed at.
@@ -94,6 +110,19 @@ public final class TimeBounds {
     }
 
     /**
+     * Whether a disruption was expected when the bounds were read: the VMClock page's DISRUPTION_SOON and
+     * DISRUPTION_IMMINENT flags, as a {@link VmClock} read them or as {@link BoundedClock#system()} read them
+     * where it watches the page ({@code Clocks.diagnostics().bounds()} says whether it does);
+     * {@link BoundedClock#awaitDisruption} waits for a change.
+     *
+     * @return {@link Disruption#NONE} unless the page the source read said SOON or IMMINENT
+     */
+    public Disruption disruptionExpected() {
+        return source instanceof VmClock || (source instanceof ServedBounds s && s.watches())
+                ? VmClockWatch.disruption(expectation) : Disruption.NONE;
+    }
+
+    /**
      * The bounds now from the system's source ({@link BoundedClock#system()}): convenience that opens
      * and closes the source and allocates; keep a {@link BoundedClock} open for repeated reads.
      *
@@ -109,6 +138,7 @@ public final class TimeBounds {
     @Override
     public String toString() {
         return "TimeBounds[nanos=" + nanos + ", earliest=" + earliest + ", latest=" + latest + ", width=" + widthNanos() + "ns, status="
-                + status + ", source=" + (source == null ? null : source.description()) + "]";
+                + status + (disruptionExpected() != Disruption.NONE ? ", disruption " + disruptionExpected() : "")
+                + ", source=" + (source == null ? null : source.description()) + "]";
     }
 }

@@ -237,6 +237,26 @@ public final class VmClock implements BoundedClock {
         }
     }
 
+    /** {@return the mapped page, for {@link VmClockWatch}} */
+    MemorySegment segment() {
+        return page;
+    }
+
+    /** {@return the page's size as its header states it} */
+    int size() {
+        return size;
+    }
+
+    /**
+     * Waits until the page's DISRUPTION_SOON / DISRUPTION_IMMINENT flags say otherwise than {@code seen}, looking at
+     * the page every few ms; see {@link BoundedClock#awaitDisruption}.
+     */
+    @Override
+    public TimeBounds.Disruption awaitDisruption(TimeBounds.Disruption seen, Duration timeout)
+            throws InterruptedException {
+        return new VmClockWatch(this).await(seen, timeout);
+    }
+
     private long field(MemorySegment s, long offset) {
         return offset + 8 <= size ? s.get(JAVA_LONG, offset) : 0;
     }
@@ -467,6 +487,7 @@ public final class VmClock implements BoundedClock {
             into.source = this;
             into.counter = c;
             into.disruptionMarker = marker;
+            into.expectation = VmClockWatch.expectation(flags);
             return into;
         }
     }

@@ -7,8 +7,9 @@
  *   <li>{@link org.timekeeping4j.device.PpsSource}: a pulse-per-second source (/dev/ppsN): its capabilities and
  *       its events ({@link org.timekeeping4j.device.PpsEvent}).</li>
  *   <li>{@link org.timekeeping4j.device.BoundedClock}: an interval that contains true time
- *       ({@link org.timekeeping4j.device.TimeBounds}), from AWS ClockBound's shared segment, from adjtimex's
- *       maxerror, or from the VMClock page.</li>
+ *       ({@link org.timekeeping4j.device.TimeBounds}, with its {@link org.timekeeping4j.device.TimeBounds.Status}
+ *       and the {@link org.timekeeping4j.device.TimeBounds.Disruption} a VMClock page says is coming), from
+ *       chronyd, AWS ClockBound's shared segment, adjtimex's maxerror, or the VMClock page.</li>
  *   <li>{@link org.timekeeping4j.device.VmClock}: the VMClock page (/dev/vmclockN): time at counter speed where
  *       the hypervisor publishes it, its every field ({@link org.timekeeping4j.device.VmClockPage}), and live
  *       migration / snapshot restore disruptions.</li>

@@ -19,7 +19,9 @@ import org.timekeeping4j.machine.ClockGettimeStub;
  * Arguments: the page file, how many seconds to run, and for the real page (file /dev/mem, in the QEMU lab) its
  * physical address: then the page QEMU wrote is updated in place, its disruption marker kept (QEMU bumps it at
  * loadvm), TAI_OFFSET_VALID with offset 0 (the lab guest's TAI is its UTC) so that the driver registers its PTP
- * clock. Prints "published N" per update.
+ * clock. Prints "published N" per update. For the real page, the flags also carry whatever number the file
+ * {@link #FLAGS_FILE} holds (the lab's guest main writes DISRUPTION_SOON / DISRUPTION_IMMINENT there), read at each
+ * update.
  */
 public final class VmClockWriterMain {
 
@@ -27,6 +29,17 @@ public final class VmClockWriterMain {
     static final long MARGIN_NANOS = 20_000;
     /** The period's published maximum error rate, ppm: far above a counter's real wander over seconds. */
     static final long RATE_PPM = 100;
+    /** Extra flags for the real page's next update, a decimal number (absent: none). */
+    static final Path FLAGS_FILE = Path.of("/tmp/vmclock-flags");
+
+    /** {@return the flags {@link #FLAGS_FILE} asks for, 0 where it is absent or unreadable} */
+    static long extraFlags() {
+        try {
+            return Long.decode(java.nio.file.Files.readString(FLAGS_FILE).trim());
+        } catch (java.io.IOException | NumberFormatException e) {
+            return 0;
+        }
+    }
 
     private VmClockWriterMain() {}
 
@@ -109,7 +122,7 @@ public final class VmClockWriterMain {
                         .divide(java.math.BigInteger.valueOf(1_000_000_000L)).longValue();
                 w.begin();
                 w.kind(VmClock.COUNTER_HERE, 1 /* TAI */, 2 /* SYNCHRONIZED */, VmClock.FLAG_TIME_MAXERROR_VALID
-                        | VmClock.FLAG_PERIOD_MAXERROR_VALID | (real ? VmClock.FLAG_TAI_OFFSET_VALID : 0),
+                        | VmClock.FLAG_PERIOD_MAXERROR_VALID | (real ? VmClock.FLAG_TAI_OFFSET_VALID | extraFlags() : 0),
                         real ? w.marker() : 1);
                 w.taiOffset(0);
                 w.period(shift, now[0], period, 0, Long.divideUnsigned(period, 1_000_000) * RATE_PPM);
