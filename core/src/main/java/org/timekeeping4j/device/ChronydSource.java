@@ -7,7 +7,8 @@ import org.timekeeping4j.config.Configuration;
 
 /**
  * chronyd's tracking report, as ClockBound's daemon reads it: root delay / 2 + root dispersion + the correction
- * still being slewed, plus the maximum drift applied to the time since chronyd's last clock update (the
+ * still being slewed, plus the maximum drift applied to the time since the measurements behind chronyd's last clock
+ * update (its update interval before it, and the time since it; the
  * dispersion chronyd adds grows slower than a free-running clock can drift: ClockBound's formula alone
  * excluded true time in 579 of 1,400 samples of a lab run with the reference lost).
  */
@@ -75,7 +76,11 @@ final class ChronydSource implements ServedBounds.Source {
         next = untilNextUpdate(t, real);
         long sinceUpdate = Math.max(0, real - (t.referenceTime().getEpochSecond() * 1_000_000_000L
                 + t.referenceTime().getNano()));
-        long bound = satAdd(t.boundNanos(), ServedBounds.grow(sinceUpdate, driftPpb));
+        // The drift grows from the measurements behind the update, not from the update: they span its update
+        // interval before it (in the chrony lab, chronyd's statement just after the reference came back missed
+        // true time by 30 us, 0.6 s after its update: the clock drifted from the samples it had measured).
+        long sinceMeasured = sinceUpdate + (long) (Math.max(0, t.lastUpdateInterval()) * 1e9);
+        long bound = satAdd(t.boundNanos(), ServedBounds.grow(sinceMeasured, driftPpb));
         // The update's measurements span the update interval before it; reckoned on REALTIME (stamped by
         // chronyd after any set, as it made the update after one), so never late. An update that chronyd
         // reported already when REALTIME was set predates the set.
@@ -91,7 +96,8 @@ final class ChronydSource implements ServedBounds.Source {
                 Math.max(0, VOID_AFTER_NANOS - sinceUpdate), description() + ": "
                         + (fresh ? "synchronised" : "no update for " + sinceUpdate / 1_000_000_000L + " s")
                         + ", bound " + bound + " ns (" + t.boundNanos() + " ns stated, "
-                        + sinceUpdate / 1_000_000L + " ms since its update)").basedAt(basis);
+                        + sinceUpdate / 1_000_000L + " ms since its update, " + Math.round(t.lastUpdateInterval())
+                        + " s update interval)").basedAt(basis);
     }
 
     @Override
