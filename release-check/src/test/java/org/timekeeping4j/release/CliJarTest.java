@@ -71,7 +71,7 @@ class CliJarTest {
         assertThat(qualified).containsExactlyInAnyOrderEntriesOf(Map.of(
                 "org.timekeeping4j.linux", CLI_MODULE + "," + simulation,
                 "org.timekeeping4j.adjust", simulation, "org.timekeeping4j.arch", simulation,
-                "org.timekeeping4j.clocksource", simulation, "org.timekeeping4j.config", simulation,
+                "org.timekeeping4j.clocksource", simulation, "org.timekeeping4j.config", CLI_MODULE + "," + simulation,
                 "org.timekeeping4j.machine", simulation, "org.timekeeping4j.timekeeper", simulation));
 
         ModuleDescriptor cli = descriptor(thinCliJar(), CLI_MODULE);
