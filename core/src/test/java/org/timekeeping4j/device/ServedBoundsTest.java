@@ -186,8 +186,10 @@ class ServedBoundsTest {
                 }
             }
             assertThat(checked).isEqualTo(100_000);
-            assertThat(served.why()).startsWith("clockbound " + file + ": SYNCHRONIZED, bound ")
-                    .endsWith(" ns, drift 15000 ppb");
+            // The segment's own status at the last refresh: FREE_RUNNING 5 s after its as_of (the protocol), which
+            // a slow (emulated) JVM reaches within the loop; the words are the segment's either way.
+            assertThat(served.why()).matches("clockbound " + java.util.regex.Pattern.quote(file.toString())
+                    + ": (SYNCHRONIZED|FREE_RUNNING), bound \\d+ ns, drift 15000 ppb");
         }
     }
 
