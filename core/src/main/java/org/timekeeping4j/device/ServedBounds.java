@@ -151,6 +151,9 @@ final class ServedBounds implements BoundedClock {
      * in the chrony lab); refresher's own.
      */
     private long pendingSetNanos;
+    /** The bracket of the last measured lead, and of the one before; refresher's own. */
+    private long leadWidth;
+    private long lastLeadWidth;
     /** What disrupted REALTIME last (a set, the VMClock page), for why(); refresher's own. */
     private String setBy = "REALTIME was set";
     /** The VMClock page watched; null where none (then reads do no page work at all). */
@@ -407,8 +410,10 @@ final class ServedBounds implements BoundedClock {
             return;
         }
         long measured = leadNow(lead);
+        long spread = Math.max(MEASURED_LEAD_SLACK_NANOS, 2 * (leadWidth + lastLeadWidth)); // both reads' brackets
         boolean set = stepped || (leadSeen && lead != lastLead) || (leadSeen && lead == KernelVdso.NO_LEAD
-                && Math.abs(measured - lastMeasuredLead) > MEASURED_LEAD_SLACK_NANOS);
+                && Math.abs(measured - lastMeasuredLead) > spread);
+        lastLeadWidth = leadWidth;
         if (set || pageMoved) {
             setAtRaw = raw;
             setBy = pageMoved ? "the VMClock page's disruption marker or VM generation moved" : "REALTIME was set";
@@ -460,14 +465,18 @@ final class ServedBounds implements BoundedClock {
         }
     }
 
-    /** How far a measured lead may wander without a set: the reads' own spread where exact mode does not serve. */
-    static final long MEASURED_LEAD_SLACK_NANOS = 50_000L;
+    /**
+     * How far a measured lead may wander without a set, at least, where exact mode does not serve: also twice the
+     * two measurements' brackets (an emulated JVM's reads take tens of microseconds; a timerfd sees every set anyway).
+     */
+    static final long MEASURED_LEAD_SLACK_NANOS = 200_000L;
 
     /**
      * REALTIME - MONOTONIC now, for the size of a set: the kernel's exact lead where exact mode serves, else REALTIME
      * read between two MONOTONIC reads and referred to their midpoint, the narrowest of three.
      */
-    private static long leadNow(long exactLead) {
+    private long leadNow(long exactLead) {
+        leadWidth = 0;
         if (exactLead != KernelVdso.NO_LEAD) {
             return exactLead;
         }
@@ -482,6 +491,7 @@ final class ServedBounds implements BoundedClock {
                 lead = r - (m0 + (m1 - m0) / 2);
             }
         }
+        leadWidth = width;
         return lead;
     }
 
