@@ -24,6 +24,10 @@
 #     1.0-1.04, at that line: the diagnostics' check above tells the modes apart);
 #   - each segment after a restore, its last round: the EventRecorder export works, holds events recorded before
 #     the checkpoint, every one of them extrapolated and none later than a MONOTONIC read after the export;
+#   - the bounded clock (BoundedClock.system(), any source): before the first checkpoint, no read DISRUPTED;
+#     after each restore, its first read DISRUPTED (the library promises so for 1 s after it sees the restore, so
+#     a first read within 1 s of `criu restore`'s start is judged; a later one fails as unjudgeable), and the
+#     segment's last read not DISRUPTED (the source sampled again);
 #   - the JVM ends on its own when asked (no crash, no hs_err file).
 # Last line: `lab-criu: N passed, N failed`; the JVM's output, CRIU's logs in target/lab-criu/.
 # Exit: 0 every check passed; 1 a check failed; 2 the lab cannot be set up here (the reason printed: never a
@@ -168,6 +172,7 @@ for ((n = 1; n <= restores; n++)); do
   fi
   t=$SECONDS
   read -r before_mono before_boot < <("${timens[@]}" now)
+  restore_real[n]="$(date +%s%N)" # REALTIME is not namespaced: the JVM's reads compare with it
   "$criu" restore -D "$img" --shell-job -d -v4 -o restore.log \
     || fail_run "criu restore $n failed: $(grep -E 'Error|error' "$img/restore.log" | tail -n 3)"
   read -r after_mono after_boot < <("${timens[@]}" now)
@@ -250,8 +255,24 @@ for ((n = 0; n <= restores; n++)); do
   else
     bad "$name: Clocks.nanos(MONOTONIC) not cheaper than System.nanoTime, median ratio $median >= $max_ratio (ratios $ratios; $costs)"
   fi
-  [ "$n" = 0 ] && continue
   lastr="$(tail -n 1 <<<"$seg")"
+  b_first="$(field bounds_first <<<"$lastr")"; b_first_real="$(field bounds_first_real <<<"$lastr")"
+  b_dis="$(field bounds_disrupted <<<"$lastr")"; b_reads="$(field bounds_reads <<<"$lastr")"
+  b_last="$(field bounds_last <<<"$lastr")"
+  b_say="$b_reads bounded reads, $b_dis DISRUPTED, first $b_first, last $b_last"
+  if [ "$n" = 0 ]; then
+    if [ "${b_reads:-0}" -gt 0 ] && [ "$b_dis" = 0 ]; then ok "$name: the bounded clock never DISRUPTED ($b_say)"
+    else bad "$name: the bounded clock without a disruption: $b_say"; fi
+    continue
+  fi
+  late=$((b_first_real - restore_real[n]))
+  if [ "${b_reads:-0}" -eq 0 ] || [ "$late" -ge 1000000000 ]; then
+    bad "$name: no bounded read within 1 s of the restore to judge ($b_say; the first $late ns after it)"
+  elif [ "$b_first" = DISRUPTED ] && [ "$b_last" != DISRUPTED ]; then
+    ok "$name: the bounded clock's first read DISRUPTED ($late ns after the restore began), its last $b_last ($b_say)"
+  else
+    bad "$name: the bounded clock after the restore: $b_say (first read $late ns after it began; want DISRUPTED first, not last)"
+  fi
   exp="$(field export <<<"$lastr")"; pre="$(field pre <<<"$lastr")"
   pre_exact="$(field pre_exact <<<"$lastr")"; pre_later="$(field pre_later <<<"$lastr")"
   if [ "$exp" = ok ] && [ "$pre" -gt 0 ] && [ "$pre_exact" = 0 ] && [ "$pre_later" = 0 ]; then

@@ -13,6 +13,12 @@
 //     earlier time namespace (before a checkpoint: CRIU restores into a new one) are `pre=`, those of them
 //     exported not extrapolated `pre_exact=`, those exported later than a MONOTONIC read after the export
 //     `pre_later=`; export=ok|failed (the reason on its own line, once per namespace).
+// - the bounded clock (BoundedClock.system(), whatever source it found here): a thread reads it every 0.2 ms and
+//   keeps, per time namespace, its first read's status and REALTIME (bounds_first=, bounds_first_real=), how many
+//   reads were DISRUPTED (bounds_disrupted=), how many in all (bounds_reads=) and the last status (bounds_last=);
+//   a read whose namespace differed before and after it is left out. The first read after a restore must be
+//   DISRUPTED: the refresher serves no sample until a period after it saw the restore, and a period is 250 ms or
+//   more, so a first read within that of the restore's start cannot find one (the script judges it so).
 // The time namespace (ns=) is named by its inode and its offsets, "INODE/MONO_NS/BOOT_NS": the kernel reuses the
 // inode number of a namespace that is gone, and a restore after a checkpoint gets the one its predecessor had
 // (seen: restore 2 in 4026532177 as restore 1), never the same offsets. It is read before and after each
@@ -23,11 +29,15 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.LockSupport;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
 import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.EventRecorder;
 import org.timekeeping4j.Diagnostics;
+import org.timekeeping4j.device.BoundedClock;
+import org.timekeeping4j.device.TimeBounds;
 
 public final class CriuLoop {
     static final ClockId[] CLOCKS = {ClockId.REALTIME, ClockId.MONOTONIC, ClockId.MONOTONIC_RAW, ClockId.BOOTTIME,
@@ -36,6 +46,40 @@ public final class CriuLoop {
     static final int COST_PAIRS = 50;
     static final int COST_BLOCK_READS = 20_000;
     static final String NO_NS = "unknown";
+
+    /** The bounded clock's reads in one time namespace; written by the bounds thread only. */
+    static final class NsBounds {
+        volatile String first;
+        volatile long firstReal;
+        volatile long disrupted;
+        volatile long reads;
+        volatile String last;
+    }
+
+    static final Map<String, NsBounds> BOUNDS = new ConcurrentHashMap<>();
+
+    /** Reads the bounded clock every 0.2 ms, for ever (a daemon thread), into BOUNDS by time namespace. */
+    static void readBounds(BoundedClock clock) {
+        TimeBounds h = new TimeBounds();
+        while (true) {
+            String ns0 = timeNamespace();
+            clock.now(h);
+            String ns1 = timeNamespace();
+            if (ns0.equals(ns1) && !ns0.equals(NO_NS)) {
+                NsBounds b = BOUNDS.computeIfAbsent(ns0, k -> new NsBounds());
+                if (b.first == null) {
+                    b.firstReal = h.nanos();
+                    b.first = h.status().name();
+                }
+                if (h.status() == TimeBounds.Status.DISRUPTED) {
+                    b.disrupted++;
+                }
+                b.reads++;
+                b.last = h.status().name();
+            }
+            LockSupport.parkNanos(200_000);
+        }
+    }
 
     static long lastMono = Long.MIN_VALUE;
     static long lastBoot = Long.MIN_VALUE;
@@ -171,8 +215,12 @@ public final class CriuLoop {
         String lastReason = null;
         String lastNs = timeNamespace();
         String failedExportNs = NO_NS;
+        BoundedClock bounded = BoundedClock.system();
         System.out.println("criu-loop: start pid=" + pid + " ns=" + lastNs + " java=" + Runtime.version()
-                + " brackets=" + BRACKETS + " clocks=" + CLOCKS.length);
+                + " brackets=" + BRACKETS + " clocks=" + CLOCKS.length + " bounds: " + bounded.description());
+        Thread boundsReader = new Thread(() -> readBounds(bounded), "bounds-reader");
+        boundsReader.setDaemon(true);
+        boundsReader.start();
         for (long round = 1; !Files.exists(stop); round++) {
             String ns0 = timeNamespace();
             recorder.record(round);
@@ -230,12 +278,15 @@ public final class CriuLoop {
                 System.out.println("criu-loop: time namespace " + lastNs + " -> " + nsNow);
                 lastNs = nsNow;
             }
+            NsBounds nb = BOUNDS.getOrDefault(nsNow, new NsBounds());
             System.out.println(String.format(Locale.ROOT, "criu-loop: round=%d ns=%s reads=%d outside=%d"
                             + " mono_back=%d boot_back=%d serving=%s fast_ns=%.2f nanotime_ns=%.2f ratio=%.3f"
                             + " events=%d pre=%d pre_exact=%d pre_later=%d export=%s mono=%d boot=%d real=%d"
-                            + " total_reads=%d total_outside=%d",
+                            + " total_reads=%d total_outside=%d bounds_first=%s bounds_first_real=%d"
+                            + " bounds_disrupted=%d bounds_reads=%d bounds_last=%s",
                     round, nsNow, reads, outside, monoBack, bootBack, kind, cost[0], cost[1], cost[2],
-                    exported, pre[0], pre[1], pre[2], export, mono, boot, real, totalReads, totalOutside));
+                    exported, pre[0], pre[1], pre[2], export, mono, boot, real, totalReads, totalOutside,
+                    nb.first, nb.firstReal, nb.disrupted, nb.reads, nb.last));
             Thread.sleep(100);
         }
         System.out.println("criu-loop: end pid=" + pid + " total_reads=" + totalReads + " total_outside="

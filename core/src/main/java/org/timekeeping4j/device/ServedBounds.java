@@ -7,6 +7,9 @@ import java.time.Duration;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
 import org.timekeeping4j.config.Configuration;
+import org.timekeeping4j.disruption.Disruptions;
+import org.timekeeping4j.linux.TimeNamespace;
+import org.timekeeping4j.serving.ClockOffset;
 import org.timekeeping4j.linux.TimerFd;
 import org.timekeeping4j.vdso.KernelVdso;
 
@@ -19,15 +22,21 @@ import org.timekeeping4j.vdso.KernelVdso;
  * widens the anchor's bound by its growth over that age, so the interval is never narrower than the source would
  * give at that instant.
  *
- * <p>Disruptions: a set of REALTIME (a step, a leap second, a checkpoint restored into a new time namespace)
- * changes REALTIME - MONOTONIC, which nothing else changes ({@link KernelVdso#realtimeLead}, a few loads of the
+ * <p>Disruptions: a set of REALTIME (a step, a leap second) changes REALTIME - MONOTONIC, which nothing else changes ({@link KernelVdso#realtimeLead}, a few loads of the
  * kernel's data). Each anchor carries the lead it was sampled under, and a read that finds another one after its
  * REALTIME read is DISRUPTED: from the first read after the set, before the refresher has woken. The refresher
  * sees the set too ({@link TimerFd}, and the lead) and publishes DISRUPTED anchors until the source has measured
  * since (each source says from when its bound's measurements date: {@link Anchor#basisRaw}) and has shown that it
- * saw the set: its bound covers the sets' sum, or it measured an offset that large ({@link Source#measured}). Where exact mode does
- * not serve there is no lead: a read then refuses an anchor that REALTIME is behind (a backward step), and a
- * forward step is seen when the refresher wakes.
+ * saw the set: its bound covers the sets' sum, or it measured an offset that large ({@link Source#measured}).
+ * Where exact mode does not serve there is no lead: a read then refuses an anchor that REALTIME is behind (a
+ * backward step), and a forward step is seen when the refresher wakes.
+ *
+ * <p>A checkpoint restored (CRIU, into a new time namespace) voids every anchor from before: the process may run
+ * on another machine. The first read after it notices (exact mode's read falls back on the namespace's page and
+ * notes it in {@link Disruptions}); every anchor carries the count it was sampled under, and a read that finds
+ * another is DISRUPTED. The refresher sees it too (the count, or /proc's namespace where exact mode does not
+ * serve: {@link TimeNamespace}) and serves nothing for {@link #RESTORE_SETTLE_NANOS}, then samples afresh: the
+ * source is this machine's, and REALTIME - MONOTONIC moved by the time frozen without a set.
  *
  * <p>A VMClock page ({@link VmClockWatch}; /dev/vmclock0 where it opens) disrupts the same way: each anchor is
  * published with the page's disruption marker and VM generation at its sample, and a read that finds the page
@@ -40,6 +49,11 @@ import org.timekeeping4j.vdso.KernelVdso;
  */
 final class ServedBounds implements BoundedClock {
 
+    /**
+     * How long after the refresher saw a restore every read is DISRUPTED, at least: whichever thread ran first
+     * after it, a read within this of the restore never finds a sample, from before it or after.
+     */
+    static final long RESTORE_SETTLE_NANOS = 1_000_000_000L;
     /** How far behind the sample's REALTIME a read may find REALTIME before it counts as a backward step. */
     static final long STEP_SLACK_NANOS = 100_000L;
     /** The kernel's own growth of maxerror: 500 ppm (kernel/time/ntp.c, MAXFREQ). */
@@ -151,9 +165,17 @@ final class ServedBounds implements BoundedClock {
      * in the chrony lab); refresher's own.
      */
     private long pendingSetNanos;
+    /** Measures the lead where exact mode does not serve; refresher's own. */
+    private final ClockOffset leadOffset = new ClockOffset();
     /** The bracket of the last measured lead, and of the one before; refresher's own. */
     private long leadWidth;
     private long lastLeadWidth;
+    /** {@link Disruptions#count()} at the refresher's last look, before its sample; refresher's own. */
+    private long disruptionsSeen = Disruptions.count();
+    /** MONOTONIC_RAW when the refresher last saw a restore; refresher's own. */
+    private long restoredAtRaw = Long.MIN_VALUE;
+    /** The time namespace at the refresher's last look ({@link TimeNamespace#identity}); refresher's own. */
+    private String namespace;
     /** What disrupted REALTIME last (a set, the VMClock page), for why(); refresher's own. */
     private String setBy = "REALTIME was set";
     /** The VMClock page watched; null where none (then reads do no page work at all). */
@@ -269,13 +291,22 @@ final class ServedBounds implements BoundedClock {
         if (watch != null && pageMoved(a, into)) { // without a page, this final field's null test is all
             return unbounded(into, TimeBounds.Status.DISRUPTED); // the page's marker or generation moved
         }
-        if (a == null || !a.bounds) {
-            return unbounded(into, a == null ? TimeBounds.Status.UNKNOWN : a.status);
+        if (a == null) {
+            return unbounded(into, TimeBounds.Status.UNKNOWN);
         }
-        // After the read: a set of REALTIME before it shows as a new lead. Only where the refresher found one (it
-        // initialised the kernel's data then; a reader never discovers it here).
+        // After the read: a restore (or a VMClock disruption) the library saw before it counts here. A volatile
+        // load that pairs with Disruptions.seen's store, made before the read that noticed returned.
+        if (Disruptions.count() != a.disruptions) {
+            return unbounded(into, TimeBounds.Status.DISRUPTED); // sampled before the disruption
+        }
+        // After the read: a set of REALTIME, or a restore into another time namespace, before it shows as a new
+        // lead. Only where the refresher found one (it initialised the kernel's data then; a reader never
+        // discovers it here).
         if (a.lead != KernelVdso.NO_LEAD && KernelVdso.realtimeLead() != a.lead) {
-            return unbounded(into, TimeBounds.Status.DISRUPTED); // REALTIME was set since the sample
+            return unbounded(into, TimeBounds.Status.DISRUPTED); // REALTIME was set, or restored, since the sample
+        }
+        if (!a.bounds) {
+            return unbounded(into, a.status);
         }
         // The time since the sample on REALTIME; its thresholds and growth rate were turned into REALTIME terms
         // at publication (Served), never short: REALTIME runs at most AGE_PER_REALTIME slower than MONOTONIC_RAW.
@@ -356,6 +387,8 @@ final class ServedBounds implements BoundedClock {
         final boolean bounds;
         final TimeBounds.Status status;
         final long lead;
+        /** {@link Disruptions#count()} before the sample: a read that finds another is DISRUPTED. */
+        final long disruptions;
         /** The VMClock page's disruption marker and VM generation at the sample (0 without a page). */
         final long pageMarker;
         final long pageGeneration;
@@ -370,10 +403,11 @@ final class ServedBounds implements BoundedClock {
         final double growPerElapsed;
 
         Served(Anchor a) {
-            this(a, 0, 0);
+            this(a, Disruptions.count(), 0, 0);
         }
 
-        Served(Anchor a, long pageMarker, long pageGeneration) {
+        Served(Anchor a, long disruptions, long pageMarker, long pageGeneration) {
+            this.disruptions = disruptions;
             this.pageMarker = pageMarker;
             this.pageGeneration = pageGeneration;
             anchor = a;
@@ -400,13 +434,33 @@ final class ServedBounds implements BoundedClock {
      * generation since the last sample counts as such a set.
      */
     void refresh(boolean stepped) {
-        long raw = Clocks.nanos(ClockId.MONOTONIC_RAW);
+        long raw = Clocks.nanos(ClockId.MONOTONIC_RAW); // the first read after a restore notices it (exact mode)
         long lead = KernelVdso.realtimeLead();
         boolean pageMoved;
         try {
-            pageMoved = watch != null && watch.moved();
+            pageMoved = watch != null && watch.moved(); // a move it sees is noted in Disruptions too
         } catch (IllegalStateException e) { // seq_count never settles: nothing is known of the page
             publish(Anchor.unbounded(raw, TimeBounds.Status.UNKNOWN, e.getMessage()).stamped(lead));
+            return;
+        }
+        long disruptions = Disruptions.count();
+        String ns = TimeNamespace.identity();
+        boolean restored = !pageMoved
+                && (disruptions != disruptionsSeen || (namespace != null && !ns.equals(namespace)));
+        disruptionsSeen = disruptions;
+        namespace = ns;
+        if (restored) {
+            // Restored from a checkpoint: every anchor before is void, and REALTIME - MONOTONIC moved by the time
+            // the process lay frozen, which no one set (not a set: the clock is this host's, its source too).
+            restoredAtRaw = raw;
+            leadSeen = false;
+            pendingSetNanos = 0;
+            source.realtimeSet();
+        }
+        if (restoredAtRaw != Long.MIN_VALUE && raw - restoredAtRaw < RESTORE_SETTLE_NANOS) {
+            publish(Anchor.unbounded(raw, TimeBounds.Status.DISRUPTED, "restored from a checkpoint "
+                    + (raw - restoredAtRaw) / 1_000_000L + " ms ago: " + source.description()
+                    + " is sampled again " + RESTORE_SETTLE_NANOS / 1_000_000L + " ms after").stamped(lead));
             return;
         }
         long measured = leadNow(lead);
@@ -431,9 +485,9 @@ final class ServedBounds implements BoundedClock {
         } catch (RuntimeException e) {
             a = Anchor.unbounded(raw, TimeBounds.Status.UNKNOWN, source.description() + ": " + e.getMessage());
         }
-        boolean movedSince = watch != null && movedSince();
+        boolean movedSince = (watch != null && movedSince()) || Disruptions.count() != disruptions;
         if (KernelVdso.realtimeLead() != lead || movedSince) { // set while sampling: the sample may straddle it
-            publish(Anchor.unbounded(raw, TimeBounds.Status.DISRUPTED, (movedSince ? "the VMClock page moved"
+            publish(Anchor.unbounded(raw, TimeBounds.Status.DISRUPTED, (movedSince ? "a disruption was seen"
                     : "REALTIME was set") + " while " + source.description() + " was sampled").stamped(lead));
             return; // the next refresh sees the new lead, or page, and treats it as a set
         }
@@ -472,33 +526,24 @@ final class ServedBounds implements BoundedClock {
     static final long MEASURED_LEAD_SLACK_NANOS = 200_000L;
 
     /**
-     * REALTIME - MONOTONIC now, for the size of a set: the kernel's exact lead where exact mode serves, else REALTIME
-     * read between two MONOTONIC reads and referred to their midpoint, the narrowest of three.
+     * REALTIME - MONOTONIC now, for the size of a set: the kernel's exact lead where exact mode serves, else
+     * measured ({@link ClockOffset}: the reads are the kernel's then too).
      */
     private long leadNow(long exactLead) {
-        leadWidth = 0;
         if (exactLead != KernelVdso.NO_LEAD) {
+            leadWidth = 0;
             return exactLead;
         }
-        long width = Long.MAX_VALUE;
-        long lead = 0;
-        for (int i = 0; i < 3; i++) {
-            long m0 = Clocks.nanos(ClockId.MONOTONIC);
-            long r = Clocks.nanos(ClockId.REALTIME);
-            long m1 = Clocks.nanos(ClockId.MONOTONIC);
-            if (m1 - m0 < width) {
-                width = m1 - m0;
-                lead = r - (m0 + (m1 - m0) / 2);
-            }
-        }
-        leadWidth = width;
-        return lead;
+        leadWidth = leadOffset.measure(ClockId.MONOTONIC, ClockId.REALTIME).width();
+        return leadOffset.offset();
     }
 
     private void publish(Anchor a) {
-        // Volatile store: pairs with the volatile load in now(); its fields are final too. The page's marker and
-        // generation are those the refresher read before the sample (a change since makes reads DISRUPTED).
-        served = watch == null ? new Served(a) : new Served(a, watch.marker(), watch.generation());
+        // Volatile store: pairs with the volatile load in now(); its fields are final too. The disruption count,
+        // page marker and generation are those the refresher read before the sample (a change since makes reads
+        // DISRUPTED).
+        served = watch == null ? new Served(a, disruptionsSeen, 0, 0)
+                : new Served(a, disruptionsSeen, watch.marker(), watch.generation());
     }
 
     private void startRefresher() {

@@ -18,6 +18,7 @@ import org.timekeeping4j.vdso.KernelVdso;
 public final class TicksConverter {
 
     private final KernelVdso.VdsoNanos kernelData = new KernelVdso.VdsoNanos();
+    private final ClockOffset offsetNow = new ClockOffset();
     private long nanos;
     private boolean exact;
 
@@ -78,28 +79,9 @@ public final class TicksConverter {
         exact = clock == ClockId.MONOTONIC_RAW;
     }
 
-    /**
-     * MONOTONIC_RAW nanoseconds to {@code clock}, by the clocks' current offset: the other clock read between
-     * two MONOTONIC_RAW reads and referred to their midpoint, so that the cost of a call (a system call
-     * where clock_gettime is not in the vDSO) does not bias the offset.
-     */
-    private static long fromRawByOffset(long rawNanos, ClockId clock) {
-        if (clock == ClockId.MONOTONIC_RAW) {
-            return rawNanos;
-        }
-        // The narrowest of three brackets: one stretched by preemption (or by an emulator: clock_gettime takes
-        // microseconds under qemu-user) would move the midpoint by half its width.
-        long offset = 0;
-        long width = Long.MAX_VALUE;
-        for (int i = 0; i < 3; i++) {
-            long r0 = FastPath.kernelNanos(ClockId.MONOTONIC_RAW);
-            long k = FastPath.kernelNanos(clock);
-            long r1 = FastPath.kernelNanos(ClockId.MONOTONIC_RAW);
-            if (r1 - r0 < width) {
-                width = r1 - r0;
-                offset = k - (r0 + (r1 - r0) / 2);
-            }
-        }
-        return rawNanos + offset;
+    /** MONOTONIC_RAW nanoseconds to {@code clock}, by the clocks' current offset ({@link ClockOffset}). */
+    private long fromRawByOffset(long rawNanos, ClockId clock) {
+        return clock == ClockId.MONOTONIC_RAW ? rawNanos
+                : rawNanos + offsetNow.measure(ClockId.MONOTONIC_RAW, clock).offset();
     }
 }

@@ -263,14 +263,24 @@ public final class KernelVdso {
     public static final long NO_LEAD = VdsoFormula.NO_LEAD;
 
     /**
-     * REALTIME - MONOTONIC from the kernel's data, exact: it changes only where REALTIME is set (a step, a leap
-     * second), never under a slew. A few loads under the data's seq; no system call, no allocation.
+     * REALTIME - MONOTONIC as this process reads them, exact, from the kernel's data and the time namespace's
+     * offset: it changes where REALTIME is set (a step, a leap second) and where the process is restored into
+     * another time namespace (MONOTONIC continues, REALTIME moved on while it lay frozen), never under a slew. A
+     * few loads under the data's seq; no system call, no allocation.
      *
      * @return the lead in ns, or {@link #NO_LEAD} where exact mode does not serve
      */
     public static long realtimeLead() {
         Generation g = now;
-        return g.hres == null ? NO_LEAD : VdsoFormula.realtimeLead(g.hres, g.leadReal, g.leadShift);
+        if (g.hres == null) {
+            return NO_LEAD;
+        }
+        long lead = VdsoFormula.realtimeLead(g.hres, g.leadReal, g.leadShift);
+        if (lead == NO_LEAD) {
+            checkMoved(); // restored into a time namespace: the first to see it reports it (a re-discovery)
+            return NO_LEAD;
+        }
+        return lead - g.offsetNow(ClockId.MONOTONIC.id());
     }
 
     /** What serves clock_mode PVCLOCK (kvm-clock) in this process, or why clock_gettime does. */

@@ -247,15 +247,22 @@ final class VdsoFormula {
      * @param base  the page from the base on (its seq at 0)
      * @param real  the offset of basetime[CLOCK_REALTIME] in it (basetime[CLOCK_MONOTONIC] follows)
      * @param shift the offset of the base's shift in it
-     * @return the lead, or {@link #NO_LEAD} when seq stayed odd for 2^20 looks
+     * @return the lead, or {@link #NO_LEAD} when seq never settles ({@link Seqcount#pace}) or the base is a time
+     *         namespace's page
      */
     static long realtimeLead(MemorySegment base, long real, long shift) {
         long mono = real + VdsoLayout.TIMESTAMP_BYTES;
-        for (int spins = 0; spins < 1 << 20; ) {
+        long giveUpAt = 0;
+        for (int attempt = 0; ; attempt++) {
+            giveUpAt = Seqcount.pace(attempt, giveUpAt); // spin, then yield, then give up
+            if (giveUpAt == Seqcount.GIVE_UP) {
+                return NO_LEAD; // the count never settles: nothing is known of the lead
+            }
             int seq = Seqcount.begin(base, 0); // vdso_read_begin: pairs with the kernel's vdso_write_end
             if (Seqcount.writing(seq)) {
-                spins++;
-                Thread.onSpinWait();
+                if (base.get(ValueLayout.JAVA_INT_UNALIGNED, VdsoLayout.CLOCK_MODE) == VdsoLayout.CLOCKMODE_TIMENS) {
+                    return NO_LEAD; // a time namespace's page (seq stays 1): the data moved, as the vDSO tests
+                }
                 continue;
             }
             long rs = base.get(ValueLayout.JAVA_LONG_UNALIGNED, real);
@@ -269,7 +276,6 @@ final class VdsoFormula {
             // Both nsec are below 10^9 << shift, so their difference fits; it is a multiple of 1 << shift.
             return (rs - ms) * 1_000_000_000L + ((rn - mn) >> sh);
         }
-        return NO_LEAD;
     }
 
     /**

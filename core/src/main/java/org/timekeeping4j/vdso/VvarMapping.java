@@ -1,9 +1,8 @@
 package org.timekeeping4j.vdso;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
+import org.timekeeping4j.linux.TimeNamespace;
 
 /**
  * Where the kernel maps its vDSO data in this process: the {@code [vvar]} line of /proc/self/maps, matched
@@ -22,9 +21,6 @@ public record VvarMapping(long start, long end, long vdsoStart, long vclockStart
     public VvarMapping(long start, long end, long vdsoStart) {
         this(start, end, vdsoStart, 0, 0);
     }
-
-    /** /proc/self/ns/time of the initial time namespace: time:[PROC_TIME_INIT_INO] (0xEFFFFFFA). */
-    static final String INITIAL_TIME_NAMESPACE = "time:[4026531834]";
 
     /** Bytes mapped. */
     public long size() {
@@ -139,9 +135,9 @@ public record VvarMapping(long start, long end, long vdsoStart, long vclockStart
      */
     static String timeNamespace() {
         try {
-            String link = Files.readSymbolicLink(Path.of("/proc/self/ns/time")).toString();
-            return link.equals(INITIAL_TIME_NAMESPACE) ? "initial" : "other: " + link;
-        } catch (IOException | UnsupportedOperationException | SecurityException e) {
+            String link = TimeNamespace.link();
+            return link.equals(TimeNamespace.INITIAL) ? "initial" : "other: " + link;
+        } catch (IOException e) {
             return "unknown: " + e.getMessage();
         }
     }

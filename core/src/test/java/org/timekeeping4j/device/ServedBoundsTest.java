@@ -13,6 +13,7 @@ import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
 import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.config.Configuration;
+import org.timekeeping4j.disruption.Disruptions;
 
 /**
  * The served bounds: a source's anchor widened by its growth over the anchor's age, read at counter speed, never
@@ -124,6 +125,52 @@ class ServedBoundsTest {
             return served.now(b).status() == TimeBounds.Status.SYNCHRONIZED;
         });
         assertThat(b.widthNanos()).isLessThan(1_000_000);
+    }
+
+    @Test
+    void aDisruptionSeenAfterTheSampleShouldDisruptForTheSettleAndThenServeAFreshSample() {
+        Scripted source = new Scripted();
+        ServedBounds served = new ServedBounds(source);
+        source.next.set(anchor(0, 10_000, 15_000, TimeBounds.Status.SYNCHRONIZED, 60 * S, 3600 * S));
+        served.refresh(false);
+        TimeBounds b = served.now(new TimeBounds());
+        assertThat(b.status()).isEqualTo(TimeBounds.Status.SYNCHRONIZED);
+
+        Disruptions.seen(Clocks.ticks()); // what a restore's rediscovery, or a VMClock page that moved, notes
+        assertThat(served.now(b).status()).isEqualTo(TimeBounds.Status.DISRUPTED); // before the refresher woke
+        assertThat(b.widthNanos()).isEqualTo(Long.MAX_VALUE);
+        long seenAt = Clocks.nanos(ClockId.MONOTONIC_RAW);
+        served.refresh(false); // the refresher's first look after it
+        assertThat(served.why()).contains("restored from a checkpoint");
+        long[] firstServedAt = {0};
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> {
+            source.next.set(anchor(0, 10_000, 15_000, TimeBounds.Status.SYNCHRONIZED, 60 * S, 3600 * S));
+            long raw = Clocks.nanos(ClockId.MONOTONIC_RAW);
+            served.refresh(false);
+            firstServedAt[0] = raw;
+            return served.now(b).status() != TimeBounds.Status.DISRUPTED;
+        });
+        assertThat(b.status()).isEqualTo(TimeBounds.Status.SYNCHRONIZED);
+        assertThat(b.widthNanos()).isLessThan(1_000_000);
+        assertThat(firstServedAt[0] - seenAt).isGreaterThanOrEqualTo(ServedBounds.RESTORE_SETTLE_NANOS);
+    }
+
+    @Test
+    void aDisruptionShouldShowEvenWhereTheSourceBoundsNothing() {
+        Scripted source = new Scripted();
+        ServedBounds served = new ServedBounds(source);
+        source.next.set(ServedBounds.Anchor.unbounded(Clocks.nanos(ClockId.MONOTONIC_RAW),
+                TimeBounds.Status.UNKNOWN, "unsynchronised"));
+        served.refresh(false);
+        TimeBounds b = served.now(new TimeBounds());
+        assertThat(b.status()).isEqualTo(TimeBounds.Status.UNKNOWN);
+        Disruptions.seen(Clocks.ticks());
+        assertThat(served.now(b).status()).isEqualTo(TimeBounds.Status.DISRUPTED);
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
+            served.refresh(false);
+            return served.now(b).status() != TimeBounds.Status.DISRUPTED;
+        });
+        assertThat(b.status()).isEqualTo(TimeBounds.Status.UNKNOWN);
     }
 
     @Test
