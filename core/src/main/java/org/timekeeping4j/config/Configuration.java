@@ -20,7 +20,8 @@ import org.timekeeping4j.linux.LeapSecondList;
  *   <li>{@value #DISCOVERY}: background (the kernel's clocks serve from the first read while exact mode is
  *       discovered on a daemon thread of its own) or caller (no thread: the first read discovers, once);</li>
  *   <li>{@value #BOUNDS}: the source of {@code BoundedClock.system()}: auto (a ClockBound segment where one
- *       exists, else chronyd where it answers on 127.0.0.1:323, else adjtimex), clockbound, chrony or adjtimex;</li>
+ *       exists, else chronyd where it answers on 127.0.0.1:323, else a VMClock page's own time where
+ *       /dev/vmclock0 publishes it with a bound, else adjtimex), clockbound, chrony, vmclock or adjtimex;</li>
  *   <li>{@value #BOUNDS_DRIFT}: the drift, in ppm (default {@value #DEFAULT_BOUNDS_DRIFT_PPM}, above 0, at most
  *       500), that {@code BoundedClock.system()} assumes between the clock and true time while chronyd has not
  *       measured: its bound grows by that much of the time since chronyd's last update;</li>
@@ -64,7 +65,7 @@ public record Configuration(String counterName, boolean exactMode, boolean execm
     public static final String VCLOCK = "timekeeping4j.vclock";
     /** Where exact mode is discovered: on a thread of its own, or on the first reader's. */
     public static final String DISCOVERY = "timekeeping4j.discovery";
-    /** The source of {@code BoundedClock.system()}: auto, clockbound, chrony or adjtimex. */
+    /** The source of {@code BoundedClock.system()}: auto, clockbound, chrony, vmclock or adjtimex. */
     public static final String BOUNDS = "timekeeping4j.bounds";
     /** The drift, ppm, that {@code BoundedClock.system()}'s bound assumes between measurements of its source. */
     public static final String BOUNDS_DRIFT = "timekeeping4j.bounds.drift";
@@ -118,9 +119,9 @@ public record Configuration(String counterName, boolean exactMode, boolean execm
         String bounds = normal(boundsValue, "auto");
         String boundsError = null;
         if (!bounds.equals("auto") && !bounds.equals("clockbound") && !bounds.equals("chrony")
-                && !bounds.equals("adjtimex")) {
+                && !bounds.equals("vmclock") && !bounds.equals("adjtimex")) {
             boundsError = "unknown " + BOUNDS + "=" + boundsValue + ": valid values are auto (a ClockBound segment,"
-                    + " else chronyd, else adjtimex), clockbound, chrony and adjtimex";
+                    + " else chronyd, else VMClock's time, else adjtimex), clockbound, chrony, vmclock and adjtimex";
             bounds = "auto";
         }
         String driftValue = value(properties, BOUNDS_DRIFT);

@@ -102,9 +102,9 @@ public interface BoundedClock extends AutoCloseable {
     /**
      * The process's bounded clock: the best source present (the ClockBound segment at
      * {@link #CLOCKBOUND_DEFAULT_PATH} where that file exists, else chronyd's tracking report where chronyd answers
-     * on 127.0.0.1:323, else the kernel's NTP state; the system property {@code timekeeping4j.bounds} = auto,
-     * clockbound, chrony or adjtimex chooses; a bad value warns once and is auto), sampled by a daemon thread and served
-     * at counter speed: a read allocates nothing and, in exact mode, makes no system call; any number of threads
+     * on 127.0.0.1:323, else a VMClock page's own time where /dev/vmclock0 publishes it with a bound, else the
+     * kernel's NTP state; the system property {@code timekeeping4j.bounds} = auto, clockbound, chrony, vmclock or
+     * adjtimex chooses; a bad value warns once and is auto), sampled by a daemon thread and served at counter speed: a read allocates nothing and, in exact mode, makes no system call; any number of threads
      * may read it. The bound widens between samples by the source's own growth rule, and a step of REALTIME makes
      * the status {@link TimeBounds.Status#DISRUPTED} until the source has measured since. Where /dev/vmclock0
      * exists and opens, the clock watches that VMClock page too: a read that finds its disruption marker or VM

@@ -224,7 +224,8 @@ final class ServedBounds implements BoundedClock {
                 StringBuilder note = new StringBuilder();
                 VmClockWatch watch = VmClockWatch.open(VmClock.DEFAULT_PATH, note);
                 b = new ServedBounds(chosen(Configuration.PROCESS.bounds(), BoundedClock.CLOCKBOUND_DEFAULT_PATH,
-                        Chronyd.local(), why), why.toString(), watch, note.toString());
+                        Chronyd.local(), watch == null ? null : watch.clock(), why), why.toString(), watch,
+                        note.toString());
                 org.timekeeping4j.serving.ServingReport.reportBounds(b::report);
                 b.refresh(false);
                 b.startRefresher();
@@ -238,15 +239,18 @@ final class ServedBounds implements BoundedClock {
 
     /**
      * The source {@code choice} names. auto takes the ClockBound segment where {@code shm} exists, else
-     * {@code chronyd} where it answers a tracking request, else adjtimex.
+     * {@code chronyd} where it answers a tracking request, else the VMClock page's own time where {@code vmclock}
+     * (null where no page opened) publishes it with a maximum error, else adjtimex.
      */
-    static Source chosen(String choice, Path shm, Chronyd chronyd, StringBuilder why) throws DeviceException {
+    static Source chosen(String choice, Path shm, Chronyd chronyd, VmClock vmclock, StringBuilder why)
+            throws DeviceException {
         if (!choice.equals("auto")) {
             why.append(Configuration.BOUNDS).append('=').append(choice);
         }
         return switch (choice) {
             case "clockbound" -> new ClockBoundSource(ClockBound.open(shm));
             case "chrony" -> new ChronydSource(chronyd);
+            case "vmclock" -> new VmClockSource(vmclock != null ? vmclock : VmClock.open(VmClock.DEFAULT_PATH));
             case "adjtimex" -> new AdjtimexSource();
             default -> {
                 if (Files.exists(shm)) {
@@ -260,6 +264,15 @@ final class ServedBounds implements BoundedClock {
                     yield new ChronydSource(chronyd);
                 }
                 why.append("did not answer on ").append(chronyd.endpoint()).append(" (").append(silent).append(')');
+                if (vmclock != null) {
+                    String not = VmClockSource.serves(vmclock);
+                    if (not == null) {
+                        why.append(", ").append(vmclock.description()).append(" publishes its time with a bound");
+                        yield new VmClockSource(vmclock);
+                    }
+                    why.append(", ").append(vmclock.description()).append(" serves no bounded time (").append(not)
+                            .append(')');
+                }
                 yield new AdjtimexSource();
             }
         };

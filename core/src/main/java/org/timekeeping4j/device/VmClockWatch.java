@@ -73,6 +73,11 @@ final class VmClockWatch {
         return DISRUPTIONS[ordinal];
     }
 
+    /** {@return the page watched} */
+    VmClock clock() {
+        return clock;
+    }
+
     /** {@return the page's path} */
     Path path() {
         return clock.path();

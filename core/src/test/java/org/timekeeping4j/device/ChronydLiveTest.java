@@ -288,7 +288,7 @@ class ChronydLiveTest {
                 "port 0", "server 127.0.0.1 port " + ntpPort + " minpoll -1 maxpoll -1 iburst");
         try (Chronyd c = Chronyd.udp("127.0.0.1:" + port)) {
             await("client", client, c, ChronydTracking::synchronised, "synchronised to the server");
-            ServedBounds served = new ServedBounds(ServedBounds.chosen("chrony", Path.of("/nonexistent"), c, new StringBuilder()));
+            ServedBounds served = new ServedBounds(ServedBounds.chosen("chrony", Path.of("/nonexistent"), c, null, new StringBuilder()));
             served.refresh(false);
             TimeBounds b = served.now(new TimeBounds());
             ChronydTracking after = c.tracking();

@@ -274,27 +274,27 @@ class ServedBoundsTest {
     void theSourceShouldBeChosenAsConfigured() throws Exception {
         Path absent = dir.resolve("absent");
         StringBuilder why = new StringBuilder();
-        assertThat(ServedBounds.chosen("auto", absent, NOBODY, why).description()).isEqualTo("adjtimex");
+        assertThat(ServedBounds.chosen("auto", absent, NOBODY, null, why).description()).isEqualTo("adjtimex");
         assertThat(why.toString()).startsWith("auto: no ClockBound segment at " + absent
                 + ", chronyd did not answer on 127.0.0.1:1 (");
         why.setLength(0);
-        assertThat(ServedBounds.chosen("adjtimex", absent, NOBODY, why).description()).isEqualTo("adjtimex");
+        assertThat(ServedBounds.chosen("adjtimex", absent, NOBODY, null, why).description()).isEqualTo("adjtimex");
         assertThat(why.toString()).isEqualTo("timekeeping4j.bounds=adjtimex");
-        assertThat(ServedBounds.chosen("chrony", absent, NOBODY, new StringBuilder()).description())
+        assertThat(ServedBounds.chosen("chrony", absent, NOBODY, null, new StringBuilder()).description())
                 .isEqualTo("chronyd 127.0.0.1:1");
-        assertThatThrownBy(() -> ServedBounds.chosen("clockbound", absent, NOBODY, new StringBuilder()))
+        assertThatThrownBy(() -> ServedBounds.chosen("clockbound", absent, NOBODY, null, new StringBuilder()))
                 .isInstanceOf(DeviceException.class).hasMessageContaining(absent.toString());
         Path file = dir.resolve("shm0");
         try (ShmWriter w = ShmWriter.valid(file)) {
             why.setLength(0);
-            assertThat(ServedBounds.chosen("auto", file, NOBODY, why).description()).isEqualTo("clockbound " + file);
+            assertThat(ServedBounds.chosen("auto", file, NOBODY, null, why).description()).isEqualTo("clockbound " + file);
             assertThat(why.toString()).isEqualTo("auto: the ClockBound segment " + file + " exists");
         }
         assertThat(Configuration.read(java.util.Map.of(Configuration.BOUNDS, " ClockBound ")).bounds())
                 .isEqualTo("clockbound");
         assertThat(Configuration.read(java.util.Map.of(Configuration.BOUNDS, "ntp")).boundsError())
                 .isEqualTo("unknown timekeeping4j.bounds=ntp: valid values are auto (a ClockBound segment, else"
-                        + " chronyd, else adjtimex), clockbound, chrony and adjtimex");
+                        + " chronyd, else VMClock's time, else adjtimex), clockbound, chrony, vmclock and adjtimex");
     }
 
     @Test

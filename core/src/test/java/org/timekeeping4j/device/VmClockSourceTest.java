@@ -1,0 +1,125 @@
+package org.timekeeping4j.device;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import java.math.BigInteger;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.Clocks;
+
+/**
+ * A VMClock page's own time as the bounded clock's source, against pages the test writes (no hypervisor here
+ * publishes a time): the page tells true time as REALTIME plus a known offset, on this machine's counter, its rate
+ * measured by the test. The served interval must contain the page's time and be no wider than the offset plus the
+ * page's own bound and the brackets.
+ */
+class VmClockSourceTest {
+
+    private static final long S = 1_000_000_000L;
+    private static final long BOUND_FLAGS = VmClock.FLAG_TIME_MAXERROR_VALID | VmClock.FLAG_PERIOD_MAXERROR_VALID;
+    /** A chronyd endpoint where nothing listens (the port is refused at once). */
+    private static final Chronyd NOBODY = Chronyd.udp("127.0.0.1:1");
+
+    @TempDir
+    Path dir;
+    private long counter0;
+    private long real0;
+    private long period;
+
+    /** This machine's counter against REALTIME over 200 ms: counter_value, its REALTIME and the page's period. */
+    @BeforeEach
+    void measureTheCounter() throws Exception {
+        assumeThat(VmClockCounter.HANDLE).as("the library reads this architecture's counter for VMClock").isNotNull();
+        long[] a = sample();
+        Thread.sleep(200);
+        long[] b = sample();
+        counter0 = b[0];
+        real0 = b[1];
+        // period: 2^-64 s per count, at shift 0.
+        period = BigInteger.valueOf(b[1] - a[1]).shiftLeft(64)
+                .divide(BigInteger.valueOf(b[0] - a[0]).multiply(BigInteger.valueOf(S))).longValue();
+    }
+
+    /** {counter, REALTIME at it}: the counter read between two REALTIME reads, at their midpoint. */
+    private static long[] sample() {
+        long r0 = Clocks.nanos(ClockId.REALTIME);
+        long c = VmClockCounter.read();
+        long r1 = Clocks.nanos(ClockId.REALTIME);
+        return new long[] {c, r0 + (r1 - r0) / 2};
+    }
+
+    /** Writes a page whose time is REALTIME + {@code aheadNanos}, with maximum error {@code maxErrorNanos}. */
+    private void publish(VmClockPageWriter w, long aheadNanos, long maxErrorNanos, long flags) {
+        long t = real0 + aheadNanos;
+        long frac = BigInteger.valueOf(Math.floorMod(t, S)).shiftLeft(64).divide(BigInteger.valueOf(S)).longValue();
+        w.begin();
+        w.kind(VmClock.COUNTER_HERE, 0, 2, flags, 1); // UTC, SYNCHRONIZED
+        w.period(0, counter0, period, 0, period / 10_000); // its rate within 100 ppm: the test's own measurement
+        w.time(Math.floorDiv(t, S), frac, 0, maxErrorNanos);
+        w.end();
+    }
+
+    @Test
+    void autoShouldTakeAPageThatPublishesItsTimeAndServeAnIntervalAroundIt() throws Exception {
+        Path file = dir.resolve("page");
+        try (VmClockPageWriter w = VmClockPageWriter.valid(file); VmClock page = VmClock.open(file)) {
+            publish(w, 3_000_000, 5_000, BOUND_FLAGS);
+            StringBuilder why = new StringBuilder();
+            ServedBounds.Source source = ServedBounds.chosen("auto", dir.resolve("no-segment"), NOBODY, page, why);
+            assertThat(source).isInstanceOf(VmClockSource.class);
+            assertThat(why.toString()).endsWith(page.description() + " publishes its time with a bound");
+
+            ServedBounds served = new ServedBounds(source);
+            served.refresh(false);
+            TimeBounds b = served.now(new TimeBounds());
+            TimeBounds truth = page.now(new TimeBounds()); // the page's interval a little later
+            long later = Clocks.nanos(ClockId.REALTIME) - b.nanos(); // at most this much later
+            assertThat(b.status()).isEqualTo(TimeBounds.Status.SYNCHRONIZED);
+            // The page's interval at the served read lies within [truth.earliest - later, truth.latest]: its
+            // earliest no later than truth's, its latest no earlier than truth's less the time between.
+            assertThat(b.earliestNanos()).isLessThanOrEqualTo(truth.earliestNanos());
+            assertThat(b.latestNanos()).isGreaterThanOrEqualTo(truth.latestNanos() - later);
+            long half = b.widthNanos() / 2;
+            // 3 ms ahead, the page's 5 us and its rate's growth since counter_value, the brackets: not much more.
+            assertThat(half).isBetween(3_000_000L, 3_200_000L);
+            assertThat(served.why()).contains("REALTIME within 30");
+        }
+    }
+
+    @Test
+    void aPageWithoutAMaximumErrorShouldLeaveAutoToAdjtimexAndSayWhy() throws Exception {
+        Path file = dir.resolve("page");
+        try (VmClockPageWriter w = VmClockPageWriter.valid(file); VmClock page = VmClock.open(file)) {
+            publish(w, 0, 5_000, 0); // no TIME_MAXERROR_VALID
+            StringBuilder why = new StringBuilder();
+            ServedBounds.Source source = ServedBounds.chosen("auto", dir.resolve("no-segment"), NOBODY, page, why);
+            assertThat(source.description()).isEqualTo("adjtimex");
+            assertThat(why.toString()).endsWith(page.description()
+                    + " serves no bounded time (it publishes no maximum error)");
+
+            // Chosen by configuration, it serves nothing confident, and says why.
+            ServedBounds served = new ServedBounds(ServedBounds.chosen("vmclock", dir, NOBODY, page,
+                    new StringBuilder()));
+            served.refresh(false);
+            assertThat(served.now(new TimeBounds()).status()).isEqualTo(TimeBounds.Status.UNKNOWN);
+            assertThat(served.why()).endsWith("the page publishes no maximum error");
+        }
+    }
+
+    @Test
+    void aPageThatServesNoTimeShouldBeUnknownWithItsReason() throws Exception {
+        Path file = dir.resolve("page");
+        try (VmClockPageWriter w = VmClockPageWriter.valid(file); VmClock page = VmClock.open(file)) {
+            // As QEMU's device writes it: a counter relation, no time (time_type 0 is UTC, status 0 UNKNOWN).
+            ServedBounds served = new ServedBounds(new VmClockSource(page, 50_000));
+            served.refresh(false);
+            assertThat(served.now(new TimeBounds()).status()).isEqualTo(TimeBounds.Status.UNKNOWN);
+            assertThat(served.why()).startsWith(page.description() + ": ");
+            assertThat(VmClockSource.serves(page)).isNotNull();
+        }
+    }
+}
