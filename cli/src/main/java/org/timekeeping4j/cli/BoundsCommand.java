@@ -17,10 +17,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code tk4j bounds}: an interval that contains true time, from ClockBound or adjtimex. */
+/** {@code tk4j bounds}: an interval that contains true time, from the process's bounded clock or a segment. */
 @Command(name = "bounds", mixinStandardHelpOptions = true,
-        description = "Earliest and latest possible true time (TrueTime-style): from a ClockBound v2 segment "
-                + "when one exists (default /var/run/clockbound/shm0), else from adjtimex's maxerror.%n"
+        description = "Earliest and latest possible true time (TrueTime-style), from the best source present: "
+                + "a ClockBound v2 segment (default /var/run/clockbound/shm0), else chronyd, else a VMClock "
+                + "page's own time, else adjtimex's maxerror (-Dtimekeeping4j.bounds chooses).%n"
                 + "--watch prints one line per change of source, status or width class, with the UTC time.%n"
                 + "Exit: 0 bounds printed (or watched), 2 bad usage, 4 the segment named is missing or malformed.")
 final class BoundsCommand implements Callable<Integer> {
