@@ -10,6 +10,8 @@
 #   start          REALTIME set 500 us ahead of true time before chronyd starts: chronyd slews it out
 #   0.40 x SECONDS REALTIME set 200 ms ahead (a step): chronyd steps it back (makestep 0.1 -1)
 #   0.55 - 0.88    the reference lost (4 minutes of 12): chronyd free-runs on its last frequency
+#   0.95           chronyd stopped (as an upgrade or a crash would): the chrony source says nothing from then, and
+#                  the status must end UNKNOWN
 # Meanwhile two JVMs read BoundedClock.system() --rate times a second each, one with -Dtimekeeping4j.bounds=chrony
 # (chronyd's tracking report, asked over 127.0.0.1:323), one with adjtimex (the kernel's maxerror, as chronyd
 # writes it), each read bracketed by MONOTONIC_RAW reads. The judge (BoundsLab judge) computes true time at both
@@ -45,11 +47,12 @@ if ss -uln 2>/dev/null | grep -q '127.0.0.1:323 \|\*:323 \|0.0.0.0:323 '; then
 fi
 lab_init
 step_at=$((seconds * 40 / 100)) lost_from=$((seconds * 55 / 100)) lost_to=$((seconds * 88 / 100))
+stop_at=$((seconds * 95 / 100))
 java_lab() { "$jdk/bin/java" --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -cp "$here/cli/target/tk4j.jar" "$@"; }
 
 echo "== $(date -u '+%Y-%m-%d %H:%M:%S UTC'), $(uname -r), $(chronyd -v | head -n 1), tk4j at $(cd "$here" && git rev-parse --short HEAD 2>/dev/null || echo '?')"
 echo "   $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) CPUs, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
-echo "   scenario over $seconds s: REALTIME +500 us at start, +200 ms at ${step_at} s, reference lost ${lost_from}-${lost_to} s; $rate reads/s per source; drift $drift ppm"
+echo "   scenario over $seconds s: REALTIME +500 us at start, +200 ms at ${step_at} s, reference lost ${lost_from}-${lost_to} s, chronyd stopped at ${stop_at} s; $rate reads/s per source; drift $drift ppm"
 lab_save
 # Started directly: $! must be the JVM itself, not a subshell that a kill would leave behind.
 java_lab "$here/scripts/chrony/BoundsLab.java" reference "$work/state" "$unit" "$seed" $((seconds + 30)) 500 \
@@ -69,6 +72,14 @@ done
   >"$work/tracking.csv" &
 tracker=$!
 lab_wait_sync
+# chronyd stopped at stop_at on the reference's clock (its "t=Ns" lines), the readers reading on.
+while ! grep -qE "^t=${stop_at}s" "$work/writer.log"; do
+  kill -0 "$writer_pid" 2>/dev/null || die "the reference exited before chronyd was to stop"
+  sleep 0.2
+done
+stopped_at=$(grep -E "^t=${stop_at}s" "$work/writer.log" | head -n 1 | sed 's/^t=\([0-9]*\)s.*/\1/')
+kill "$chronyd_pid"; wait "$chronyd_pid" 2>/dev/null || true; chronyd_pid=""
+echo "   chronyd stopped at t=${stopped_at} s"
 rc=0
 for p in "${pids[@]}"; do wait "$p" || rc=1; done
 pkill -P "$tracker" 2>/dev/null; kill "$tracker" 2>/dev/null || true
@@ -83,9 +94,9 @@ awk -F, 'NF > 14 { b = $12 / 2 + $13 + ($6 < 0 ? -$6 : $6); printf "%.0f\n", b *
     printf "   %d reports: median %.1f us, p99 %.1f us, max %.1f us\n", n, v[int((n + 1) / 2)] / 1e3, v[int(n * 0.99) + (n * 0.99 > int(n * 0.99))] / 1e3, v[n] / 1e3 }'
 echo "== judge"
 set +e
-java_lab "$here/scripts/chrony/BoundsLab.java" judge "$work/knots" "$drift" "$work/reads-chrony"
+java_lab -Dlab.stoppedAt="$stop_at" "$here/scripts/chrony/BoundsLab.java" judge "$work/knots" "$drift" "$work/reads-chrony"
 judged=$?
-java_lab "$here/scripts/chrony/BoundsLab.java" judge "$work/knots" 500 "$work/reads-adjtimex" | sed 's/^/   (not judged) /'
+java_lab -Dlab.stoppedAt="$stop_at" "$here/scripts/chrony/BoundsLab.java" judge "$work/knots" 500 "$work/reads-adjtimex" | sed 's/^/   (not judged) /'
 set -e
 echo "== result: $([ "$judged" -eq 0 ] && echo PASSED || echo FAILED)"
 exit "$judged"

@@ -20,7 +20,8 @@
 //       true time (true time at the bracket's end before earliest, or at its start after latest) is a violation.
 //       Prints, per window of the scenario, the reads by status and the half-widths (median, p99); how often a
 //       new sample's bound was larger than the served one grown at DRIFT_PPM; exits 1 on any violation or on a
-//       read file with fewer than 10^6 reads.
+//       read file with fewer than 10^6 reads. With -Dlab.stoppedAt=S (chronyd stopped S seconds into the
+//       scenario) a last window, and exit 1 unless the status ends UNKNOWN there.
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -221,7 +222,11 @@ public final class BoundsLab {
 
     static int judge(Path knots, double driftPpm, List<Path> files) throws IOException {
         Truth truth = Truth.load(knots);
-        String[] windows = {"before the step", "after the step", "reference lost", "reference back"};
+        String[] windows = {"before the step", "after the step", "reference lost", "reference back",
+                "chronyd stopped"};
+        // Where chronyd was stopped (seconds into the scenario, on the model's clock; -Dlab.stoppedAt): from then
+        // the source can say nothing, and the status must come to UNKNOWN.
+        double stoppedAt = Double.parseDouble(System.getProperty("lab.stoppedAt", "Infinity"));
         int rc = 0;
         for (Path f : files) {
             List<List<Long>> halves = new ArrayList<>();
@@ -231,6 +236,7 @@ public final class BoundsLab {
             long reads = 0, bounded = 0, violations = 0, larger = 0, maxLarger = 0, refreshes = 0;
             long minMargin = Long.MAX_VALUE, widestBracket = 0;
             long prevR1 = 0, prevHalf = -1;
+            int lastStatus = -1;
             try (var in = new DataInputStream(new BufferedInputStream(Files.newInputStream(f), 1 << 20))) {
                 while (true) {
                     long r0, r1, early, late;
@@ -246,7 +252,8 @@ public final class BoundsLab {
                     st = in.readByte();
                     reads++;
                     double t = truth.seconds(r0);
-                    int w = t < truth.stepAt ? 0 : t < truth.lostFrom ? 1 : t < truth.lostTo ? 2 : 3;
+                    int w = t < truth.stepAt ? 0 : t < truth.lostFrom ? 1 : t < truth.lostTo ? 2 : t < stoppedAt ? 3 : 4;
+                    lastStatus = st;
                     counts[w][st]++;
                     widestBracket = Math.max(widestBracket, r1 - r0);
                     if (STATUS[st] != org.timekeeping4j.device.TimeBounds.Status.SYNCHRONIZED
@@ -300,6 +307,12 @@ public final class BoundsLab {
                         h.isEmpty() ? "-" : us(h.get((int) (h.size() * 0.99))), largerIn[w], us(largestIn[w]));
             }
             if (violations > 0) rc = 1;
+            int unknown = org.timekeeping4j.device.TimeBounds.Status.UNKNOWN.ordinal();
+            if (stoppedAt != Double.POSITIVE_INFINITY && (counts[4][unknown] == 0 || lastStatus != unknown)) {
+                System.out.printf("   FAILED: chronyd stopped, yet the status did not end UNKNOWN (last %s)%n",
+                        lastStatus < 0 ? "-" : STATUS[lastStatus]);
+                rc = 1;
+            }
             if (reads < 1_000_000) {
                 System.out.printf("   FAILED: %d reads, fewer than 10^6%n", reads);
                 rc = 1;
