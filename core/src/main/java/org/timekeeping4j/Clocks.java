@@ -190,9 +190,30 @@ public final class Clocks {
      * @return the clock's nanoseconds at that counter value
      */
     public static long ticksToNanos(long ticks, ClockId clock) {
+        FastPath.keepHistory(); // from the first conversion on, ticks convert exactly for the history's length
         TicksConverter c = TicksConversion.PER_THREAD.get();
         c.convert(ticks, clock);
         return c.nanos();
+    }
+
+    /**
+     * Fills {@code into} as a snapshot at ticks read earlier: {@code clock} and MONOTONIC_RAW at that counter value,
+     * converted now with the kernel's parameter set that served it where the parameter history holds it (kept for
+     * {@code timekeeping4j.history} seconds, 60 by default, from the first {@link EventRecorder} or conversion on),
+     * else along the current line; {@link Snapshot#isExtrapolated()} and {@link Snapshot#errorBoundNanos()} say
+     * how exact. Allocates nothing after a thread's first call.
+     *
+     * @param ticks a value {@link #ticks()} returned in this process
+     * @param clock a counter-backed clock ({@link #isCounterBacked}) or another, reached through MONOTONIC_RAW
+     * @param into  the caller's snapshot, overwritten
+     * @return {@code into}
+     */
+    public static Snapshot snapshotAt(long ticks, ClockId clock, Snapshot into) {
+        FastPath.keepHistory();
+        into.capture.fromTicks(ticks, clock, TicksConversion.PER_THREAD.get());
+        into.clock = clock;
+        into.valid = true;
+        return into;
     }
 
     /** Per-thread conversion state for {@link #ticksToNanos} (allocated once per thread). */

@@ -29,9 +29,13 @@ import java.util.Map;
  * @param bounds                what {@code BoundedClock.system()} serves from, why that source was chosen, and what
  *                              it said at its last sample, in one line; "not in use" until the process first asks
  *                              for it (choosing samples the source: a diagnostic never does that on its own)
+ * @param history               the kernel's parameter history that converts old ticks exactly, in one line: how
+ *                              long it is kept, how many sets it holds, how often it looks, and the kernel's updates
+ *                              no look saw; or why none is kept (none until an {@link EventRecorder} or a ticks
+ *                              conversion asks for one; {@code timekeeping4j.history=0}; exact mode not serving)
  */
 public record Diagnostics(Stage stage, String why, Instant since, Map<ClockId, Serving> clocks, Ticks ticks,
-                          VdsoData vdsoData, boolean taiConfirmed, String tai, String bounds) {
+                          VdsoData vdsoData, boolean taiConfirmed, String tai, String bounds, String history) {
 
     /** Copies {@code clocks} in the clocks' order: a description does not change under its reader. */
     public Diagnostics {

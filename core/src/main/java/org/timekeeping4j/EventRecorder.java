@@ -2,6 +2,7 @@ package org.timekeeping4j;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import org.timekeeping4j.serving.FastPath;
 import org.timekeeping4j.serving.TicksConverter;
 
 /**
@@ -93,6 +94,7 @@ public final class EventRecorder {
         ticks = new long[size];
         payloads = new long[size];
         mask = size - 1;
+        FastPath.keepHistory(); // its events convert exactly for the history's length
     }
 
     /** {@return how many events this recorder keeps (the capacity asked for, rounded up to a power of two)} */

@@ -82,6 +82,19 @@ public final class Snapshot {
     }
 
     /**
+     * How far {@link #nanos()} may be from what the clock read at {@link #ticks()}: 0 where it is exactly that (and
+     * on the kernel path, whose values are the clocks' own reads). For {@link Clocks#snapshotAt} of ticks within
+     * the parameter history, the difference between the two parameter sets that may have served them (a
+     * nanosecond or so, around a kernel update); older, the rate difference the history saw times their age.
+     * {@link Long#MAX_VALUE} where nothing bounds it (no history kept, or a clock no counter read serves).
+     *
+     * @return the bound, ns
+     */
+    public long errorBoundNanos() {
+        return capture.bound();
+    }
+
+    /**
      * Whether both values come from one counter read.
      *
      * @return true for one counter read; false on the kernel path (two reads, not one instant)

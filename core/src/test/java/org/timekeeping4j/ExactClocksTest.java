@@ -153,8 +153,8 @@ class ExactClocksTest {
             exact += (int) got[1];
         }
         assertThat(exact).as("exports in the kernel's current update window").isGreaterThan(900);
-        // An event from before the kernel's last update is extrapolated, and says so.
-        events.record(Clocks.ticks() - 50_000_000L, 7); // tens of ms ago on any counter of a few GHz or less
+        // An event older than the parameter history (60 s) is extrapolated, and says so.
+        events.record(Clocks.ticks() - 10_000_000_000_000L, 7); // an hour ago or more on a counter of 3 GHz or less
         boolean[] flagged = {true};
         events.export(ClockId.MONOTONIC, (nanos, payload, extrapolated) -> {
             if (payload == 7) {

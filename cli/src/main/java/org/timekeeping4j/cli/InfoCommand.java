@@ -82,6 +82,7 @@ final class InfoCommand implements Callable<Integer> {
         r.put("sync", syncReport(SyncStatus.read()));
         r.put("tai", taiReport(d));
         r.put("bounds", boundsLine());
+        r.put("history", org.timekeeping4j.Clocks.diagnostics().history());
         return r;
     }
 
@@ -267,6 +268,7 @@ final class InfoCommand implements Callable<Integer> {
         }
         out.label("tai", "%s", ((Map<String, Object>) r.get("tai")).get("verdict"));
         out.label("bounds", "%s", r.get("bounds"));
+        out.label("history", "%s", r.get("history"));
         if (r.get("vmclock") != null) {
             out.label("vmclock", "%s", r.get("vmclock"));
         }

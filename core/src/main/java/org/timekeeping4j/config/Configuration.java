@@ -27,6 +27,9 @@ import org.timekeeping4j.linux.LeapSecondList;
  *       measured: its bound grows by that much of the time since chronyd's last update;</li>
  *   <li>{@value #LEAP_SECONDS}: the leap-second list that CLOCK_TAI's offset is checked against (default
  *       {@value org.timekeeping4j.linux.LeapSecondList#DEFAULT_PATH}). A path: trimmed, its case kept.</li>
+ *   <li>{@value #HISTORY}: how long, in seconds, the kernel's parameter sets are kept once the process first
+ *       converts ticks or makes an {@code EventRecorder} (default {@value #DEFAULT_HISTORY_SECONDS}, 0 to 3600;
+ *       0 keeps none), so that a tick of that age converts exactly.</li>
  * </ul>
  * A value that names nothing is an error, one line naming the property, the value and the valid values; the
  * other properties still parse. Where a value is bad, its field holds the default, and the process warns once, one
@@ -49,12 +52,18 @@ import org.timekeeping4j.linux.LeapSecondList;
  * @param boundsDriftPpb {@value #BOUNDS_DRIFT} in ppb (the default where unset or bad)
  * @param leapSeconds  the leap-second list's path (the default where unset or bad)
  * @param leapSecondsError null, or why {@value #LEAP_SECONDS}'s value is no path
+ * @param historySeconds {@value #HISTORY} (the default where unset or bad)
+ * @param historyError null, or why {@value #HISTORY}'s value is no length
  */
 public record Configuration(String counterName, boolean exactMode, boolean execmem, boolean vclock,
         String counterError, String vdsoError, String execmemError, String vclockError, boolean onCaller,
         String discoveryError, String bounds, String boundsError, long boundsDriftPpb, String leapSeconds,
-        String leapSecondsError) {
+        String leapSecondsError, int historySeconds, String historyError) {
 
+    /** How long the kernel's parameter sets are kept for converting old ticks, seconds. */
+    public static final String HISTORY = "timekeeping4j.history";
+    /** {@value #HISTORY}'s default: the minute the issue of deferred conversion asks for. */
+    public static final int DEFAULT_HISTORY_SECONDS = 60;
     /** The counter mode's property. */
     public static final String COUNTER = "timekeeping4j.counter";
     /** Exact mode's property. */
@@ -148,9 +157,24 @@ public record Configuration(String counterName, boolean exactMode, boolean execm
                     + " leap-second list (IERS format), or leave it unset for " + LeapSecondList.DEFAULT_PATH;
             leapSeconds = LeapSecondList.DEFAULT_PATH;
         }
+        String historyValue = value(properties, HISTORY);
+        int historySeconds = DEFAULT_HISTORY_SECONDS;
+        String historyError = null;
+        if (historyValue != null) {
+            try {
+                historySeconds = Integer.parseInt(historyValue.strip());
+            } catch (NumberFormatException e) {
+                historySeconds = -1;
+            }
+            if (historySeconds < 0 || historySeconds > 3600) {
+                historyError = HISTORY + "=" + historyValue + " is no length: give whole seconds, 0 (none kept) to"
+                        + " 3600";
+                historySeconds = DEFAULT_HISTORY_SECONDS;
+            }
+        }
         return new Configuration(counterName, !vdso.equals("off"), !execmem.equals("deny"), !vclock.equals("off"),
                 counterError, vdsoError, execmemError, vclockError, discovery.equals("caller"), discoveryError,
-                bounds, boundsError, boundsDriftPpb, leapSeconds, leapSecondsError);
+                bounds, boundsError, boundsDriftPpb, leapSeconds, leapSecondsError, historySeconds, historyError);
     }
 
     private static String value(Map<?, ?> properties, String name) {
@@ -175,7 +199,7 @@ public record Configuration(String counterName, boolean exactMode, boolean execm
     public List<String> errors() {
         List<String> e = new ArrayList<>();
         for (String s : new String[] {counterError, vdsoError, execmemError, vclockError, discoveryError, boundsError,
-            leapSecondsError}) {
+            leapSecondsError, historyError}) {
             if (s != null) {
                 e.add(s);
             }
@@ -188,7 +212,7 @@ public record Configuration(String counterName, boolean exactMode, boolean execm
         List<String> w = new ArrayList<>();
         String[][] pairs = {{counterError, "auto"}, {vdsoError, "auto"}, {execmemError, "allow"},
             {vclockError, "auto"}, {discoveryError, "background"}, {boundsError, boundsDefault()},
-            {leapSecondsError, LeapSecondList.DEFAULT_PATH}};
+            {leapSecondsError, LeapSecondList.DEFAULT_PATH}, {historyError, DEFAULT_HISTORY_SECONDS + " s"}};
         for (String[] p : pairs) {
             if (p[0] != null) {
                 w.add("timekeeping4j: " + p[0] + "; using " + p[1]);

@@ -156,6 +156,8 @@ public final class LibC {
         public static final MethodHandle WRITE = handle("write", SIX_LONGS, ERRNO_OPTION);
         /** int close(int fd): man 2 close. */
         public static final MethodHandle CLOSE = handle("close", SIX_LONGS, ERRNO_OPTION);
+        /** int prctl(int op, ...): man 2 prctl; PR_SET_TIMERSLACK for a sampler that must wake on time. */
+        public static final MethodHandle PRCTL = handle("prctl", SIX_LONGS, ERRNO_OPTION);
         /**
          * int clock_gettime(clockid_t, struct timespec *): for a discovery's measurement of its own CPU time
          * ({@code vdso.DiscoveryPhases}), which then links no descriptor of its own.
@@ -218,6 +220,25 @@ public final class LibC {
      */
     public static int callInt(MethodHandle function, MemorySegment capture, long a1, long a2, long a3) {
         return (int) call(function, capture, a1, a2, a3, 0, 0, 0);
+    }
+
+    /** prctl's PR_SET_TIMERSLACK (include/uapi/linux/prctl.h). */
+    public static final int PR_SET_TIMERSLACK = 29;
+
+    /**
+     * Sets the calling thread's timer slack (how late the kernel may end its sleeps to batch wake-ups; 50 us by
+     * default), for a thread that must wake on time. Best effort: false where prctl refuses.
+     *
+     * @param nanos the slack, ns (at least 1)
+     * @return whether it was set
+     */
+    public static boolean setTimerSlack(long nanos) {
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            MemorySegment capture = arena.allocate(CAPTURE_STATE);
+            return call(SelfCalls.PRCTL, capture, PR_SET_TIMERSLACK, Math.max(1, nanos), 0, 0, 0, 0) == 0;
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     /** mmap/mprotect constants (asm-generic/mman-common.h, the same on x86_64 and aarch64). */

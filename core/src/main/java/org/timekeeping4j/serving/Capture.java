@@ -24,6 +24,7 @@ public final class Capture {
     private long widthNanos;
     private boolean fromCounter;
     private boolean exact;
+    private long bound;
 
     /** An empty capture, for a backend to fill. */
     public Capture() {}
@@ -63,6 +64,14 @@ public final class Capture {
         return exactA.cycleLast();
     }
 
+    /**
+     * {@return how far {@link #a()} may be from what clock A read at {@link #counter()}, ns: 0 where exact (and on
+     * the kernel path, whose values are the clocks' own reads); {@link Long#MAX_VALUE} where nothing bounds it}
+     */
+    public long bound() {
+        return bound;
+    }
+
     /** One counter read, converted to both clocks. */
     void fromCounter(long counter, long a, long b, boolean exact) {
         this.counter = counter;
@@ -71,6 +80,26 @@ public final class Capture {
         this.widthNanos = 0;
         this.fromCounter = true;
         this.exact = exact;
+        this.bound = exact ? 0 : Long.MAX_VALUE;
+    }
+
+    /**
+     * Ticks read earlier, converted now ({@link TicksConverter}): clock A and MONOTONIC_RAW at them, with their
+     * exactness and bound; from a counter where ticks are counter cycles.
+     */
+    public void fromTicks(long ticks, ClockId clock, TicksConverter converter) {
+        converter.convert(ticks, clock);
+        long va = converter.nanos();
+        boolean ea = converter.exact();
+        long ba = converter.bound();
+        converter.convert(ticks, ClockId.MONOTONIC_RAW);
+        counter = ticks;
+        a = va;
+        b = converter.nanos();
+        widthNanos = 0;
+        fromCounter = true; // one read of the ticks: whether it converts exactly is said by exact
+        exact = ea;
+        bound = ba;
     }
 
     /** A snapshot from the kernel's clocks: two clock_gettime reads, not one instant, and said so. */
@@ -81,6 +110,7 @@ public final class Capture {
         widthNanos = 0;
         fromCounter = false;
         exact = false;
+        bound = 0;
     }
 
     /** A snapshot where no counter is read: two reads. */

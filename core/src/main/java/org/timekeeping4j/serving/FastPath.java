@@ -64,7 +64,50 @@ public final class FastPath implements Runnable {
      */
     static final String[] PROPERTIES = {Configuration.COUNTER, Configuration.VDSO, Configuration.EXECMEM,
         Configuration.VCLOCK, Configuration.DISCOVERY, Configuration.LEAP_SECONDS, Configuration.BOUNDS,
-        Configuration.BOUNDS_DRIFT};
+        Configuration.BOUNDS_DRIFT, Configuration.HISTORY};
+
+    /**
+     * Set once something asked for the parameter history ({@link #keepHistory}). Volatile: written before the
+     * stage is read there, and read after the stage is written in {@code Handover.settle}, so that one of the two
+     * starts it whichever comes first.
+     */
+    static volatile boolean historyWanted;
+
+    /**
+     * Asks for the kernel's parameter history ({@code timekeeping4j.history} seconds of it), so that ticks of that
+     * age convert exactly: kept from now on where exact mode serves, or from when it does. Cheap after the first
+     * call (one volatile load). An {@code EventRecorder} and the first ticks conversion ask.
+     */
+    public static void keepHistory() {
+        if (historyWanted) {
+            return;
+        }
+        historyWanted = true; // volatile store, then the stage's volatile load: pairs with Handover.settle
+        if (stage == Diagnostics.Stage.EXACT) {
+            startHistory();
+        }
+    }
+
+    /** Starts the history where it is wanted and configured; idempotent. */
+    static void startHistory() {
+        int seconds = Configuration.PROCESS.historySeconds();
+        if (seconds > 0 && countsCycles) {
+            org.timekeeping4j.vdso.KernelVdso.keepHistory(seconds * 1_000_000_000L);
+        }
+    }
+
+    /** {@return the diagnostics' history line} */
+    static String historyLine() {
+        int seconds = Configuration.PROCESS.historySeconds();
+        if (seconds == 0) {
+            return "none kept: " + Configuration.HISTORY + "=0";
+        }
+        if (!historyWanted) {
+            return "none kept yet: an EventRecorder or a ticks conversion starts it";
+        }
+        String line = countsCycles ? org.timekeeping4j.vdso.KernelVdso.historyDescription() : null;
+        return line != null ? line : "none kept: exact mode does not serve (ticks are MONOTONIC_RAW ns)";
+    }
 
     /** Whether any of {@link #PROPERTIES} is set. */
     private static final boolean CONFIGURED = anySet(PROPERTIES);

@@ -212,6 +212,9 @@ final class Handover {
             FastPath.since = System.nanoTime();
             FastPath.stage = s;
             FastPath.settled = true;
+            if (s == Diagnostics.Stage.EXACT && FastPath.historyWanted) { // after the stage's store: see keepHistory
+                FastPath.startHistory(); // before the waiters wake: awaitExactMode returns with it kept
+            }
             FastPath.LOCK.notifyAll();
         }
     }

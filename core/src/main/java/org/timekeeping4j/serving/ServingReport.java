@@ -68,7 +68,7 @@ public final class ServingReport {
         java.util.function.Supplier<String> bounds = boundsReport;
         return new Diagnostics(stage, why, since, byClock, ticks(), b.vdsoData(), tai.confirmed(), tai.line(),
                 bounds == null ? "not in use: BoundedClock.system() has not been asked for in this process"
-                        : bounds.get());
+                        : bounds.get(), FastPath.historyLine());
     }
 
     /** What the process's bounded clock says about itself; set once, when it is made. */

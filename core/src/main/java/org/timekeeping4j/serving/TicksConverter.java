@@ -21,6 +21,7 @@ public final class TicksConverter {
     private final ClockOffset offsetNow = new ClockOffset();
     private long nanos;
     private boolean exact;
+    private long bound;
 
     /** A converter, to be reused: it allocates nothing per conversion. */
     public TicksConverter() {}
@@ -39,6 +40,15 @@ public final class TicksConverter {
     }
 
     /**
+     * {@return how far the last {@link #convert}'s value may be from what a read at those ticks returned, ns: 0
+     * where exact; where the parameter history kept the candidates, their difference (or the rate difference it
+     * saw times the unseen span, or the age); {@link Long#MAX_VALUE} where nothing bounds it}
+     */
+    public long bound() {
+        return bound;
+    }
+
+    /**
      * Converts {@code ticks} to {@code clock}; read the result with {@link #nanos()} and {@link #exact()}.
      *
      * @param ticks a tick value of this process
@@ -51,15 +61,17 @@ public final class TicksConverter {
             // Taken before a clock disruption the library saw (VMClock, a restore): the counter may have jumped.
             // A tick above the counter now cannot be this counter's past (another host's, read before a restore).
             exact = false;
+            bound = Long.MAX_VALUE;
         }
     }
 
     /** Ticks are counter cycles: the kernel's current parameters. */
     void fromCycles(long ticks, ClockId clock) {
         CounterClock c = CounterClock.of(clock);
-        if (c != null && KernelVdso.convert(ticks, c, kernelData)) {
+        if (c != null && (KernelVdso.convertPast(ticks, c, kernelData) || KernelVdso.convert(ticks, c, kernelData))) {
             nanos = kernelData.nanos();
             exact = kernelData.exact();
+            bound = kernelData.bound();
             return;
         }
         // Another clock (COARSE, CPU time...), or the data cannot serve now: MONOTONIC_RAW at the tick, then
@@ -67,6 +79,7 @@ public final class TicksConverter {
         if (KernelVdso.convert(ticks, CounterClock.MONOTONIC_RAW, kernelData)) {
             nanos = fromRawByOffset(kernelData.nanos(), clock);
             exact = false;
+            bound = Long.MAX_VALUE;
             return;
         }
         throw new IllegalStateException("the kernel's vDSO data cannot convert ticks now (clock_mode is no "
@@ -77,6 +90,7 @@ public final class TicksConverter {
     void fromRawNanos(long ticks, ClockId clock) {
         nanos = fromRawByOffset(ticks, clock);
         exact = clock == ClockId.MONOTONIC_RAW;
+        bound = exact ? 0 : Long.MAX_VALUE;
     }
 
     /** MONOTONIC_RAW nanoseconds to {@code clock}, by the clocks' current offset ({@link ClockOffset}). */

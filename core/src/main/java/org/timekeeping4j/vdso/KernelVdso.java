@@ -158,6 +158,12 @@ public final class KernelVdso {
         }
         now = g; // after the retarget: a reader that sees g finds its sites already on it
         moveReported = false;
+        ParameterHistory h = history;
+        if (h != null) { // kept for the data that moved away: kept again for the new one
+            h.stop();
+            history = null;
+            keepHistory(h.historyNanos());
+        }
         return g.state.reason();
     }
 
@@ -393,14 +399,91 @@ public final class KernelVdso {
     }
 
     /**
+     * The parameter history where one is kept ({@link #keepHistory}), else null. Volatile: stored after its first
+     * look, so a converter that loads it finds a set in it (its ring is then read under its own lock).
+     */
+    private static volatile ParameterHistory history;
+
+    /**
+     * Keeps the kernel's parameter sets for {@code nanos} from now on ({@link ParameterHistory}: a sampler
+     * thread), so that {@link #convertPast} converts counter values of that age exactly. Idempotent; does nothing
+     * where exact mode does not serve.
+     *
+     * @param nanos how long to keep each set, ns; 0 keeps none
+     * @return whether a history is kept now
+     */
+    public static synchronized boolean keepHistory(long nanos) {
+        Generation g = now;
+        ParameterHistory h = history;
+        if (h != null && h.generation == g) {
+            return true;
+        }
+        if (nanos <= 0 || !g.enabled() || g.state.page() == null) {
+            return false;
+        }
+        h = new ParameterHistory(g, nanos);
+        h.start();
+        history = h; // volatile, after its first look: a converter that sees it finds a set in it
+        return true;
+    }
+
+    /** {@return the history's line for the diagnostics, or null where none is kept} */
+    public static String historyDescription() {
+        ParameterHistory h = history;
+        return h == null ? null : h.describe();
+    }
+
+    /**
+     * Converts a counter value read earlier with the parameter set that served it, from the history
+     * ({@link #keepHistory}): exact where the history shows which set was published at that counter value (or
+     * both candidates agree), else flagged with its bound ({@link VdsoNanos#bound()}); older than the history,
+     * extrapolated along the current line as {@link #convert} does, with the rate difference the history saw
+     * times the age as the bound. Allocates nothing after its first use by {@code into}.
+     *
+     * @return false where no history is kept for the data serving now, or it cannot say (then {@link #convert})
+     */
+    public static boolean convertPast(long counter, CounterClock clock, VdsoNanos into) {
+        ParameterHistory h = history;
+        Generation g = now;
+        if (h == null || h.generation != g) {
+            return false;
+        }
+        if (into.current == null) {
+            into.current = new long[ParameterSet.STRIDE]; // once per holder
+        }
+        if (!VdsoFormula.readSet(g.state.layout(), g.state.page(), into.current, 0)) {
+            return false;
+        }
+        int r = h.convert(counter, clock, into.current, 0, into);
+        if (r == ParameterHistory.UNKNOWN) {
+            return false;
+        }
+        if (r == ParameterHistory.OLDER) {
+            long bound = into.bound;
+            if (!convert(counter, clock, into)) {
+                return false;
+            }
+            into.exact = false;
+            into.bound = bound;
+            return true;
+        }
+        into.nanos += g.offsetNow(clock.clock().id());
+        return true;
+    }
+
+    /**
      * A counter value in a clock's nanoseconds by the kernel's vDSO data: the result of {@link #convert};
      * caller-owned, reusable.
      */
     public static final class VdsoNanos {
         /** The base's state the conversion read (reused: a conversion allocates nothing). */
         final VdsoFormula.BaseState state = new VdsoFormula.BaseState();
+        /** {@link #convertPast}'s copies of the history's sets (2, and the mult range) and of the one now. */
+        long[] sets;
+        long[] current;
         long nanos;
         boolean exact;
+        long bound;
         long cycleLast;
         int mult;
         int shift;
@@ -413,6 +496,15 @@ public final class KernelVdso {
         /** True when the value lies in the kernel's current update window (no extrapolation). */
         public boolean exact() {
             return exact;
+        }
+
+        /**
+         * How far the value may be from what the clock read at the counter value, ns: 0 where exact; from
+         * {@link #convertPast}, the difference its candidate sets give, or the rate difference the history saw times
+         * the span it did not see; {@link Long#MAX_VALUE} where nothing bounds it.
+         */
+        public long bound() {
+            return bound;
         }
 
         /** The kernel's cycle_last of the state used. */

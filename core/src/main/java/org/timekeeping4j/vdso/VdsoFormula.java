@@ -6,6 +6,8 @@ import org.timekeeping4j.arch.VdsoAlgorithm;
 import org.timekeeping4j.clocksource.MultShift;
 import org.timekeeping4j.linux.Seqcount;
 import org.timekeeping4j.machine.VclockCode;
+import org.timekeeping4j.machine.VdsoStub;
+import org.timekeeping4j.timekeeper.CounterClock;
 
 /**
  * The vDSO's arithmetic in Java (lib/vdso/gettimeofday.c vdso_calc_ns and the x86 forms), for conversions
@@ -171,6 +173,7 @@ final class VdsoFormula {
         }
         into.nanos = s.sec * 1_000_000_000L + n + offsetNanos;
         into.exact = exact && pvExact;
+        into.bound = into.exact ? 0 : Long.MAX_VALUE; // no history: nothing bounds an extrapolation
         into.cycleLast = last;
         into.mult = (int) mult;
         into.shift = shift;
@@ -230,6 +233,67 @@ final class VdsoFormula {
             s.shift = shift;
             s.sec = sec;
             s.nsec = nsec;
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Copies one parameter set the kernel published, both bases (CS_HRES_COARSE and CS_RAW) with every counter
+     * clock's basetime, under base 0's seq, and the ordered counter read inside that window: the set was the one
+     * published when the counter read {@code into[ParameterSet.FIRST_SEEN]}. update_vsyscall bumps every base's
+     * seq before it writes any (vdso_write_begin) and after (vdso_write_end), so base 0's seq covers both.
+     *
+     * @param l          the layout
+     * @param page       the data page
+     * @param into       {@link ParameterSet#STRIDE} longs at {@code at}, overwritten ({@link ParameterSet})
+     * @param at         the offset in {@code into}
+     * @return false where a write was in progress at every look of a short spin, or the base's clock_mode is not a
+     *         counter the vDSO reads itself (a pvclock, a time namespace's page): nothing is copied then
+     */
+    static boolean readSet(VdsoLayout l, MemorySegment page, long[] into, int at) {
+        long hres = l.baseOffset(VdsoLayout.CS_HRES_COARSE);
+        for (int spins = 0; spins < 1 << 10; spins++) {
+            int seq = Seqcount.begin(page, hres); // vdso_read_begin: pairs with the kernel's vdso_write_end
+            if (Seqcount.writing(seq)) {
+                Thread.onSpinWait();
+                continue;
+            }
+            int mode = page.get(ValueLayout.JAVA_INT_UNALIGNED, hres + VdsoLayout.CLOCK_MODE);
+            if (!l.arch().vdsoCountsWith(mode)) {
+                return false; // kvm-clock, Hyper-V, a time namespace's page: not this counter's line alone
+            }
+            for (int b = 0; b < 2; b++) {
+                long base = l.baseOffset(b);
+                int f = at + ParameterSet.BASE + b * ParameterSet.BASE_FIELDS;
+                into[f] = page.get(ValueLayout.JAVA_LONG_UNALIGNED, base + VdsoLayout.CYCLE_LAST);
+                into[f + 1] = Integer.toUnsignedLong(page.get(ValueLayout.JAVA_INT_UNALIGNED, base + l.multOffset()));
+                into[f + 2] = page.get(ValueLayout.JAVA_INT_UNALIGNED, base + l.shiftOffset());
+                into[f + 3] = page.get(ValueLayout.JAVA_LONG_UNALIGNED, base + l.maskOffset());
+                into[f + 4] = l.maxCyclesOffset() < 0 ? 0
+                        : page.get(ValueLayout.JAVA_LONG_UNALIGNED, base + l.maxCyclesOffset());
+            }
+            for (CounterClock c : ParameterSet.CLOCKS) { // not values(): it copies, and a conversion allocates nothing
+                long ts = l.timestampOffset(VdsoLayout.base(c), c.clock().id());
+                int f = at + ParameterSet.TIMES + 2 * c.ordinal();
+                into[f] = page.get(ValueLayout.JAVA_LONG_UNALIGNED, ts);
+                into[f + 1] = page.get(ValueLayout.JAVA_LONG_UNALIGNED, ts + 8);
+            }
+            // Ordered: not before the loads above complete (rdtscp, lfence;rdtsc, isb;mrs), so the counter value
+            // lies in the window this seq opened.
+            long counter = VdsoStub.readCounterOrdered();
+            // LoadLoad inside retry: the seq is loaded again after the copies; the counter read came before it
+            // in program order, and a late seq load can only make the window look longer than it was by the
+            // counter read's own latency (the sets either side agree there: the kernel keeps its line
+            // continuous at its update).
+            if (Seqcount.retry(page, hres, seq)) { // vdso_read_retry: pairs with vdso_write_begin
+                continue;
+            }
+            into[at + ParameterSet.FIRST_SEEN] = counter;
+            into[at + ParameterSet.LAST_SEEN] = counter;
+            into[at + ParameterSet.FIRST_SEQ] = Integer.toUnsignedLong(seq);
+            into[at + ParameterSet.LAST_SEQ] = Integer.toUnsignedLong(seq);
+            into[at + ParameterSet.FLAGS] = 0;
             return true;
         }
         return false;

@@ -107,7 +107,7 @@ class FirstReadTest {
                 declared.add((String) f.get(null));
             }
         }
-        assertThat(declared).hasSize(8);
+        assertThat(declared).hasSize(9);
         assertThat(FastPath.PROPERTIES).containsExactlyInAnyOrderElementsOf(declared);
     }
 

@@ -1,0 +1,456 @@
+package org.timekeeping4j.vdso;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.StampedLock;
+import org.timekeeping4j.machine.VdsoStub;
+import org.timekeeping4j.timekeeper.CounterClock;
+
+/**
+ * The kernel's parameter sets of the last minutes, each with the counter range in which a reader saw it
+ * published, so that a counter value read then converts with the set that served it: exactly what the clock
+ * read at that counter value, long after the kernel moved on (the kernel changes its rate at a large share of its
+ * updates while a daemon steers it).
+ *
+ * <p><b>Keeping it.</b> A daemon thread ({@code timekeeping4j-history}) copies the published set with an ordered
+ * counter read under the data's seq ({@link VdsoFormula#readSet}) every {@link #periodNanos()}: a third of the
+ * shortest interval between the kernel's updates seen so far, within 0.25 to 1 ms (the kernel updates every tick,
+ * 4 ms at HZ=250). A set on the line of the one before (consecutive seq counts, {@link ParameterSet#sameLine})
+ * only extends it; another is appended, marked where seq counts were skipped (updates no look saw). Sets older
+ * than the history's length are dropped. Started on demand ({@link KernelVdso#keepHistory}): a process that never
+ * converts old ticks runs no thread and keeps nothing.
+ *
+ * <p><b>Converting.</b> A counter value c at or before a set's last sighting, and at or after its first, was
+ * served by it: exact. Between one set's last sighting and the next one's first, the kernel itself tells most of
+ * it: where it made the next set by changing mult (timekeeping_adjust), the two lines meet at the counter value it
+ * read for that update ({@link ParameterSet#meetingPoint}), before it published the set, so c at or before that
+ * point was served by the older set. After it, either may have served c (for the microsecond or so the kernel
+ * takes to publish): exact where both give the same value, else the later set's value with the difference (a
+ * nanosecond or so) as its bound. Where updates were skipped (no look saw them), the nearer set's value, with the
+ * rate difference the history saw over the unseen span added to the bound. Older than the history: the caller
+ * extrapolates as without one, with that rate difference times the age as the bound.
+ *
+ * <p><b>Publication.</b> The sampler is the one writer, under a {@link StampedLock}'s write lock; converters
+ * (any thread) copy the two sets they need under an optimistic read and validate it, else take the read lock.
+ * Nothing allocates after the ring has grown to its size.
+ */
+public final class ParameterHistory {
+
+    /** {@link #convert} found the set that served the counter value, or the two that may have: into is filled. */
+    static final int FOUND = 0;
+    /** The counter value is older than the history: into's bound is filled, the value is the caller's to make. */
+    static final int OLDER = 1;
+    /** The history cannot say (the data does not serve the counter now): the caller converts without it. */
+    static final int UNKNOWN = 2;
+
+    private static final int INITIAL_SETS = 1024;
+    private static final long MIN_PERIOD_NANOS = 250_000L;
+    private static final long MAX_PERIOD_NANOS = 1_000_000L;
+    /** Update intervals remembered for the period: the shortest of the last these many. */
+    private static final int INTERVALS = 64;
+    /** How long after a predicted tick the sampler looks, and looks again where it saw no update yet. */
+    private static final long AFTER_TICK_NANOS = 20_000L;
+
+    final Generation generation;
+    private final VdsoLayout layout;
+    private final MemorySegment page;
+    private final long historyNanos;
+    private final int maxSets;
+    private final StampedLock lock = new StampedLock();
+
+    // Written by the sampler under the write lock; read by converters under an optimistic read or the read lock:
+    // StampedLock.validate's acquire fence pairs with unlockWrite's release (a converter that validates saw them
+    // whole).
+    private long[] ring = new long[INITIAL_SETS * ParameterSet.STRIDE];
+    private int capacity = INITIAL_SETS;
+    private long head;
+    private long tail;
+    private long minMult = Long.MAX_VALUE;
+    private long maxMult = Long.MIN_VALUE;
+
+    // The sampler's own.
+    private final long[] seen = new long[ParameterSet.STRIDE];
+    private final long[] intervals = new long[INTERVALS];
+    private int intervalCount;
+    private long lastUpdateCycleLast = Long.MIN_VALUE;
+    private long lastSeq = Long.MIN_VALUE;
+    /** The last meeting point the kernel's data told ({@link ParameterSet#meetingPoint}); the sampler's own. */
+    private long lastMet = Long.MIN_VALUE;
+    /** The kernel's tick in counter cycles: the shortest accumulation between two updates seen. */
+    private long tickCycles;
+    // Volatile: written by the sampler alone (so ++ loses nothing), read by describe() on any thread; no other
+    // field is published through them.
+    private volatile long periodNanos = MAX_PERIOD_NANOS;
+    private volatile long looks;
+    private volatile long updates;
+    private volatile long skipped;
+    private volatile long unreadable;
+    /** Volatile: set by a re-discovery's thread, read by the sampler at each wake; pairs with nothing else. */
+    private volatile boolean stopped;
+
+    ParameterHistory(Generation generation, long historyNanos) {
+        this(generation, generation.state.layout(), generation.state.page(), historyNanos);
+    }
+
+    /**
+     * A history fed by {@link #add} alone: no page, no sampler. For the stress tests of its publication (the
+     * sampler's writes against converters' reads).
+     *
+     * @param layout       the layout whose formula converts
+     * @param historyNanos how long each set is kept, ns
+     */
+    public ParameterHistory(VdsoLayout layout, long historyNanos) {
+        this(null, layout, null, historyNanos);
+    }
+
+    private ParameterHistory(Generation generation, VdsoLayout layout, MemorySegment page, long historyNanos) {
+        this.generation = generation;
+        this.layout = layout;
+        this.page = page;
+        this.historyNanos = historyNanos;
+        // 1100 updates a second: HZ=1000 and the updates a daemon's adjtimex calls make between ticks.
+        this.maxSets = (int) Math.min(Integer.MAX_VALUE / ParameterSet.STRIDE,
+                Math.max(INITIAL_SETS, historyNanos / 1_000_000_000L * 1100));
+    }
+
+    /** Starts the sampler thread; its first look is made before this returns. */
+    void start() {
+        look();
+        Thread t = new Thread(this::run, "timekeeping4j-history");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** Stops the sampler at its next wake (a re-discovery replaced the data it reads). */
+    void stop() {
+        stopped = true;
+    }
+
+    private void run() {
+        org.timekeeping4j.linux.LibC.setTimerSlack(1_000); // wake within microseconds of the tick, not 50 us late
+        while (!stopped) {
+            long tick = tickCycles;
+            long met = lastMet;
+            if (met == Long.MIN_VALUE || tick <= 0) {
+                LockSupport.parkNanos(periodNanos); // the sampling period: time must pass between looks
+                look();
+                continue;
+            }
+            // The kernel updates at its tick, a whole number of ticks after a meeting point it told: wake just
+            // after the next one, so that each look sees one update, soon after its publication; again a little
+            // later where it was late (or the CPU was idle: no tick), then as before.
+            long now = VdsoStub.readCounterUnordered();
+            long next = met + ((now - met) / tick + 1) * tick;
+            LockSupport.parkNanos(cyclesToNanos(next - now, seen, 0) + AFTER_TICK_NANOS);
+            long before = lastSeq;
+            look();
+            for (int i = 0; i < 3 && lastSeq == before && !stopped; i++) {
+                LockSupport.parkNanos(AFTER_TICK_NANOS);
+                look();
+            }
+        }
+    }
+
+    /** One look at the published set: extends the newest set, or appends one. */
+    void look() {
+        if (!VdsoFormula.readSet(layout, page, seen, 0)) {
+            unreadable++;
+            return;
+        }
+        looks++;
+        long seq = seen[ParameterSet.FIRST_SEQ];
+        if (seq != lastSeq) {
+            noteUpdate(seq);
+        }
+        long stamp = lock.writeLock();
+        try {
+            note();
+        } finally {
+            lock.unlockWrite(stamp);
+        }
+    }
+
+    /**
+     * Adds a set as the sampler adds the one it saw (extends the newest where on its line, else appends): the one
+     * writer. For the stress tests; the sampler thread calls it for itself through {@link #look}.
+     *
+     * @param set {@link ParameterSet#STRIDE} longs, its FIRST_SEEN the counter value it was seen at
+     */
+    public void add(long[] set) {
+        ParameterSet.copy(set, 0, seen, 0);
+        long stamp = lock.writeLock();
+        try {
+            note();
+        } finally {
+            lock.unlockWrite(stamp);
+        }
+    }
+
+    /**
+     * {@link #convert} for the stress tests: {@code current} is the set published now, at offset 0.
+     *
+     * @return {@link #FOUND} (0), {@link #OLDER} (1) or {@link #UNKNOWN} (2)
+     */
+    public int lookup(long counter, CounterClock clock, long[] current, KernelVdso.VdsoNanos into) {
+        return convert(counter, clock, current, 0, into);
+    }
+
+    /** A new seq count: counts the updates and sizes the period from the shortest interval between them. */
+    private void noteUpdate(long seq) {
+        long cycleLast = seen[ParameterSet.BASE];
+        boolean next = lastSeq != Long.MIN_VALUE && ParameterSet.next(lastSeq, seq);
+        updates += lastSeq == Long.MIN_VALUE ? 1 : Math.max(1, (int) (seq - lastSeq) / 2);
+        if (next && lastUpdateCycleLast != Long.MIN_VALUE && cycleLast > lastUpdateCycleLast) {
+            intervals[intervalCount++ % INTERVALS] = cycleLast - lastUpdateCycleLast; // one tick's accumulation
+            long shortest = Long.MAX_VALUE;
+            for (int i = 0; i < Math.min(intervalCount, INTERVALS); i++) {
+                shortest = Math.min(shortest, intervals[i]);
+            }
+            long nanos = cyclesToNanos(shortest, seen, 0);
+            periodNanos = Math.max(MIN_PERIOD_NANOS, Math.min(MAX_PERIOD_NANOS, nanos / 3));
+            tickCycles = shortest;
+        }
+        lastUpdateCycleLast = cycleLast;
+        lastSeq = seq;
+    }
+
+    /** Under the write lock: {@link #seen} extends the newest set or becomes a new one; old sets go. */
+    private void note() {
+        long counter = seen[ParameterSet.FIRST_SEEN];
+        long seq = seen[ParameterSet.FIRST_SEQ];
+        if (head > tail) {
+            int n = offset(head - 1);
+            if (seq == ring[n + ParameterSet.LAST_SEQ]) {
+                ring[n + ParameterSet.LAST_SEEN] = counter;
+                return;
+            }
+            boolean next = ParameterSet.next(ring[n + ParameterSet.LAST_SEQ], seq);
+            // One update unseen between two on one line was on it too: off it, the line it left and the one it
+            // came back to would differ by (c - its read) x its adj, for every c (ParameterSet#meetingPoint).
+            boolean oneUnseen = (int) (seq - ring[n + ParameterSet.LAST_SEQ]) == 4;
+            if ((next || oneUnseen) && ParameterSet.sameLine(ring, n, seen, 0)) {
+                ring[n + ParameterSet.LAST_SEQ] = seq;
+                ring[n + ParameterSet.LAST_SEEN] = counter;
+                return;
+            }
+            if (!next) {
+                seen[ParameterSet.FLAGS] = ParameterSet.GAP_BEFORE;
+                skipped++;
+            } else {
+                noteMeeting(ParameterSet.meetingPoint(ring, n, seen, 0));
+            }
+        }
+        if (head - tail == capacity) {
+            if (capacity < maxSets) {
+                grow();
+            } else {
+                tail++; // full at its largest: the oldest set goes early
+            }
+        }
+        ParameterSet.copy(seen, 0, ring, offset(head));
+        head++;
+        long mult = seen[ParameterSet.BASE + 1];
+        minMult = Math.min(minMult, mult);
+        maxMult = Math.max(maxMult, mult);
+        long oldest = counter - nanosToCycles(historyNanos, seen, 0);
+        while (head - tail > 1 && ring[offset(tail) + ParameterSet.LAST_SEEN] - oldest < 0) {
+            tail++;
+        }
+    }
+
+    /** A meeting point the data told: the next ones are a whole number of ticks after it. */
+    private void noteMeeting(long met) {
+        if (met != Long.MIN_VALUE) {
+            lastMet = met;
+        }
+    }
+
+    private void grow() {
+        int larger = (int) Math.min(maxSets, 2L * capacity);
+        long[] bigger = new long[larger * ParameterSet.STRIDE];
+        for (long i = tail; i < head; i++) {
+            ParameterSet.copy(ring, offset(i), bigger, (int) (i % larger) * ParameterSet.STRIDE);
+        }
+        ring = bigger;
+        capacity = larger;
+    }
+
+    private int offset(long index) {
+        return (int) (index % capacity) * ParameterSet.STRIDE;
+    }
+
+    /**
+     * Converts counter value {@code counter} to {@code clock} with the set that served it, into {@code into}
+     * (its value without the time namespace's offset, whether exact, and the bound where not).
+     *
+     * @param current the set published now, read by the caller just before ({@link VdsoFormula#readSet}): the
+     *                newest set when the sampler has not seen it yet
+     * @return {@link #FOUND}, {@link #OLDER} (only the bound filled) or {@link #UNKNOWN}
+     */
+    int convert(long counter, CounterClock clock, long[] current, int cur, KernelVdso.VdsoNanos into) {
+        if (into.sets == null) {
+            into.sets = new long[2 * ParameterSet.STRIDE + 2]; // once per holder
+        }
+        long[] sets = into.sets;
+        long stamp = lock.tryOptimisticRead();
+        int found = locate(counter, sets);
+        if (!lock.validate(stamp)) { // the sampler wrote meanwhile: again, holding it off
+            stamp = lock.readLock();
+            try {
+                found = locate(counter, sets);
+            } finally {
+                lock.unlockRead(stamp);
+            }
+        }
+        long conv = current[cur + ParameterSet.FIRST_SEEN];
+        if (counter - conv > 0) {
+            return UNKNOWN; // not this counter's past (read after our look: the caller's current window)
+        }
+        if (found == 0) { // older than the history (or nothing kept yet)
+            long spread = sets[2 * ParameterSet.STRIDE + 1] - sets[2 * ParameterSet.STRIDE];
+            into.bound = boundOver(spread, conv - counter, current, cur);
+            return OLDER;
+        }
+        int b = found == 2 ? ParameterSet.STRIDE : -1;
+        if (b < 0 && current[cur + ParameterSet.FIRST_SEQ] != sets[ParameterSet.LAST_SEQ]) {
+            ParameterSet.copy(current, cur, sets, ParameterSet.STRIDE); // the set published now: the next one
+            b = ParameterSet.STRIDE;
+        }
+        long va = ParameterSet.value(layout, sets, 0, clock, counter);
+        if (b < 0 || counter - sets[ParameterSet.LAST_SEEN] <= 0) {
+            return found(into, va, true, 0); // seen published at or after it, and before: it served it
+        }
+        boolean next = ParameterSet.next(sets[ParameterSet.LAST_SEQ], sets[b + ParameterSet.FIRST_SEQ]);
+        if (next && counter - sets[b + ParameterSet.base(clock)] < 0) {
+            return found(into, va, true, 0); // before the next set's cycle_last: published after the read
+        }
+        if (next) {
+            long met = ParameterSet.meetingPoint(sets, 0, sets, b);
+            if (met != Long.MIN_VALUE && counter - met <= 0) {
+                return found(into, va, true, 0); // before the kernel made the next set: the old one served it
+            }
+        }
+        long vb = ParameterSet.value(layout, sets, b, clock, counter);
+        if (next && va == vb) {
+            return found(into, vb, true, 0); // either served it: the same value
+        }
+        long bound = Math.abs(va - vb);
+        if (next) {
+            return found(into, vb, false, bound);
+        }
+        // Updates no look saw came between: the nearer set's value, and the rate difference over the unseen span.
+        long spread = sets[2 * ParameterSet.STRIDE + 1] - sets[2 * ParameterSet.STRIDE];
+        bound = satAdd(bound, boundOver(spread, sets[b + ParameterSet.FIRST_SEEN] - sets[ParameterSet.LAST_SEEN],
+                sets, b));
+        boolean nearerOld = counter - sets[ParameterSet.LAST_SEEN] < sets[b + ParameterSet.FIRST_SEEN] - counter;
+        return found(into, nearerOld ? va : vb, false, bound);
+    }
+
+    /**
+     * Copies into {@code sets} the set that was published last at or before {@code counter} (at 0) and the next
+     * one where there is one (at STRIDE), and the mult range at 2 * STRIDE: the lowest, then the highest. Reads the
+     * ring: under an optimistic read or the read lock.
+     *
+     * @return 0 where none is that old, 1 for the newest set alone, 2 for a set and its next
+     */
+    private int locate(long counter, long[] sets) {
+        int at = 2 * ParameterSet.STRIDE;
+        sets[at] = minMult;
+        sets[at + 1] = maxMult;
+        long[] r = ring; // a grow replaces it: this copy and capacity are validated together
+        int cap = capacity;
+        long lo = tail;
+        long hi = head - 1;
+        long found = -1;
+        while (lo <= hi && hi - lo < cap) {
+            long mid = (lo + hi) >>> 1;
+            int o = (int) (mid % cap) * ParameterSet.STRIDE;
+            if (o + ParameterSet.STRIDE > r.length) {
+                return 0; // a torn view of a grow: validate fails and the read lock reads again
+            }
+            if (r[o + ParameterSet.FIRST_SEEN] - counter <= 0) {
+                found = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        if (found < 0) {
+            return 0;
+        }
+        System.arraycopy(r, (int) (found % cap) * ParameterSet.STRIDE, sets, 0, ParameterSet.STRIDE);
+        if (found + 1 >= head) {
+            return 1;
+        }
+        int o = (int) ((found + 1) % cap) * ParameterSet.STRIDE;
+        if (o + ParameterSet.STRIDE > r.length) {
+            return 0;
+        }
+        System.arraycopy(r, o, sets, ParameterSet.STRIDE, ParameterSet.STRIDE);
+        return 2;
+    }
+
+    private static int found(KernelVdso.VdsoNanos into, long nanos, boolean exact, long bound) {
+        into.nanos = nanos;
+        into.exact = exact;
+        into.bound = bound;
+        return FOUND;
+    }
+
+    /** {@code spread} of mult over {@code cycles}, shifted as the set at {@code at} shifts, rounded up. */
+    private static long boundOver(long spread, long cycles, long[] s, int at) {
+        if (spread < 0 || cycles <= 0) {
+            return spread < 0 ? Long.MAX_VALUE : 1;
+        }
+        int shift = (int) s[at + ParameterSet.BASE + 2];
+        double ns = Math.scalb((double) spread * (double) cycles, -shift);
+        return ns >= 9.0e18 ? Long.MAX_VALUE : (long) Math.ceil(ns) + 1;
+    }
+
+    private static long satAdd(long a, long b) {
+        long r = a + b;
+        return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
+    }
+
+    /** ns in {@code cycles} on the HRES line of the set at {@code at}. */
+    private static long cyclesToNanos(long cycles, long[] s, int at) {
+        return (long) Math.scalb((double) cycles * s[at + ParameterSet.BASE + 1], -(int) s[at + ParameterSet.BASE + 2]);
+    }
+
+    /** Counter cycles in {@code nanos} on the HRES line of the set at {@code at}. */
+    private static long nanosToCycles(long nanos, long[] s, int at) {
+        long mult = Math.max(1, s[at + ParameterSet.BASE + 1]);
+        double cycles = Math.scalb((double) nanos, (int) s[at + ParameterSet.BASE + 2]) / mult;
+        return cycles >= 9.0e18 ? Long.MAX_VALUE / 2 : (long) cycles;
+    }
+
+    /** {@return how long each set is kept, ns} */
+    long historyNanos() {
+        return historyNanos;
+    }
+
+    /** {@return the sampling period now, ns} */
+    long periodNanos() {
+        return periodNanos;
+    }
+
+    /**
+     * One line for the diagnostics: the length kept, the sets held, the sampling period, the updates seen and
+     * those no look saw.
+     */
+    String describe() {
+        long stamp = lock.readLock();
+        long sets;
+        long bytes;
+        try {
+            sets = head - tail;
+            bytes = (long) ring.length * Long.BYTES;
+        } finally {
+            lock.unlockRead(stamp);
+        }
+        return String.format(java.util.Locale.ROOT, "kept for %d s: %d parameter sets (%d KiB), %d looks (just after"
+                        + " each tick; else every %d us), %d kernel updates, %d between looks unseen%s",
+                historyNanos / 1_000_000_000L, sets, bytes / 1024, looks, periodNanos / 1_000, updates, skipped,
+                unreadable > 0 ? ", " + unreadable + " looks found no counter line (kvm-clock, a namespace's page)" : "");
+    }
+}
