@@ -52,12 +52,36 @@ class DocLinksTest {
                     Path resolved = page.getParent().resolve(file).normalize();
                     if (!resolved.startsWith(repo) || !Files.exists(resolved)) {
                         broken.add(repo.relativize(page) + ":" + (i + 1) + " links " + target);
+                    } else if (target.contains("#") && file.endsWith(".md")
+                            && !anchors(resolved).contains(target.substring(target.indexOf('#') + 1))) {
+                        broken.add(repo.relativize(page) + ":" + (i + 1) + " links " + target + ": no such heading");
                     }
                 }
             }
         }
         assertThat(followed).as("relative links followed").isGreaterThan(10);
         assertThat(broken).as("links that resolve to nothing in the repository").isEmpty();
+    }
+
+    /** The anchors a markdown page's headings get (GitHub's: lower case, punctuation dropped, spaces to dashes). */
+    private static List<String> anchors(Path page) throws IOException {
+        List<String> anchors = new ArrayList<>();
+        boolean fenced = false;
+        for (String line : Files.readAllLines(page)) {
+            fenced ^= line.startsWith("```");
+            if (!fenced && line.startsWith("#")) {
+                anchors.add(line.replaceFirst("^#+\\s*", "").toLowerCase(java.util.Locale.ROOT)
+                        .replaceAll("[^a-z0-9 _-]", "").replace(' ', '-'));
+            }
+        }
+        return anchors;
+    }
+
+    @Test
+    void theReadmesFirstScreenShouldStartWithTheTwoCommandsAndStayShort() throws Exception {
+        List<String> readme = Files.readAllLines(repository().resolve("README.md"));
+        assertThat(readme.subList(0, 6)).containsExactly("# timekeeping4j", "", "```", "./tk4j", "mvn -B verify", "```");
+        assertThat(readme).as("README.md lines (a newcomer's first screen: the rest belongs in docs/)").hasSizeLessThanOrEqualTo(150);
     }
 
     private static Path repository() throws URISyntaxException {
