@@ -5,7 +5,8 @@ import org.timekeeping4j.opentelemetry.TimekeepingOtelClock;
 import org.openjdk.jmh.annotations.Benchmark;
 
 /**
- * OpenTelemetry SDK: {@code Clock.getDefault()} against {@link TimekeepingOtelClock}, both methods.
+ * OpenTelemetry SDK: {@code Clock.getDefault()} against {@link TimekeepingOtelClock}, every method: {@code now()},
+ * {@code now(false)} (the millisecond clock) and {@code nanoTime()}.
  *
  * <p>Run (the build and how to read the scores: {@link AdapterBenchmark}):
  * <pre>
@@ -25,6 +26,16 @@ public class OpenTelemetryClockBenchmark extends AdapterBenchmark {
     @Benchmark
     public long nowTimekeeping() {
         return timekeeping.now();
+    }
+
+    @Benchmark
+    public long nowLowPrecisionSdkDefault() {
+        return sdkDefault.now(false);
+    }
+
+    @Benchmark
+    public long nowLowPrecisionTimekeeping() {
+        return timekeeping.now(false);
     }
 
     @Benchmark

@@ -64,6 +64,18 @@ public final class TimekeepingOtelClock implements Clock {
         return realtime.nanos();
     }
 
+    /**
+     * {@link #now()} where {@code highPrecision}; else REALTIME cut to whole milliseconds, as the SDK's own clock
+     * gives ({@code System.currentTimeMillis()}), at the cost of one REALTIME read, as that has (the counter read is
+     * the cost of both). CLOCK_REALTIME_COARSE would be cheaper, but lags REALTIME by a kernel tick or more (6 ms
+     * seen at HZ=250): a low-precision timestamp must not fall before a precise one taken earlier.
+     */
+    @Override
+    public long now(boolean highPrecision) {
+        long n = realtime.nanos();
+        return highPrecision ? n : n - n % 1_000_000L;
+    }
+
     /** CLOCK_MONOTONIC in nanoseconds since boot; only differences are meaningful. */
     @Override
     public long nanoTime() {

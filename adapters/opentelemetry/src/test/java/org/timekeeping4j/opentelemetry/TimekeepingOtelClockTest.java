@@ -91,5 +91,20 @@ class TimekeepingOtelClockTest {
         monotonic.advanceNanos(1_000);
         assertThat(clock.nanoTime()).isEqualTo(1_007);
         assertThat(clock.now()).as("the wall clock did not move").isEqualTo(1_796_515_200_000_000_000L);
+        realtime.advanceNanos(1_234_567);
+        assertThat(clock.now(true)).isEqualTo(1_796_515_200_001_234_567L);
+        assertThat(clock.now(false)).as("whole milliseconds of the same clock").isEqualTo(1_796_515_200_001_000_000L);
+    }
+
+    @Test
+    void aLowPrecisionNowShouldBeRealtimeInWholeMilliseconds() {
+        TimekeepingOtelClock clock = TimekeepingOtelClock.getInstance();
+        for (int i = 0; i < 10_000; i++) {
+            long k0 = KernelClocks.nanos(ClockId.REALTIME);
+            long low = clock.now(false);
+            long k1 = KernelClocks.nanos(ClockId.REALTIME);
+            assertThat(low % 1_000_000L).isZero();
+            assertThat(low).isBetween(k0 - k0 % 1_000_000L, k1); // never before the millisecond of a read before
+        }
     }
 }
