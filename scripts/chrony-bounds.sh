@@ -37,9 +37,7 @@ while [ $# -gt 0 ]; do
     *) die "unknown option '$1' (see --help)" ;;
   esac
 done
-for n in "$seconds" "$rate" "$seed" "$drift" "$unit"; do
-  [[ "$n" =~ ^[0-9]+$ ]] || die "'$n' is not a whole number"
-done
+lab_whole_numbers "$seconds" "$rate" "$seed" "$drift" "$unit"
 [ "$seconds" -ge 60 ] || die "-t must be at least 60 seconds (the scenario needs room)"
 [ "$rate" -ge 1 ] && [ "$rate" -le 20000 ] || die "--rate must be 1 to 20000 reads a second"
 if ss -uln 2>/dev/null | grep -q '127.0.0.1:323 \|\*:323 \|0.0.0.0:323 '; then

@@ -28,9 +28,7 @@ while [ $# -gt 0 ]; do
     *) die "unknown option '$1' (see --help)" ;;
   esac
 done
-for v in "$seconds" "$rate" "$max_age" "$unit" "$seed"; do
-  [[ "$v" =~ ^[0-9]+$ ]] || die "'$v' is not a whole number"
-done
+lab_whole_numbers "$seconds" "$rate" "$max_age" "$unit" "$seed"
 [ "$seconds" -ge 10 ] || die "-t must be at least 10 seconds"
 [ "$max_age" -ge 1 ] && [ "$max_age" -le 3600 ] || die "--max-age must be 1 to 3600 seconds (the history kept)"
 lab_init

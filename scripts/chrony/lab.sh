@@ -4,6 +4,7 @@
 # and its reference writer, restores the kernel's NTP state saved at the start (frequency, tick, status, PLL offset,
 # TAI offset) and slews REALTIME back onto the line it followed before (ClockLab.java restore).
 #
+#   lab_whole_numbers V.. dies on the first value that is not a whole number (options)
 #   lab_init              checks (Linux, root, no other time daemon, the SHM segment free), installs chrony where
 #                         missing, finds a JDK 25, builds the CLI, makes $work and the exit trap
 #   lab_save              waits for the clock to be quiet, saves its state to $work/state
@@ -13,6 +14,7 @@
 # The caller starts its writer itself and sets writer_pid (it must be the JVM, not a subshell).
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 die() { echo "$name: $*" >&2; exit 2; }
+lab_whole_numbers() { local v; for v in "$@"; do [[ "$v" =~ ^[0-9]+$ ]] || die "'$v' is not a whole number"; done; }
 
 lab_init() {
   [ "$(uname -s)" = Linux ] || die "Linux only"
