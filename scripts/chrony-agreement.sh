@@ -33,9 +33,7 @@ while [ $# -gt 0 ]; do
     *) die "unknown option '$1' (see --help)" ;;
   esac
 done
-for n in "$seconds" "$unit" "$seed" "$step_us" "$step_period" "$settle"; do
-  [[ "$n" =~ ^[0-9]+$ ]] || die "'$n' is not a whole number of seconds / microseconds"
-done
+lab_whole_numbers "$seconds" "$unit" "$seed" "$step_us" "$step_period" "$settle"
 [ "$seconds" -ge 1 ] || die "-t must be at least 1 second"
 lab_init
 
