@@ -133,9 +133,10 @@ final class MainJob {
             }
         }
         out.println();
-        println(String.format(Locale.ROOT, "ns per read (p50 of batches) and its ratio to the baseline JDK call's "
-                + "(median of %d alternating rounds; noisy: they differ by over %.0f%%, too much to rank). verify: "
-                + "checks passed", ReadBenchmark.DEFAULT_ROUNDS, ReadBenchmark.NOISY_SPREAD * 100), 0);
+        String advice = noisyAdvice(byCell.values(), loadAverage());
+        println(String.format(Locale.ROOT, "ns per read (p50), ratio to the JDK baseline (median of %d rounds;"
+                + " noisy: over %.0f%% apart%s). verify: checks passed", ReadBenchmark.DEFAULT_ROUNDS,
+                ReadBenchmark.NOISY_SPREAD * 100, advice == null ? "" : "; " + advice), 0);
         boolean first = true;
         for (int[] part : parts(width, this.width)) {
             if (!first) {
@@ -175,6 +176,42 @@ final class MainJob {
      */
     static String ratio(ReadBenchmark.CellResult r) {
         return r.noisy() ? "noisy" : String.format(Locale.ROOT, "%.2fx", r.p50Ratio());
+    }
+
+    /**
+     * What to do where speed cells came out noisy, in one paragraph, or null where none did: how many, the load the
+     * machine had, and a bench run long enough to rank them (the rounds' spread shrinks about as the root of their
+     * number: rounds for the widest spread to fall under the limit, at most 50).
+     *
+     * @param cells the speed cells (baselines included: never noisy)
+     * @param load  the 1-minute load average and the CPUs, "1.93/2 CPUs", or null where unknown
+     */
+    static String noisyAdvice(java.util.Collection<ReadBenchmark.CellResult> cells, String load) {
+        int noisy = 0;
+        double widest = 0;
+        for (ReadBenchmark.CellResult r : cells) {
+            if (r.noisy()) {
+                noisy++;
+                widest = Math.max(widest, (r.ratioHigh() - r.ratioLow()) / r.p50Ratio());
+            }
+        }
+        if (noisy == 0) {
+            return null;
+        }
+        double factor = widest / ReadBenchmark.NOISY_SPREAD;
+        int rounds = (int) Math.min(50, Math.ceil(ReadBenchmark.DEFAULT_ROUNDS * factor * factor));
+        return String.format(Locale.ROOT, "%d of %d here%s: ./tk4j bench --rounds %d -t %.1f ranks them", noisy,
+                cells.size(), load == null ? "" : ", load " + load, rounds, rounds / 10.0);
+    }
+
+    /** {@return the 1-minute load average over the CPUs, "1.93/2 CPUs", or null where /proc does not say} */
+    static String loadAverage() {
+        try {
+            String avg = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).split(" ")[0];
+            return avg + "/" + Runtime.getRuntime().availableProcessors() + " CPUs";
+        } catch (java.io.IOException | RuntimeException e) {
+            return null;
+        }
     }
 
     /** The columns {@code part} of one line, two blanks apart; the resolution (column 1) right-aligned. */

@@ -12,9 +12,9 @@ class MainJobTest {
         assertThat(r.out()).contains("clocksource").containsPattern("(?m)^MONOTONIC ").contains("paths here:").contains("  kernel ")
                 .contains("verify:");
         // Speed: ratios to the baseline, or, where the machine is too busy to rank them, the cells say noisy and
-        // the heading says why (a busy CI machine shows the second).
+        // the heading says what to do (a busy CI machine shows the second).
         assertThat(r.out()).as(r.toString()).matches(o -> o.matches("(?s).*\\d\\.\\d\\dx.*")
-                || o.contains("too much to rank") && o.contains(" noisy"), "a ratio, or noisy cells with the reason");
+                || o.contains(" noisy") && o.contains("ranks them"), "a ratio, or noisy cells with what to do");
         // The verdict is the paths' own (the fast path's accuracy is asserted in core); the main job must report it
         // faithfully: exit 0 exactly when it printed "[OK]", 1 with the failing checks listed, 3 when a check had
         // too few samples (INCONCLUSIVE, listed).
@@ -134,5 +134,17 @@ class MainJobTest {
         assertThat(MainJob.summary("Clocks.nanos: the counter (else (the kernel's) clock_gettime)"))
                 .isEqualTo("Clocks.nanos: the counter");
         assertThat(MainJob.summary("Clocks.ticks (unordered) converted")).isEqualTo("Clocks.ticks (unordered) converted");
+    }
+
+    @Test
+    void noisyCellsShouldSayWhatToDoAndHowMuchLonger() {
+        var quiet = new org.timekeeping4j.cli.bench.ReadBenchmark.CellResult(null, 20, 20, 30, 1000, "Clocks.nanos",
+                "System.nanoTime", 25, 25, new double[] {0.80, 0.81, 0.82, 0.80, 0.81});
+        var busy = new org.timekeeping4j.cli.bench.ReadBenchmark.CellResult(null, 20, 20, 30, 1000, "Clocks.nanos",
+                "System.nanoTime", 25, 25, new double[] {0.60, 0.80, 1.00, 0.80, 0.80}); // spread 0.40 / 0.80: 50%
+        assertThat(MainJob.noisyAdvice(java.util.List.of(quiet, quiet), null)).isNull();
+        assertThat(MainJob.noisyAdvice(java.util.List.of(quiet, busy), "1.93/2 CPUs")).isEqualTo(
+                "1 of 2 here, load 1.93/2 CPUs: ./tk4j bench --rounds 20 -t 2.0 ranks them");
+        assertThat(MainJob.loadAverage()).matches("[0-9.]+/[0-9]+ CPUs");
     }
 }
