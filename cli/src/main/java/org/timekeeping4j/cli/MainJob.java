@@ -15,6 +15,7 @@ import org.timekeeping4j.cli.bench.BenchHtml;
 import org.timekeeping4j.cli.bench.ReadBenchmark;
 import org.timekeeping4j.cli.path.ClockPath;
 import org.timekeeping4j.cli.path.ClockPaths;
+import org.timekeeping4j.cli.verify.CausalityCheck;
 import org.timekeeping4j.cli.verify.CheckResult;
 import org.timekeeping4j.cli.verify.Progress;
 import org.timekeeping4j.cli.verify.Status;
@@ -307,24 +308,7 @@ final class MainJob {
             }
         }
         byPath.forEach((what, sums) -> println(String.format(Locale.ROOT, "%-13s%s (%d clock%s): %s", "MEASURED:",
-                what, sums[0], sums[0] == 1 ? "" : "s", reordered(sums[1], sums[2])), 13));
-    }
-
-    /** "reordered in 8.2% of 3,466,174 cross-thread checks, as unordered reads may be (not promised)". */
-    static String reordered(long violations, long checks) {
-        String rate = violations == 0 ? "never reordered in" : "reordered in " + percent(violations, checks) + " of";
-        return String.format(Locale.ROOT, "%s %,d cross-thread checks, as unordered reads may be (not promised)",
-                rate, checks);
-    }
-
-    /** {@code part} of {@code whole} in percent to two significant figures: "8.2%", "0.00098%", "100%". */
-    static String percent(long part, long whole) {
-        if (whole <= 0) {
-            return "?%";
-        }
-        java.math.BigDecimal p = java.math.BigDecimal.valueOf(part * 100.0 / whole)
-                .round(new java.math.MathContext(2));
-        return p.stripTrailingZeros().toPlainString() + "%";
+                what, sums[0], sums[0] == 1 ? "" : "s", CausalityCheck.reordered(sums[1], sums[2])), 13));
     }
 
     /**

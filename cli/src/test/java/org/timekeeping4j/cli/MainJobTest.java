@@ -122,12 +122,12 @@ class MainJobTest {
     /** The words of the main job's figures: rates, not counts; a maxerror at a glance; descriptions shortened. */
     @Test
     void measuredFiguresAreRatesWithTheirMeaning() {
-        assertThat(MainJob.percent(284_089, 3_466_174)).isEqualTo("8.2%");
-        assertThat(MainJob.percent(34, 7_292_507)).isEqualTo("0.00047%");
-        assertThat(MainJob.percent(5, 5)).isEqualTo("100%");
-        assertThat(MainJob.reordered(284_089, 3_466_174)).isEqualTo(
+        assertThat(org.timekeeping4j.cli.verify.CausalityCheck.percent(284_089, 3_466_174)).isEqualTo("8.2%");
+        assertThat(org.timekeeping4j.cli.verify.CausalityCheck.percent(34, 7_292_507)).isEqualTo("0.00047%");
+        assertThat(org.timekeeping4j.cli.verify.CausalityCheck.percent(5, 5)).isEqualTo("100%");
+        assertThat(org.timekeeping4j.cli.verify.CausalityCheck.reordered(284_089, 3_466_174)).isEqualTo(
                 "reordered in 8.2% of 3,466,174 cross-thread checks, as unordered reads may be (not promised)");
-        assertThat(MainJob.reordered(0, 1_000)).startsWith("never reordered in 1,000 cross-thread checks");
+        assertThat(org.timekeeping4j.cli.verify.CausalityCheck.reordered(0, 1_000)).startsWith("never reordered in 1,000 cross-thread checks");
         assertThat(MainJob.micros(16_000_000)).isEqualTo("16 s");
         assertThat(MainJob.micros(12_500)).isEqualTo("12.5 ms");
         assertThat(MainJob.micros(250)).isEqualTo("250 us");
