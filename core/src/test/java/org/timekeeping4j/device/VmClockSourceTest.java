@@ -84,9 +84,10 @@ class VmClockSourceTest {
             assertThat(b.earliestNanos()).isLessThanOrEqualTo(truth.earliestNanos());
             assertThat(b.latestNanos()).isGreaterThanOrEqualTo(truth.latestNanos() - later);
             long half = b.widthNanos() / 2;
-            // 3 ms ahead, the page's 5 us and its rate's growth since counter_value, the brackets: not much more.
-            assertThat(half).isBetween(3_000_000L, 3_200_000L);
-            assertThat(served.why()).contains("REALTIME within 30");
+            // 3 ms ahead, plus the page's own bound (5 us and its rate's growth since counter_value) and the
+            // sample's REALTIME bracket (microseconds; hundreds under an emulator): not a millisecond more.
+            assertThat(half).isBetween(3_000_000L, 4_000_000L);
+            assertThat(served.why()).containsPattern("REALTIME within 3[0-9]{3} us of the page's time");
         }
     }
 
