@@ -313,7 +313,13 @@ public final class ParameterHistory {
         }
         int b = found == 2 ? ParameterSet.STRIDE : -1;
         if (b < 0 && current[cur + ParameterSet.FIRST_SEQ] != sets[ParameterSet.LAST_SEQ]) {
-            ParameterSet.copy(current, cur, sets, ParameterSet.STRIDE); // the set published now: the next one
+            // The set published now, which no look has seen yet: before its cycle_last the newest set served
+            // the counter value; from it on, the current window, converted as without a history.
+            if (counter - sets[ParameterSet.LAST_SEEN] > 0
+                    && counter - current[cur + ParameterSet.base(clock)] >= 0) {
+                return UNKNOWN;
+            }
+            ParameterSet.copy(current, cur, sets, ParameterSet.STRIDE);
             b = ParameterSet.STRIDE;
         }
         long va = ParameterSet.value(layout, sets, 0, clock, counter);
