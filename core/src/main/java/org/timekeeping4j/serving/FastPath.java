@@ -85,6 +85,29 @@ public final class FastPath implements Runnable {
         historyWanted = true; // volatile store, then the stage's volatile load: pairs with Handover.settle
         if (stage == Diagnostics.Stage.EXACT) {
             startHistory();
+            noteNamespace(); // the namespace events are recorded in, from the first recorder on
+        }
+    }
+
+    /** The namespace's MONOTONIC offset last seen ({@link #noteNamespace}); Long.MIN_VALUE before the first look. */
+    private static volatile long namespaceOffset = Long.MIN_VALUE;
+
+    /**
+     * Notes a restore into another time namespace that no re-discovery saw (CRIU's second restore lands at the same
+     * addresses): where the namespace's MONOTONIC offset differs from the one last seen, the ticks read before now
+     * are fenced off ({@code Disruptions}), as a re-discovery fences them. Two loads where nothing changed.
+     */
+    public static void noteNamespace() {
+        if (!countsCycles) {
+            return;
+        }
+        long off = org.timekeeping4j.vdso.KernelVdso.monotonicOffsetNow();
+        long last = namespaceOffset;
+        if (off != last) {
+            namespaceOffset = off; // volatile: a racing converter notes the same move at most twice, harmlessly
+            if (last != Long.MIN_VALUE) {
+                org.timekeeping4j.disruption.Disruptions.seen(ticks());
+            }
         }
     }
 

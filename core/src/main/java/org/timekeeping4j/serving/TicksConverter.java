@@ -56,6 +56,7 @@ public final class TicksConverter {
      * @throws IllegalStateException where ticks are counter cycles and the kernel's data no longer serves the counter
      */
     public void convert(long ticks, ClockId clock) {
+        FastPath.noteNamespace(); // a restore into another namespace fences the ticks before it (Disruptions)
         FastPath.current().convert(ticks, clock, this);
         if (exact && Disruptions.count() > 0 && (Disruptions.before(ticks) || ticks > FastPath.ticks())) {
             // Taken before a clock disruption the library saw (VMClock, a restore): the counter may have jumped.

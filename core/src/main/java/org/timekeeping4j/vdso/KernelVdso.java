@@ -289,6 +289,15 @@ public final class KernelVdso {
         return lead - g.offsetNow(ClockId.MONOTONIC.id());
     }
 
+    /**
+     * The time namespace's MONOTONIC offset now, from its page (two loads; 0 outside a namespace or where exact mode
+     * does not serve): a restore into another namespace at the same addresses changes it without a re-discovery.
+     */
+    public static long monotonicOffsetNow() {
+        Generation g = now;
+        return g.offsetNow(ClockId.MONOTONIC.id());
+    }
+
     /** What serves clock_mode PVCLOCK (kvm-clock) in this process, or why clock_gettime does. */
     public static String pvclock() {
         return now.state.vclock().pvclock();
