@@ -234,7 +234,6 @@ public final class ParameterHistory {
                 return;
             }
             if (!next) {
-                seen[ParameterSet.FLAGS] = ParameterSet.GAP_BEFORE;
                 skipped++;
             } else {
                 noteMeeting(ParameterSet.meetingPoint(ring, n, seen, 0));

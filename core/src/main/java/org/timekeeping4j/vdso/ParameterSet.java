@@ -23,10 +23,8 @@ public final class ParameterSet {
     public static final int FIRST_SEQ = 2;
     /** The seq count of the last update on this line that a reader saw. */
     public static final int LAST_SEQ = 3;
-    /** {@link #GAP_BEFORE}. */
-    public static final int FLAGS = 4;
     /** Where the bases begin: per base (CS_HRES_COARSE, CS_RAW) cycle_last, mult, shift, mask, max_cycles. */
-    public static final int BASE = 5;
+    public static final int BASE = 4;
     public static final int BASE_FIELDS = 5;
     /** Where the basetimes begin: per counter clock (by ordinal) sec, then nsec (shifted). */
     public static final int TIMES = BASE + 2 * BASE_FIELDS;
@@ -36,8 +34,6 @@ public final class ParameterSet {
     /** The counter clocks, once: {@code values()} copies its array at each call, and conversions allocate nothing. */
     static final CounterClock[] CLOCKS = CounterClock.values();
 
-    /** In {@link #FLAGS}: updates came between this set and the one before that no reader saw. */
-    public static final long GAP_BEFORE = 1;
 
     private ParameterSet() {}
 

@@ -293,7 +293,6 @@ final class VdsoFormula {
             into[at + ParameterSet.LAST_SEEN] = counter;
             into[at + ParameterSet.FIRST_SEQ] = Integer.toUnsignedLong(seq);
             into[at + ParameterSet.LAST_SEQ] = Integer.toUnsignedLong(seq);
-            into[at + ParameterSet.FLAGS] = 0;
             return true;
         }
         return false;
