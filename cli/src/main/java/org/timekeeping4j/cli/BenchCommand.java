@@ -26,11 +26,13 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code tk4j bench}: ns per read for every clock through every path, against the JDK in the same run. */
+/** {@code tk4j bench}: ns per read for every clock through every path, against the JDK's call of its kind. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "ns per call (mean, p50, p99 over batches) for every clock x every path, with the ratio of "
-                + "p50s to the JDK's call in the same run (vdsotest bench): the median over alternating rounds, "
-                + "with the lowest and highest round's. Progress on stderr.")
+                + "p50s to the JDK's call of the clock's kind in the same run (vdsotest bench): System.nanoTime or "
+                + "Instant.now for wall and monotonic clocks, the MXBeans' CPU time for CPU-time clocks, no ratio "
+                + "where the JDK has none. The median over alternating rounds, with the lowest and highest round's. "
+                + "Progress on stderr.")
 final class BenchCommand implements Callable<Integer> {
 
     @Option(names = {"-c", "--clock"}, paramLabel = "CLOCK", converter = ClockConverter.class,

@@ -75,6 +75,44 @@ class BenchCommandTest {
                 .doesNotContain("https://");
     }
 
+    /**
+     * The CPU-time clocks are ranked against the JDK's CPU-time calls, not System.nanoTime (once "58x": a system
+     * call against a vDSO read), and the table, the page and --json name the same baseline.
+     */
+    @Test
+    void theCpuTimeClocksAreComparedWithTheJdksCpuTimeCallsEverywhere(@TempDir Path dir) throws Exception {
+        Path html = dir.resolve("bench.html");
+        String[] args = {"bench", "-c", "THREAD_CPUTIME_ID", "-c", "PROCESS_CPUTIME_ID", "--path", "kernel",
+                "--path", "jdk", "--warmup", "0.01", "--duration", "0.03", "--rounds", "1"};
+        Tk4jHarness r = Tk4jHarness.run(concat(args, "--html", html.toString()));
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.out()).doesNotContain("System.nanoTime").doesNotContain("Instant.now");
+        java.util.List<String> rows = r.out().lines().filter(l -> l.startsWith("  ")).toList();
+        assertThat(rows).hasSize(4);
+        for (String row : rows) {
+            assertThat(row).as(r.out()).matches(".*(getCurrentThreadCpuTime|getProcessCpuTime)$");
+        }
+        assertThat(rows.stream().filter(l -> l.contains("(baseline)"))).hasSize(2);
+        String page = Files.readString(html);
+        assertThat(page).contains("baseline (dashed line): getCurrentThreadCpuTime")
+                .contains("baseline (dashed line): getProcessCpuTime")
+                .contains("<td>jdk</td><td>getCurrentThreadCpuTime</td>")
+                .doesNotContain("<td>System.nanoTime</td>");
+        Tk4jHarness j = Tk4jHarness.run(concat(args, "--json"));
+        assertThat(j.exit()).as(j.toString()).isZero();
+        for (JsonNode c : j.json().get("cells")) {
+            assertThat(c.get("baseline").asText()).as(c.toString()).isEqualTo(
+                    c.get("clock").asText().equals("CLOCK_THREAD_CPUTIME_ID") ? "getCurrentThreadCpuTime"
+                            : "getProcessCpuTime");
+        }
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
+    }
+
     @Test
     void unknownPathIsAUsageError() {
         Tk4jHarness r = Tk4jHarness.run("bench", "--path", "warp");

@@ -10,8 +10,10 @@ import org.timekeeping4j.ClockId;
 /**
  * {@code tk4j bench --html}: one self-contained page (no scripts, fonts or images from anywhere: inline CSS and
  * SVG only). One bar chart per clock, a bar per path: the bar is the p50 ns per call, the whisker spans p50 to
- * p99, the dashed line is the JDK baseline's p50; the label says the ratio of p50s as the terminal table does
- * (median over rounds, lowest-highest round). The full table follows the charts.
+ * p99, the dashed line is the p50 of the clock's JDK baseline, a call of its own kind ({@link Baseline}); the label
+ * says the ratio of p50s as the terminal table does (median over rounds, lowest-highest round), or none where the
+ * JDK has no call of the kind. The full table follows the charts. Every figure on the page is this run's: the key
+ * states none of its own.
  */
 public final class BenchHtml {
 
@@ -20,7 +22,7 @@ public final class BenchHtml {
     private static final String JDK_COLOUR = "#6b7280";
     /** A label is bold where the path is faster than the JDK: its ratio below this, its rounds agreeing. */
     static final double BOLD_BELOW = 0.95;
-    /** A cell this many times slower than the JDK baseline counts as slow (a system call) when scaling a chart. */
+    /** A cell this many times slower than the fastest of its chart counts as slow when scaling the chart. */
     private static final double SLOW_RATIO = 5;
 
     private BenchHtml() {}
@@ -52,10 +54,14 @@ public final class BenchHtml {
                 .append(" ").append(esc(str(machine.get("machine")))).append(" &middot; clocksource ")
                 .append(esc(str(machine.get("clocksource")))).append(" &middot; Java ").append(esc(str(machine.get("java"))))
                 .append("</div>\n");
-        legend(h, machine.get("batch"));
+        legend(h, machine.get("batch"), results);
         h.append("<div class=\"grid\">\n");
         for (Map.Entry<ClockId, List<ReadBenchmark.CellResult>> e : byClock.entrySet()) {
             h.append("<div class=\"chart\"><h2>").append(esc(e.getKey().kernelName())).append("</h2>\n");
+            ReadBenchmark.CellResult first = e.getValue().get(0);
+            h.append("<div class=\"note\">").append(esc(first.hasBaseline() ? "baseline (dashed line): "
+                    + first.baselineCall() + ", p50 " + fmt(first.baselineP50Ns()) + " ns" : Baseline.NONE
+                    + ": no ratios")).append("</div>\n");
             chart(h, e.getValue(), pathOrder);
             h.append("</div>\n");
         }
@@ -79,15 +85,19 @@ public final class BenchHtml {
      * The key to every mark the charts use, each drawn as it appears there: the page explains itself (bold labels,
      * the grey bar, the dashed line, the whisker, the broken bar, "noisy").
      */
-    private static void legend(StringBuilder h, Object batch) {
+    private static void legend(StringBuilder h, Object batch, List<ReadBenchmark.CellResult> results) {
         String svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"106\" height=\"18\" font-size=\"11\" "
                 + "font-family=\"system-ui,sans-serif\">";
         h.append("<div class=\"key\" id=\"key\">\n");
         key(h, svg + "<rect x=\"2\" y=\"3\" width=\"40\" height=\"12\" fill=\"" + PALETTE[0] + "\" rx=\"2\"/></svg>",
                 "Bar: the p50 ns per call of a path (shorter is faster); one colour per path.");
         key(h, svg + "<rect x=\"2\" y=\"3\" width=\"40\" height=\"12\" fill=\"" + JDK_COLOUR + "\" rx=\"2\"/></svg>",
-                "Grey bar, labelled (JDK): the baseline, the JDK's own call for that clock in the same run "
-                        + "(System.nanoTime where the JDK has no such clock).");
+                "Grey bar, labelled (JDK): the baseline, the JDK's call of the clock's own kind in the same run, "
+                        + "named under each chart's title: System.nanoTime or Instant.now for the wall and monotonic "
+                        + "clocks (System.nanoTime where the JDK cannot read the clock itself), "
+                        + "ThreadMXBean." + Baseline.THREAD_CPU_CALL + " and (com.sun.management) "
+                        + "OperatingSystemMXBean." + Baseline.PROCESS_CPU_CALL + " for the CPU-time clocks. Where the JDK has no call of the kind, the chart says \"" + Baseline.NONE
+                        + "\" and has no ratios.");
         key(h, svg + "<line x1=\"30\" y1=\"0\" x2=\"30\" y2=\"18\" stroke=\"" + JDK_COLOUR + "\" "
                         + "stroke-dasharray=\"4 3\" stroke-width=\"1.5\"/></svg>",
                 "Dashed line: the baseline's p50, for comparing every bar of the chart with it.");
@@ -95,11 +105,17 @@ public final class BenchHtml {
                         + "x2=\"10\" y2=\"13\" stroke=\"#111\"/><line x1=\"50\" y1=\"5\" x2=\"50\" y2=\"13\" "
                         + "stroke=\"#111\"/></svg>",
                 "Whisker: from the p50 to the p99 of batches of " + batch + " calls (the spread of one run).");
-        key(h, svg + "<text x=\"2\" y=\"13\" font-weight=\"bold\">0.62x</text></svg>",
+        // The sample labels are this page's own (the first bold one, the first ratio), else placeholders.
+        String boldSample = results.stream().filter(BenchHtml::bold).findFirst()
+                .map(r -> String.format(Locale.ROOT, "%.2fx", r.p50Ratio())).orElse("n.nnx");
+        String labelSample = results.stream().filter(r -> r.hasBaseline() && !r.isBaseline()).findFirst()
+                .map(r -> String.format(Locale.ROOT, "%.2fx (%.2f-%.2f)", r.p50Ratio(), r.ratioLow(), r.ratioHigh()))
+                .orElse("n.nnx (n.nn-n.nn)");
+        key(h, svg + "<text x=\"2\" y=\"13\" font-weight=\"bold\">" + esc(boldSample) + "</text></svg>",
                 String.format(Locale.ROOT, "Bold label: faster than the baseline, its p50 ratio below %.2f with rounds "
                         + "that agree. A plain label: as fast as the baseline or slower, or too noisy to rank.",
                         BOLD_BELOW));
-        key(h, svg + "<text x=\"2\" y=\"13\">0.80x (0.79-0.81)</text></svg>",
+        key(h, svg + "<text x=\"2\" y=\"13\">" + esc(labelSample) + "</text></svg>",
                 "Label: the p50 and its ratio to the baseline's p50: the median over alternating rounds, with the "
                         + "lowest and highest round's ratio in brackets.");
         key(h, svg + "<text x=\"2\" y=\"13\">noisy</text></svg>", String.format(Locale.ROOT, "noisy: the rounds' "
@@ -107,9 +123,15 @@ public final class BenchHtml {
                 + "(a busy machine; run again, or longer with -t).", ReadBenchmark.NOISY_SPREAD * 100));
         key(h, svg + "<rect x=\"2\" y=\"3\" width=\"100\" height=\"12\" fill=\"" + PALETTE[1] + "\" rx=\"2\"/>"
                         + "<path d=\"M76 3 l4 6 l-4 6 h5 l4 -6 l-4 -6 z\" fill=\"white\"/></svg>",
-                "Broken bar: it runs off the axis, which fits the fast paths (a system call costs about ten times a "
-                        + "vDSO read); its value is in its label.");
+                "Broken bar: a slow path (its p50 over " + fmtRatio(SLOW_RATIO) + " the fastest of its chart) "
+                        + "running off the axis, which then fits the fast paths; its value is in its label."
+                        + syscallFigure(results));
         h.append("</div>\n");
+    }
+
+    /** Whether a row's label is bold: faster than its baseline ({@link #BOLD_BELOW}), its rounds agreeing. */
+    static boolean bold(ReadBenchmark.CellResult r) {
+        return r.hasBaseline() && !r.isBaseline() && r.p50Ratio() < BOLD_BELOW && !r.noisy();
     }
 
     private static void key(StringBuilder h, String mark, String words) {
@@ -124,23 +146,24 @@ public final class BenchHtml {
         int top = 6;
         int width = labelW + barW + valueW;
         int height = top + rows.size() * rowH + 18;
-        double max = 0;
-        double fastMax = rows.get(0).baselineP50Ns();
+        boolean base = rows.get(0).hasBaseline();
+        double basis = base ? rows.get(0).baselineP50Ns() : 0;
+        double fastest = rows.stream().mapToDouble(ReadBenchmark.CellResult::p50Ns).min().orElse(0);
+        double max = basis;
+        double fastMax = basis;
         boolean anySlow = false;
-        boolean anyFast = false;
         for (ReadBenchmark.CellResult r : rows) {
-            max = Math.max(max, Math.max(r.p99Ns(), Math.max(r.p50Ns(), r.baselineP50Ns())));
-            if (r.p50Ns() > SLOW_RATIO * r.baselineP50Ns()) {
+            max = Math.max(max, Math.max(r.p99Ns(), r.p50Ns()));
+            if (r.p50Ns() > SLOW_RATIO * fastest) {
                 anySlow = true;
             } else {
                 fastMax = Math.max(fastMax, r.p99Ns());
-                anyFast |= !r.call().equals(r.baselineCall());
             }
         }
-        // A system call is ~10x a vDSO read: on one linear axis the fast bars would be slivers. When a chart has both,
-        // the axis fits the fast ones and the slow bars run off the edge, broken, their value in the label.
-        boolean clipped = anySlow && anyFast;
-        if (clipped) {
+        // A system call can be many times a vDSO read (the key says how many in this run): on one linear axis the
+        // fast bars would be slivers. Where a chart has slow bars, the axis fits the fast ones (the fastest always
+        // is) and the slow bars run off the edge, broken, their value in the label.
+        if (anySlow) {
             max = fastMax * 1.3;
         }
         double axisLimit = niceCeil(max);
@@ -180,15 +203,49 @@ public final class BenchHtml {
                     + "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#111\"/>"
                     + "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#111\"/>\n",
                     x50, y + 11, x99, y + 11, x50, y + 7, x50, y + 15, x99, y + 7, x99, y + 15));
-            String label = fmt(r.p50Ns()) + " ns" + (jdk ? "  (JDK)" : "  " + r.ratioText());
+            String label = fmt(r.p50Ns()) + " ns" + (jdk ? "  (JDK)" : r.hasBaseline() ? "  " + r.ratioText() : "");
             h.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-weight=\"%s\">%s</text>\n",
-                    labelW + barW + 6, y + 15, r.p50Ratio() < BOLD_BELOW && !jdk && !r.noisy() ? "bold" : "normal",
+                    labelW + barW + 6, y + 15, bold(r) ? "bold" : "normal",
                     esc(label)));
         }
-        double bx = labelW + rows.get(0).baselineP50Ns() * scale;
-        h.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" "
-                + "stroke-dasharray=\"4 3\" stroke-width=\"1.5\"/>\n", bx, top, bx, height - 16, JDK_COLOUR));
+        if (base) {
+            double bx = labelW + basis * scale;
+            h.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" "
+                    + "stroke-dasharray=\"4 3\" stroke-width=\"1.5\"/>\n", bx, top, bx, height - 16, JDK_COLOUR));
+        }
         h.append("</svg>\n");
+    }
+
+    /**
+     * The system call's cost in this run, for the key: per clock with a {@code syscall} row and another, the
+     * syscall's p50 over the fastest p50 of that clock; their median, lowest and highest. Empty where no clock has
+     * both.
+     */
+    static String syscallFigure(List<ReadBenchmark.CellResult> results) {
+        double[] ratios = syscallRatios(results);
+        int n = ratios.length;
+        if (n == 0) {
+            return "";
+        }
+        double median = n % 2 == 1 ? ratios[n / 2] : (ratios[n / 2 - 1] + ratios[n / 2]) / 2;
+        return " In this run the clock_gettime system call (the syscall path) takes " + (n == 1 ? ""
+                : "a median of ") + fmtRatio(median) + " the p50 of the fastest path of the same clock" + (n == 1 ? "."
+                : " (" + fmtRatio(ratios[0]) + "-" + fmtRatio(ratios[n - 1]) + " over " + n + " clocks).");
+    }
+
+    /** Per clock with a syscall row and another row: syscall p50 / the clock's fastest p50, sorted. */
+    static double[] syscallRatios(List<ReadBenchmark.CellResult> results) {
+        Map<ClockId, List<ReadBenchmark.CellResult>> byClock = new LinkedHashMap<>();
+        results.forEach(r -> byClock.computeIfAbsent(r.cell().clock(), c -> new ArrayList<>()).add(r));
+        return byClock.values().stream().filter(rows -> rows.size() > 1).flatMap(rows -> {
+            double fastest = rows.stream().mapToDouble(ReadBenchmark.CellResult::p50Ns).min().orElseThrow();
+            return rows.stream().filter(r -> r.cell().path().name().equals("syscall"))
+                    .map(r -> r.p50Ns() / fastest);
+        }).mapToDouble(Double::doubleValue).sorted().toArray();
+    }
+
+    private static String fmtRatio(double ratio) {
+        return String.format(Locale.ROOT, "%.1fx", ratio);
     }
 
     private static double niceCeil(double v) {

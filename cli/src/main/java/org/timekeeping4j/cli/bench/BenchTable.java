@@ -6,8 +6,8 @@ import java.util.Locale;
 import org.timekeeping4j.cli.text.Fold;
 
 /**
- * The human table of {@code tk4j bench}: a line per clock, then a row per path under it. The ratio to the JDK is of
- * the p50s (a mean is one preempted batch away from a tenfold ratio): the median over the rounds, with the
+ * The human table of {@code tk4j bench}: a line per clock, then a row per path under it. The ratio to the JDK's call
+ * of the clock's own kind ({@link Baseline}; "-" and "no JDK baseline of this kind" where it has none) is of the p50s (a mean is one preempted batch away from a tenfold ratio): the median over the rounds, with the
  * lowest and highest round's ratio, and "noisy" where they are too far apart to rank; the baseline is named on
  * every row. Columns are as wide as their widest entry; the call behind each path (its description says it too)
  * only with {@code --verbose}, which may be wider than the terminal.
@@ -22,7 +22,7 @@ public final class BenchTable {
         int ratioW = width(results.stream().map(r -> r.isBaseline() ? "(baseline)" : r.ratioText()), "p50 ratio");
         String row = "%-" + pathW + "s " + (calls ? "%-" + callW + "s " : "%s") + "%8s %8s %8s  %-" + ratioW
                 + "s %s%n";
-        int rounds = results.isEmpty() ? 0 : results.get(0).roundRatios().length;
+        int rounds = results.stream().mapToInt(r -> r.roundRatios().length).max().orElse(0);
         out.printf(row, "clock / path", calls ? "call" : "", "mean ns", "p99 ns", "p50 ns", "p50 ratio", "baseline");
         String last = null;
         for (ReadBenchmark.CellResult r : results) {
@@ -37,7 +37,8 @@ public final class BenchTable {
         }
         if (rounds > 1) {
             out.println(Fold.text(String.format(Locale.ROOT, "p50 ratio: median over %d alternating rounds of p50 / "
-                    + "the baseline's p50 in the same round (lowest-highest round); noisy: the rounds differ by more "
+                    + "the baseline's p50 in the same round (lowest-highest round), the baseline a JDK call of the clock's "
+                    + "own kind; noisy: the rounds differ by more "
                     + "than %.0f%% of it, too much to rank", rounds, ReadBenchmark.NOISY_SPREAD * 100), width, 0));
         }
     }

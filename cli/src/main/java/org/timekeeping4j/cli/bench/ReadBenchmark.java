@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import org.HdrHistogram.Histogram;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.cli.path.ClockPath;
@@ -48,25 +49,36 @@ public final class ReadBenchmark {
      * @param p99Ns          99th-percentile batch's ns per call
      * @param calls          calls measured
      * @param call           the call measured, e.g. KernelClocks.nanos
-     * @param baselineCall   the JDK call compared with (System.nanoTime, Instant.now)
-     * @param baselineMeanNs its mean ns per call in the same run
-     * @param baselineP50Ns  its median ns per call in the same run
-     * @param roundRatios    per round, this cell's p50 over the baseline's p50 in the same round
+     * @param baselineCall   the JDK call of the clock's kind compared with (System.nanoTime, Instant.now,
+     *                       ThreadMXBean.getCurrentThreadCpuTime, ...; see {@link Baseline}), or
+     *                       {@link Baseline#NONE} where the JDK has none
+     * @param baselineMeanNs its mean ns per call in the same run (NaN without a baseline)
+     * @param baselineP50Ns  its median ns per call in the same run (NaN without a baseline)
+     * @param roundRatios    per round, this cell's p50 over the baseline's p50 in the same round (none without a
+     *                       baseline)
      */
     public record CellResult(Cell cell, double meanNs, double p50Ns, double p99Ns, long calls, String call,
                              String baselineCall, double baselineMeanNs, double baselineP50Ns,
                              double[] roundRatios) {
 
-        /** mean / the JDK baseline's mean: below 1 is faster than the JDK. */
+        /** Whether the JDK has a call of this clock's kind to compare with: where not, there is no ratio. */
+        public boolean hasBaseline() {
+            return !baselineCall.equals(Baseline.NONE);
+        }
+
+        /** mean / the JDK baseline's mean: below 1 is faster than the JDK; NaN without a baseline. */
         public double ratio() {
-            return meanNs / baselineMeanNs;
+            return hasBaseline() ? meanNs / baselineMeanNs : Double.NaN;
         }
 
         /**
          * The ratio to the JDK baseline: the median over rounds of p50 / the baseline's p50 in the same round
-         * (robust to a few preempted batches and to load that changes between rounds).
+         * (robust to a few preempted batches and to load that changes between rounds); NaN without a baseline.
          */
         public double p50Ratio() {
+            if (!hasBaseline()) {
+                return Double.NaN;
+            }
             if (roundRatios.length == 0) {
                 return p50Ns / baselineP50Ns;
             }
@@ -96,8 +108,14 @@ public final class ReadBenchmark {
             return call.equals(baselineCall) && cell.path().name().equals("jdk");
         }
 
-        /** "0.86x (0.80-0.93)", with " noisy" when the rounds are too far apart to rank. */
+        /**
+         * "0.86x (0.80-0.93)", with " noisy" when the rounds are too far apart to rank; "-" without a baseline (the
+         * baseline column says why).
+         */
         public String ratioText() {
+            if (!hasBaseline()) {
+                return "-";
+            }
             if (roundRatios.length < 2) {
                 return String.format(Locale.ROOT, "%.2fx", p50Ratio());
             }
@@ -114,11 +132,14 @@ public final class ReadBenchmark {
             m.put("p50Ns", round(p50Ns));
             m.put("p99Ns", round(p99Ns));
             m.put("calls", calls);
-            m.put("baseline", baselineCall);
-            m.put("ratioToBaseline", round(ratio()));
-            m.put("p50RatioToBaseline", round(p50Ratio()));
-            m.put("p50RatioLow", round(ratioLow()));
-            m.put("p50RatioHigh", round(ratioHigh()));
+            // Without a baseline of the clock's kind: baseline and every ratio null, never a ratio to another kind.
+            boolean base = hasBaseline();
+            m.put("baseline", base ? baselineCall : null);
+            m.put("baselineP50Ns", base ? round(baselineP50Ns) : null);
+            m.put("ratioToBaseline", base ? round(ratio()) : null);
+            m.put("p50RatioToBaseline", base ? round(p50Ratio()) : null);
+            m.put("p50RatioLow", base ? round(ratioLow()) : null);
+            m.put("p50RatioHigh", base ? round(ratioHigh()) : null);
             m.put("rounds", roundRatios.length);
             m.put("noisy", noisy());
             return m;
@@ -131,17 +152,22 @@ public final class ReadBenchmark {
      * {@code warmupNanos / rounds} unrecorded and {@code durationNanos / rounds} recorded, in alternating order
      * (forward, then backward), so that a cell and its baseline are measured close together and load that
      * drifts during the run weighs on both. A cell's ratio is taken per round against its baseline in the same
-     * round. The JDK baselines are measured even when the jdk path is not among {@code paths}.
+     * round. The JDK baselines ({@link Baseline}: a call of the clock's own kind) are measured even when the jdk
+     * path is not among {@code paths}; where the jdk path is, the JDK's CPU-time calls are reported as its rows of
+     * the CPU-time clocks. A clock with no JDK call of its kind has no ratio.
      */
     public static List<CellResult> run(List<ClockPath> paths, List<ClockId> clocks, long warmupNanos,
                                        long durationNanos, int batch, int rounds, Progress progress) {
-        List<Cell> cells = Cell.of(paths, clocks, c -> true);
+        List<Cell> cells = new ArrayList<>(Cell.of(paths, clocks, c -> true));
+        if (paths.contains(ClockPaths.JDK)) {
+            for (ClockId clock : cells.stream().map(Cell::clock).distinct().toList()) {
+                baselineCell(clock).filter(b -> b.path() == Baseline.CPU_TIME && !cells.contains(b))
+                        .ifPresent(cells::add);
+            }
+        }
         List<Cell> all = new ArrayList<>(cells);
         for (Cell c : cells) {
-            Cell base = baselineCell(c.clock());
-            if (!all.contains(base)) {
-                all.add(base);
-            }
+            baselineCell(c.clock()).filter(b -> !all.contains(b)).ifPresent(all::add);
         }
         PathReader[] readers = all.stream().map(c -> c.path().reader(c.clock())).toArray(PathReader[]::new);
         MethodHandle[] loops = new MethodHandle[readers.length];
@@ -171,27 +197,41 @@ public final class ReadBenchmark {
         }
         List<CellResult> results = new ArrayList<>();
         List<Cell> byClock = new ArrayList<>(cells);
-        byClock.sort(java.util.Comparator.comparing((Cell c) -> c.clock()).thenComparing(c -> paths.indexOf(c.path())));
+        // The JDK's CPU-time rows sit where the jdk path's would.
+        byClock.sort(java.util.Comparator.comparing((Cell c) -> c.clock()).thenComparing(c -> paths.indexOf(
+                c.path() == Baseline.CPU_TIME ? ClockPaths.JDK : c.path())));
         for (Cell c : byClock) {
             int i = all.indexOf(c);
-            Cell base = baselineCell(c.clock());
-            int b = all.indexOf(base);
             Histogram h = totals[i];
+            String call = c.path().callName(c.clock());
+            double mean = h.getMean() / 1000.0;
+            double p50 = h.getValueAtPercentile(50) / 1000.0;
+            double p99 = h.getValueAtPercentile(99) / 1000.0;
+            Optional<Cell> base = baselineCell(c.clock());
+            if (base.isEmpty()) {
+                results.add(new CellResult(c, mean, p50, p99, h.getTotalCount() * batch, call, Baseline.NONE,
+                        Double.NaN, Double.NaN, new double[0]));
+                continue;
+            }
+            int b = all.indexOf(base.get());
             double[] ratios = new double[rounds];
             for (int r = 0; r < rounds; r++) {
                 ratios[r] = roundP50[i][r] / roundP50[b][r];
             }
-            results.add(new CellResult(c, h.getMean() / 1000.0, h.getValueAtPercentile(50) / 1000.0,
-                    h.getValueAtPercentile(99) / 1000.0, h.getTotalCount() * batch, c.path().callName(c.clock()),
-                    base.path().callName(base.clock()), totals[b].getMean() / 1000.0,
+            results.add(new CellResult(c, mean, p50, p99, h.getTotalCount() * batch, call,
+                    base.get().path().callName(base.get().clock()), totals[b].getMean() / 1000.0,
                     totals[b].getValueAtPercentile(50) / 1000.0, ratios));
         }
         return results;
     }
 
-    /** The JDK call a clock is compared with: the JDK's own for MONOTONIC and REALTIME, System.nanoTime otherwise. */
-    static Cell baselineCell(ClockId clock) {
-        return new Cell(ClockPaths.JDK, ClockPaths.jdkBaselineClock(clock));
+    /**
+     * The JDK call a clock is compared with, of its own kind ({@link Baseline}): the JDK's own for MONOTONIC and
+     * REALTIME, System.nanoTime for the other wall and monotonic clocks, the JDK's CPU-time call for the CPU-time
+     * clocks; empty where the JDK has no call of the kind here.
+     */
+    static Optional<Cell> baselineCell(ClockId clock) {
+        return Baseline.of(clock);
     }
 
     /** Times batches of {@code batch} calls for {@code nanos}; records ps per call into {@code into} unless null. */
