@@ -13,6 +13,9 @@ module org.timekeeping4j.cli {
     requires info.picocli;
     // HdrHistogram ships no module descriptor and no Automatic-Module-Name: its name is its jar's.
     requires HdrHistogram;
+    // The CPU-time clocks' bench baselines: ThreadMXBean and com.sun.management's getProcessCpuTime.
+    requires java.management;
+    requires jdk.management;
 
     opens org.timekeeping4j.cli to info.picocli;
 }

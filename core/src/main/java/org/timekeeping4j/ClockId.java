@@ -97,10 +97,7 @@ public enum ClockId {
         if (id >= 0 && id < BY_ID.length && BY_ID[id] != null) {
             return BY_ID[id];
         }
-        String what = id < 0
-                ? "negative ids encode CPU-time and file-descriptor clocks (see PtpClock.clockId), not fixed clocks"
-                : id == 10 ? "10 was CLOCK_SGI_CYCLE, removed from Linux"
-                : "valid ids are 0-9, 11 and 16-23";
-        throw new IllegalArgumentException("clock id " + id + " is not a Linux clock (" + what + ")");
+        throw new IllegalArgumentException("clock id " + id + (id < 0 ? " is a CPU-time or fd clock, not a fixed one"
+                : id == 10 ? " was CLOCK_SGI_CYCLE, gone from Linux" : " is not a Linux clock (ids 0-9, 11, 16-23)"));
     }
 }

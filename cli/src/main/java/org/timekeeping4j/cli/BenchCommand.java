@@ -112,7 +112,7 @@ final class BenchCommand implements Callable<Integer> {
             m.put("durationS", duration);
             m.put("rounds", rounds);
             m.put("cells", results.stream().map(ReadBenchmark.CellResult::toMap).toList());
-            out.println(Json.write(m));
+            out.println(Json.write(m, Terminal.width(spec)));
         } else {
             BenchTable.print(out, results, Terminal.width(spec), verbose());
             if (html != null) {

@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
+import org.timekeeping4j.cli.text.Prose;
 
 /** {@code tk4j bounds}: an interval that contains true time, from the process's bounded clock or a segment. */
 @Command(name = "bounds", mixinStandardHelpOptions = true,
@@ -91,8 +92,8 @@ final class BoundsCommand implements Callable<Integer> {
                 m.put("latestNanos", bounded(b.latestNanos()));
                 m.put("widthNanos", bounded(b.widthNanos()));
                 m.put("status", b.status().name());
-                m.put("source", clock.description());
-                out.println(Json.write(m));
+                m.put("source", new Prose(clock.description()));
+                out.println(Json.write(m, Terminal.width(spec)));
             } else {
                 out.printf("earliest  %s%n", format(b.earliestNanos()));
                 out.printf("latest    %s%n", format(b.latestNanos()));

@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import org.timekeeping4j.cli.text.Prose;
 
 /**
  * {@code tk4j capture}: capture latency measured as the kernel's snapshot work measured it (ktime_get_snapshot_id()): the
@@ -92,7 +93,7 @@ final class CaptureCommand implements Callable<Integer> {
             m.put("counter", ticks.counter());
             m.put("read", ticks.read());
             m.put("paths", rows);
-            out.println(Json.write(m));
+            out.println(Json.write(m, Terminal.width(spec)));
         } else {
             int width = Terminal.width(spec);
             out.println(Terminal.folded(String.format("capture latency: from Clocks.ticks() in the caller (%s, %s) to "
@@ -100,13 +101,22 @@ final class CaptureCommand implements Callable<Integer> {
                     iterations),
                     width, "  "));
             int pathW = rows.stream().mapToInt(r -> label(r).length()).max().orElse(4);
-            String head = "%-" + pathW + "s %9s %8s %8s %8s %10s%n";
-            out.printf(head, "path", "mean", "p99", "p99.9", "p50", "p50 x read");
+            // The figures take 48 columns: where the paths do not fit beside them, each path heads its figures.
+            boolean stacked = pathW + 1 + 48 > width;
+            String first = stacked ? "  " : "%-" + pathW + "s ";
+            out.printf(first + "%10s %8s %8s %8s %10s%n", stacked ? new Object[] {"mean", "p99", "p99.9", "p50",
+                    "p50 x read"} : new Object[] {"path", "mean", "p99", "p99.9", "p50", "p50 x read"});
             String notes = "";
             for (Map<String, Object> r : rows) {
-                out.printf("%-" + pathW + "s %7.1fns %6.1fns %6.1fns %6.1fns %9.2fx%n", label(r), r.get("meanNs"),
-                        r.get("p99Ns"), r.get("p999Ns"), r.get("p50Ns"), r.get("p50RatioToCounterRead"));
-                String note = (String) r.get("note");
+                if (stacked) {
+                    out.println(label(r));
+                }
+                Object[] figures = {r.get("meanNs"), r.get("p99Ns"), r.get("p999Ns"), r.get("p50Ns"),
+                        r.get("p50RatioToCounterRead")};
+                out.printf(first + "%8.1fns %6.1fns %6.1fns %6.1fns %9.2fx%n", stacked ? figures
+                        : java.util.stream.Stream.concat(java.util.stream.Stream.of(label(r)),
+                                java.util.Arrays.stream(figures)).toArray());
+                String note = String.valueOf(r.get("note"));
                 if (!note.isEmpty() && !notes.contains(note)) {
                     notes += (notes.isEmpty() ? "" : System.lineSeparator())
                             + Terminal.folded(marker(r) + " " + note, width, "  ");
@@ -127,7 +137,7 @@ final class CaptureCommand implements Callable<Integer> {
 
     /** "*" for a figure mapped through the fast path, "**" for one with reads on the kernel path, else "". */
     private static String marker(Map<String, Object> r) {
-        String note = (String) r.get("note");
+        String note = String.valueOf(r.get("note"));
         return note.isEmpty() ? "" : note.startsWith("(mapped") ? "*" : "**";
     }
 
@@ -166,9 +176,9 @@ final class CaptureCommand implements Callable<Integer> {
         r.put("p99Ns", h.getValueAtPercentile(99) / 10.0);
         r.put("p999Ns", h.getValueAtPercentile(99.9) / 10.0);
         r.put("samples", n);
-        r.put("note", name.startsWith("KernelClocks.nanos") || name.startsWith("System.nanoTime")
+        r.put("note", new Prose(name.startsWith("KernelClocks.nanos") || name.startsWith("System.nanoTime")
                 ? "(mapped through the fast path: +/- its kernel disagreement)"
-                : invalid > 0 ? "(" + invalid + " reads on the kernel path, not counted)" : "");
+                : invalid > 0 ? "(" + invalid + " reads on the kernel path, not counted)" : ""));
         return r;
     }
 }

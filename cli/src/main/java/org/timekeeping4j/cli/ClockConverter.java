@@ -2,7 +2,6 @@ package org.timekeeping4j.cli;
 
 import java.util.Locale;
 import org.timekeeping4j.ClockId;
-import org.timekeeping4j.linux.Errno;
 import org.timekeeping4j.linux.LinuxTime;
 import org.timekeeping4j.linux.Platform;
 import picocli.CommandLine;
@@ -19,14 +18,15 @@ final class ClockConverter implements CommandLine.ITypeConverter<ClockId> {
         if (v.matches("-?\\d{1,10}")) { // before '-' becomes '_': a negative id is an id
             long id = Long.parseLong(v); // at most 10 digits: fits a long
             if (id != (int) id) {
-                throw new CommandLine.TypeConversionException("clock id " + v + " is beyond a clockid_t (32 bits)");
+                throw new CommandLine.TypeConversionException("'" + v + "' is beyond a clockid_t (32 bits)");
             }
             try {
                 return ClockId.of((int) id);
             } catch (IllegalArgumentException e) {
                 // Where the user meets the error, say what the kernel itself answers for that id too.
-                throw new CommandLine.TypeConversionException(e.getMessage() + "; the kernel answers "
-                        + kernelAnswer((int) id));
+                // Where the kernel reads the id anyway (a CPU-time or dynamic clock), say so too.
+                throw new CommandLine.TypeConversionException(e.getMessage().replace("clock id " + id + " ",
+                        "'" + v + "' ") + kernelAnswer((int) id));
             }
         }
         v = v.toUpperCase(Locale.ROOT).replace('-', '_');
@@ -40,17 +40,15 @@ final class ClockConverter implements CommandLine.ITypeConverter<ClockId> {
         try {
             return ClockId.valueOf(v);
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.TypeConversionException("'" + value + "' is no clock (e.g. MONOTONIC, "
-                    + "CLOCK_REALTIME, CLOCK_AUX+0, 4)");
+            throw new CommandLine.TypeConversionException("'" + value + "' is no clock (e.g. MONOTONIC, AUX+0, 4)");
         }
     }
 
-    /** What clock_gettime says for {@code id}: an errno, or that it reads a CPU-time or dynamic clock. */
+    /** "; clock_gettime reads it (...)" where the kernel has a time for {@code id}, else "" (it refuses it). */
     private static String kernelAnswer(int id) {
         if (Platform.UNSUPPORTED_REASON != null) {
-            return "nothing (" + Platform.UNSUPPORTED_REASON + ")";
+            return "";
         }
-        int errno = LinuxTime.clockGettimeErrno(id);
-        return errno == 0 ? "with a time (a CPU-time or dynamic clock)" : Errno.describe(errno);
+        return LinuxTime.clockGettimeErrno(id) == 0 ? "; clock_gettime reads it (a CPU-time or dynamic clock)" : "";
     }
 }

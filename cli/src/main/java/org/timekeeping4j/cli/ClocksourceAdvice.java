@@ -76,9 +76,9 @@ record ClocksourceAdvice(String clocksource, String faster, String caveat) {
      */
     List<String> lines(double readNs, double counterNs, String counterRead) {
         List<String> lines = new ArrayList<>();
-        String against = Double.isNaN(counterNs) || counterRead == null ? " a read"
-                : String.format(Locale.ROOT, " against %s ns for %s", ns(counterNs), counterRead);
-        lines.add(String.format(Locale.ROOT, "%s: each clock read is a system call, %s ns%s", clocksource,
+        String against = Double.isNaN(counterNs) || counterRead == null ? " each"
+                : String.format(Locale.ROOT, " (%s: %s ns)", counterRead, ns(counterNs));
+        lines.add(String.format(Locale.ROOT, "%s: reads are syscalls: %s ns%s", clocksource,
                 ns(readNs), against));
         if (faster != null) {
             lines.add(String.format("faster: %s%s, which the kernel offers: as root, echo %s > %s; at boot, the kernel"

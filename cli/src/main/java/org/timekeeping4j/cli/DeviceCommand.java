@@ -31,10 +31,23 @@ abstract class DeviceCommand implements Callable<Integer> {
         return spec.commandLine().getOut();
     }
 
-    /** A line of the human output; nothing under {@code --json}. */
+    /** A line of the human output, folded to the width; nothing under {@code --json}. */
     void line(String format, Object... args) {
         if (!json) {
-            out().printf(format, args);
+            print(String.format(format, args));
+        }
+    }
+
+    /** Where a folded line continues: under the value column of the command's {@code label  value} lines. */
+    int continuation() {
+        return 2;
+    }
+
+    private void print(String text) {
+        for (String l : text.split("\\R", -1)) {
+            if (!l.isEmpty()) {
+                out().println(Terminal.folded(l, Terminal.width(spec), " ".repeat(continuation())));
+            }
         }
     }
 
@@ -43,7 +56,7 @@ abstract class DeviceCommand implements Callable<Integer> {
         if (json) {
             rows.add(fields.get());
         } else {
-            out().printf(format, args);
+            print(String.format(format, args));
         }
     }
 
@@ -62,7 +75,7 @@ abstract class DeviceCommand implements Callable<Integer> {
     /** Under {@code --json} prints {@code object}; flushes either way. */
     void end(Supplier<Map<String, Object>> object) {
         if (json) {
-            out().println(Json.write(object.get()));
+            out().println(Json.write(object.get(), Terminal.width(spec)));
         }
         out().flush();
     }

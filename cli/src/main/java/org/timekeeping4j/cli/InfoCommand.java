@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
+import org.timekeeping4j.cli.text.Prose;
 
 /** {@code tk4j info}: what this machine offers for timekeeping, and the state of every clock. */
 @Command(name = "info", mixinStandardHelpOptions = true,
@@ -39,7 +40,7 @@ final class InfoCommand implements Callable<Integer> {
         Map<String, Object> report = report(cost);
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
-            out.println(Json.write(report));
+            out.println(Json.write(report, Terminal.width(spec)));
         } else {
             printHuman(new Lines(out, Terminal.width(spec)), report, cost);
         }
@@ -60,9 +61,9 @@ final class InfoCommand implements Callable<Integer> {
         r.put("exactMode", exactReport(d.vdsoData()));
         r.put("ticks", ticksReport(d.ticks()));
         // A VMClock page (the hypervisor's disruption marker), or its ACPI device without a driver: one line.
-        VmClockCommand.infoLine().ifPresent(l -> r.put("vmclock", l));
+        VmClockCommand.infoLine().ifPresent(l -> r.put("vmclock", new Prose(l)));
         r.put("calibration", calibrationReport(d.vdsoData()));
-        r.put("timeNamespace", timeNamespace(d.vdsoData().serves()));
+        r.put("timeNamespace", new Prose(timeNamespace(d.vdsoData().serves())));
         List<Map<String, Object>> clocks = new ArrayList<>();
         for (ClockId c : ClockId.values()) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -74,15 +75,15 @@ final class InfoCommand implements Callable<Integer> {
                 m.put("resolutionNs", KernelClocks.resolutionNanos(c));
                 m.put("nanos", KernelClocks.nanos(c));
             } else {
-                m.put("reason", why.get());
+                m.put("reason", new Prose(why.get()));
             }
             clocks.add(m);
         }
         r.put("clocks", clocks);
         r.put("sync", syncReport(SyncStatus.read()));
         r.put("tai", taiReport(d));
-        r.put("bounds", boundsLine());
-        r.put("history", org.timekeeping4j.Clocks.diagnostics().history());
+        r.put("bounds", new Prose(boundsLine()));
+        r.put("history", new Prose(org.timekeeping4j.Clocks.diagnostics().history()));
         return r;
     }
 
@@ -118,10 +119,10 @@ final class InfoCommand implements Callable<Integer> {
     static Map<String, Object> exactReport(Diagnostics.VdsoData k) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("enabled", k.serves());
-        m.put("mode", k.serves() ? "exact: the kernel's vDSO data with the vDSO's arithmetic, one downcall around "
-                + k.counterRead() : "kernel clock_gettime (exact mode refused: " + k.why() + ")");
+        m.put("mode", new Prose(k.serves() ? "exact: the kernel's vDSO data with the vDSO's arithmetic, one downcall "
+                + "around " + k.counterRead() : "kernel clock_gettime (exact mode refused: " + k.why() + ")"));
         m.put("layout", k.layout());
-        m.put("vclock", k.vclock());
+        m.put("vclock", new Prose(k.vclock()));
         if (k.serves()) {
             m.put("hresMult", k.steeredMult());
             m.put("hresShift", k.steeredShift());
@@ -145,7 +146,7 @@ final class InfoCommand implements Callable<Integer> {
         m.put("uncertaintyPpb", 0.0);
         m.put("mult", valid ? k.rawMult() : 0L);
         m.put("shift", valid ? k.rawShift() : 0);
-        m.put("source", calibrationSource(k));
+        m.put("source", new Prose(calibrationSource(k)));
         return m;
     }
 
@@ -185,7 +186,7 @@ final class InfoCommand implements Callable<Integer> {
         m.put("available", s.isAvailable());
         if (!s.isAvailable()) {
             m.put("errno", s.errno());
-            m.put("reason", s.availability());
+            m.put("reason", new Prose(s.availability()));
             return m;
         }
         m.put("synchronized", s.isSynchronized());
@@ -203,7 +204,7 @@ final class InfoCommand implements Callable<Integer> {
     static Map<String, Object> taiReport(Diagnostics d) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("confirmed", d.taiConfirmed());
-        m.put("verdict", d.tai());
+        m.put("verdict", new Prose(d.tai()));
         return m;
     }
 
@@ -326,7 +327,7 @@ final class InfoCommand implements Callable<Integer> {
     /** "needs an alarm-capable RTC ..." of "CLOCK_REALTIME_ALARM needs an alarm-capable RTC ...". */
     private static String reasonWithoutName(Map<String, Object> c) {
         String name = (String) c.get("name");
-        String reason = (String) c.get("reason");
+        String reason = String.valueOf(c.get("reason"));
         return (reason.startsWith(name + " ") ? reason.substring(name.length() + 1) : reason)
                 .replaceAll("/aux_clocks/\\d+/", "/aux_clocks/N/");
     }

@@ -2,18 +2,27 @@ package org.timekeeping4j.cli;
 
 import java.util.Iterator;
 import java.util.Map;
+import org.timekeeping4j.cli.text.Fold;
+import org.timekeeping4j.cli.text.Prose;
 
 /**
  * A minimal JSON serialiser for the CLI's {@code --json} output: maps (insertion-ordered), iterables,
- * strings, numbers, booleans and null. Output is one object per run, pretty-printed with two spaces.
+ * strings, numbers, booleans and null. Output is one object per run, pretty-printed with two spaces; a
+ * {@link Prose} value is an array of lines that fit the width (a word longer than a line stays whole).
  */
 final class Json {
 
     private Json() {}
 
+    /** {@code value} as JSON whose lines fit {@link Terminal#DEFAULT} columns. */
     static String write(Object value) {
+        return write(value, Terminal.DEFAULT);
+    }
+
+    /** {@code value} as JSON whose lines fit {@code width} columns (its prose folded). */
+    static String write(Object value, int width) {
         StringBuilder sb = new StringBuilder();
-        write(sb, value, 0);
+        write(sb, value, 0, width);
         return sb.toString();
     }
 
@@ -31,11 +40,15 @@ final class Json {
         return m;
     }
 
-    private static void write(StringBuilder sb, Object v, int depth) {
+    private static void write(StringBuilder sb, Object v, int depth, int width) {
         if (v == null) {
             sb.append("null");
         } else if (v instanceof String s) {
             quote(sb, s);
+        } else if (v instanceof Prose p) {
+            // Each line: indent, two quotes and a comma around the piece.
+            int room = Math.max(20, width - 2 * (depth + 1) - 3);
+            write(sb, Fold.lines(p.text(), room, ""), depth, width);
         } else if (v instanceof Double d && (d.isNaN() || d.isInfinite())) {
             sb.append("null");
         } else if (v instanceof Number || v instanceof Boolean) {
@@ -48,7 +61,7 @@ final class Json {
                 indent(sb, depth + 1);
                 quote(sb, String.valueOf(e.getKey()));
                 sb.append(": ");
-                write(sb, e.getValue(), depth + 1);
+                write(sb, e.getValue(), depth + 1, width);
                 if (it.hasNext()) {
                     sb.append(',');
                 }
@@ -63,7 +76,7 @@ final class Json {
             boolean any = it.hasNext();
             while (it.hasNext()) {
                 indent(sb, depth + 1);
-                write(sb, it.next(), depth + 1);
+                write(sb, it.next(), depth + 1, width);
                 if (it.hasNext()) {
                     sb.append(',');
                 }

@@ -53,9 +53,13 @@ final class MainJob {
         out.println(Terminal.folded(line, width, " ".repeat(indent)));
     }
 
-    int run() {
+    /** The screen, or with {@code json} one JSON object: {@code info}, {@code bench} and {@code verify}'s. */
+    int run(boolean json) {
         List<ClockPath> paths = ClockPaths.available();
-        header();
+        Optional<ClocksourceCost> cost = ClocksourceCost.here();
+        if (!json) {
+            header(cost);
+        }
 
         // About 45% of the budget measures, 40% verifies; the rest is JVM start, warm-up and printing.
         long cells = paths.stream().mapToLong(p -> p.clocks().size()).sum();
@@ -66,18 +70,32 @@ final class MainJob {
         try (Progress progress = new Progress(err, "tk4j verify", budget * 0.4)) {
             checks = VerifyCommand.runClockChecks(new Verifier.Settings(paths, List.of(), budget * 0.4, 0, progress));
         }
+        if (json) {
+            int exit = Verifier.count(checks, Status.FAILED) > 0 ? Tk4j.EXIT_FAILED
+                    : Verifier.anyInconclusive(checks) ? Tk4j.EXIT_SKIPPED : 0;
+            Map<String, Object> verify = new LinkedHashMap<>();
+            verify.put("passed", exit == 0);
+            verify.put("exitCode", exit);
+            verify.put("checks", checks.stream().map(CheckResult::toMap).toList());
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("info", InfoCommand.report(cost));
+            m.put("bench", Map.of("cells", bench.stream().map(ReadBenchmark.CellResult::toMap).toList()));
+            m.put("verify", verify);
+            out.println(Json.write(m, width));
+            return exit;
+        }
         table(paths, bench, checks);
         return footer(paths, checks);
     }
 
-    private void header() {
+    private void header(Optional<ClocksourceCost> cost) {
         LinuxTime.Uname u = LinuxTime.uname();
         String cs = KernelInfo.currentClocksource();
         println(String.format("tk4j: %s %s %s, Java %s", u.sysname(), u.release(), u.machine(), Runtime.version()), 6);
         println(String.format("clocksource %s (available: %s)", cs == null || cs.isEmpty() ? "(unknown)" : cs,
                 String.join(" ", KernelInfo.availableClocksources())), 6);
         // Where every read is a system call: its cost and the way out, indented under the clocksource line.
-        ClocksourceCost.here().ifPresent(c -> c.lines().forEach(l -> println("  " + l, 4)));
+        cost.ifPresent(c -> c.lines().forEach(l -> println("  " + l, 4)));
         List<String> flags = KernelInfo.counterFlags();
         SyncStatus s = SyncStatus.read();
         String sync = !s.isAvailable() ? s.availability()
@@ -109,22 +127,16 @@ final class MainJob {
             List<String> line = new ArrayList<>();
             line.add(c.kernelName().substring("CLOCK_".length()));
             line.add(res(KernelClocks.resolutionNanos(c)));
-            String baseline = "-";
             for (ClockPath p : paths) {
                 ReadBenchmark.CellResult r = byCell.get(p.name() + " " + c.kernelName());
-                line.add(r == null ? "-" : r.isBaseline() ? BenchHtml.fmt(r.p50Ns()) + " (baseline)"
-                        : BenchHtml.fmt(r.p50Ns()) + " " + ratio(r));
-                if (r != null) {
-                    baseline = shortCall(r.baselineCall());
-                }
+                line.add(r == null ? "-" : r.isBaseline() ? BenchHtml.fmt(r.p50Ns()) + " base"
+                        : (BenchHtml.fmt(r.p50Ns()) + " " + ratio(r)).stripTrailing());
             }
-            line.add(baseline);
             line.add(verdict(checks, c));
             cells.add(line);
         }
         List<String> head = new ArrayList<>(List.of("clock", "res"));
         paths.forEach(p -> head.add(p.name()));
-        head.add("baseline");
         head.add("verify");
         int[] width = new int[head.size()];
         for (int i = 0; i < width.length; i++) {
@@ -135,9 +147,9 @@ final class MainJob {
         }
         out.println();
         String advice = noisyAdvice(byCell.values(), loadAverage());
-        println(String.format(Locale.ROOT, "ns per read (p50), ratio to the JDK baseline (median of %d rounds;"
-                + " noisy: over %.0f%% apart%s). verify: checks passed", ReadBenchmark.DEFAULT_ROUNDS,
-                ReadBenchmark.NOISY_SPREAD * 100, advice == null ? "" : "; " + advice), 0);
+        println(String.format(Locale.ROOT, "ns per read (p50), ratio to the JDK's call (base; else nanoTime), "
+                + "median of %d rounds; noisy: rounds over %.0f%% apart%s", ReadBenchmark.DEFAULT_ROUNDS,
+                ReadBenchmark.NOISY_SPREAD * 100, advice == null ? "" : " (" + advice + ")"), 0);
         boolean first = true;
         for (int[] part : parts(width, this.width)) {
             if (!first) {
@@ -176,7 +188,12 @@ final class MainJob {
      * may be wider than the ratio itself says nothing a newcomer can use: tk4j bench prints it).
      */
     static String ratio(ReadBenchmark.CellResult r) {
-        return r.noisy() ? "noisy" : String.format(Locale.ROOT, "%.2fx", r.p50Ratio());
+        if (!r.hasBaseline()) {
+            return "";
+        }
+        double x = r.p50Ratio();
+        // Three digits at most, so that a cell stays ten columns wide: 0.86x, 12.3x, 145x.
+        return r.noisy() ? "noisy" : String.format(Locale.ROOT, x < 10 ? "%.2fx" : x < 100 ? "%.1fx" : "%.0fx", x);
     }
 
     /**
@@ -232,27 +249,22 @@ final class MainJob {
     }
 
     /**
-     * One line per reason, the clocks sharing it named together, e.g. "CLOCK_REALTIME_ALARM, CLOCK_BOOTTIME_ALARM:
-     * need an alarm-capable RTC ..." (tk4j info has the full text per clock).
+     * The clocks this kernel cannot read, named on one (folded) line: tk4j info has each one's reason.
      */
     private void printUnsupported(Map<ClockId, String> unsupported) {
-        Map<String, List<ClockId>> byReason = new LinkedHashMap<>();
-        for (Map.Entry<ClockId, String> e : unsupported.entrySet()) {
-            String reason = e.getValue().replace(e.getKey().kernelName() + " ", "")
-                    .replaceAll("/aux_clocks/\\d+/", "/aux_clocks/N/")
-                    .replaceAll(" \\(clock_gettime answers [^()]*(\\([^()]*\\))?\\)", "");
-            byReason.computeIfAbsent(reason, r -> new ArrayList<>()).add(e.getKey());
+        if (unsupported.isEmpty()) {
+            return;
         }
-        for (Map.Entry<String, List<ClockId>> e : byReason.entrySet()) {
-            List<ClockId> clocks = e.getValue();
-            String names = clocks.size() > 2 && clocks.stream().allMatch(ClockId::isAux)
-                    ? "CLOCK_AUX+" + (clocks.get(0).id() - ClockId.AUX_BASE) + "..+"
-                            + (clocks.get(clocks.size() - 1).id() - ClockId.AUX_BASE)
-                    : String.join(", ", clocks.stream().map(ClockId::kernelName).toList());
-            String reason = clocks.size() == 1 ? e.getKey()
-                    : e.getKey().replaceFirst("^needs ", "need ").replaceFirst("^is ", "are ");
-            println("  not readable: " + names + ": " + reason, 4);
+        List<ClockId> clocks = List.copyOf(unsupported.keySet());
+        List<ClockId> aux = clocks.stream().filter(ClockId::isAux).toList();
+        List<String> names = new ArrayList<>(clocks.stream().filter(c -> !c.isAux()).map(ClockId::kernelName).toList());
+        if (aux.size() > 2) {
+            names.add("CLOCK_AUX+" + (aux.get(0).id() - ClockId.AUX_BASE) + "..+"
+                    + (aux.get(aux.size() - 1).id() - ClockId.AUX_BASE));
+        } else {
+            aux.forEach(c -> names.add(c.kernelName()));
         }
+        println("  not readable here (tk4j info says why): " + String.join(", ", names), 4);
     }
 
     private int footer(List<ClockPath> paths, List<CheckResult> checks) {
@@ -285,10 +297,8 @@ final class MainJob {
         // The verdict first, so that it stays on the line's first row however narrow the terminal.
         println("verify:      " + (!failed.isEmpty() ? "[FAILED]" : inconclusive
                 ? "[INCONCLUSIVE] too few samples, not passed" : "[OK] every promised property holds") + ": "
-                + Verifier.tally(checks) + (verbose ? " (" + modes(checks) + ")" : "")
-                + (verbose && Verifier.count(checks, Status.MEASURED) > 0 ? "; MEASURED: not promised, no verdict"
-                        : ""), 13);
-        println("more:        tk4j info | tk4j bench --html bench.html | tk4j verify all -t 20 | tk4j --verbose", 13);
+                + Verifier.tally(checks) + (verbose ? " (" + modes(checks) + ")" : ""), 13);
+        println("more:        tk4j info, tk4j bench --html bench.html, tk4j verify all, --verbose", 13);
         return !failed.isEmpty() ? Tk4j.EXIT_FAILED : inconclusive ? Tk4j.EXIT_SKIPPED : 0;
     }
 
@@ -342,16 +352,10 @@ final class MainJob {
         }
         long bad = Verifier.count(mine, Status.FAILED);
         long unsure = Verifier.count(mine, Status.INCONCLUSIVE);
-        long measured = Verifier.count(mine, Status.MEASURED);
-        long judged = mine.size() - measured;
-        String more = measured > 0 ? ", " + measured + " measured" : "";
-        return bad > 0 ? "FAILED (" + bad + " of " + judged + more + ")"
-                : unsure > 0 ? "INCONCLUSIVE (" + unsure + " of " + judged + more + ")"
-                : "OK (" + judged + more + ")";
-    }
-
-    private static String shortCall(String call) {
-        return call.replace("System.", "");
+        long judged = mine.size() - Verifier.count(mine, Status.MEASURED);
+        // The counts only where a check did not pass: the verdict line under the table tallies them all.
+        return bad > 0 ? "FAILED (" + bad + " of " + judged + ")"
+                : unsure > 0 ? "INCONCLUSIVE (" + unsure + " of " + judged + ")" : "OK";
     }
 
     /** "250 us", "12.5 ms", "16 s": a maxerror a newcomer reads at a glance. */

@@ -47,8 +47,8 @@ final class PhcCommand extends DeviceCommand {
         Validate.range(spec, "--samples", samples, 1, MAX_SAMPLES);
         Validate.range(spec, "--interval", intervalMillis, 0, MAX_INTERVAL_MILLIS);
         if (!CLOCKS.contains(clock)) {
-            throw Validate.usage(spec, "--clock " + clock.kernelName() + " cannot be compared with a PTP clock "
-                    + "(REALTIME, MONOTONIC, MONOTONIC_RAW, BOOTTIME, TAI, CLOCK_AUX+0..7)");
+            throw Validate.usage(spec, "--clock " + clock.kernelName() + ": not for a PTP clock (REALTIME, "
+                    + "MONOTONIC, MONOTONIC_RAW, BOOTTIME, TAI, CLOCK_AUX+0..7 are)");
         }
         try (PtpClock phc = PtpClock.open(device)) {
             PtpCapabilities c = phc.capabilities();

@@ -50,7 +50,7 @@ final class PpsCommand extends DeviceCommand {
                         m.put("assertEpochNanos", e.get().assertEpochNanos());
                         m.put("clearEpochNanos", e.get().clearEpochNanos());
                         return m;
-                    }, "source %s - %s%n", device, e.get());
+                    }, "%s%n", e.get()); // ppstest's line without "source N - ": the device heads the output
                 }
             }
             String error = missing;

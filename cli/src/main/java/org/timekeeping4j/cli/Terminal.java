@@ -10,14 +10,17 @@ import org.timekeeping4j.cli.text.Fold;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * How many columns tk4j's human output fits: {@value #DEFAULT} unless the terminal says it is wider ($COLUMNS, or
- * {@code stty size} when stdout is a terminal) or {@code --width N} asks for more. Never narrower: the tables'
- * narrowest layout is {@value #DEFAULT} columns. JSON output is not folded.
+ * How many columns every line tk4j prints fits (human output, errors and {@code --json}): {@code --width N} when
+ * given, else the terminal's width where it says one ($COLUMNS, or {@code stty size} when stdout is a terminal),
+ * else {@value #DEFAULT}. Never under {@value #MIN}: the tables' narrowest layout; a terminal narrower than that
+ * gets {@value #MIN}-column lines.
  */
 final class Terminal {
 
     /** The columns every verb's output fits by default. */
-    static final int DEFAULT = 100;
+    static final int DEFAULT = 80;
+    /** The narrowest width: the tables' narrowest layout, a terminal's classic width. */
+    static final int MIN = DEFAULT;
     /** The widest {@code --width}: past it a line is no longer read as one. */
     static final int MAX = 1000;
 
@@ -46,8 +49,8 @@ final class Terminal {
     private Terminal() {}
 
     /**
-     * The width for {@code args}: {@code --width N} (100..1000) when given, else the terminal's when it says it is
-     * wider than {@value #DEFAULT}, else {@value #DEFAULT}.
+     * The width for {@code args}: {@code --width N} ({@value #MIN}..{@value #MAX}) when given, else the terminal's
+     * when it says one (at least {@value #MIN}, at most {@value #MAX}), else {@value #DEFAULT}.
      *
      * @throws IllegalArgumentException for a {@code --width} that is no number in range, one line naming it
      */
@@ -65,14 +68,13 @@ final class Terminal {
         }
         if (given != null) {
             OptionalInt n = parse(given);
-            if (n.isEmpty() || n.getAsInt() < DEFAULT || n.getAsInt() > MAX) {
-                throw new IllegalArgumentException("--width '" + given + "' is not a width: give " + DEFAULT + " to "
-                        + MAX + " columns (the output's narrowest layout is " + DEFAULT + ")");
+            if (n.isEmpty() || n.getAsInt() < MIN || n.getAsInt() > MAX) {
+                throw new IllegalArgumentException("--width '" + given + "': give " + MIN + " to " + MAX + " columns");
             }
             return n.getAsInt();
         }
         OptionalInt said = terminal.columns();
-        return said.isPresent() && said.getAsInt() > DEFAULT ? Math.min(MAX, said.getAsInt()) : DEFAULT;
+        return said.isPresent() && said.getAsInt() > 0 ? Math.clamp(said.getAsInt(), MIN, MAX) : DEFAULT;
     }
 
     /** The width the command {@code spec} belongs to prints in (its root's, set by {@link Tk4j#run}). */

@@ -45,13 +45,16 @@ public final class Tk4j implements Callable<Integer> {
     boolean verbose;
 
     @Option(names = "--width", scope = CommandLine.ScopeType.INHERIT, paramLabel = "COLUMNS",
-            description = "Columns the output fits: " + Terminal.DEFAULT + " to " + Terminal.MAX + ". Default: "
-                    + Terminal.DEFAULT + ", or the terminal's width where it says it is wider ($COLUMNS, or stty "
-                    + "on a terminal).")
+            description = "Columns every line fits, " + Terminal.MIN + " to " + Terminal.MAX + ". Default: the "
+                    + "terminal's ($COLUMNS, or stty on a terminal), else " + Terminal.DEFAULT + ".")
     Integer width;
 
     /** The columns this run prints in ({@link Terminal#width(String[], Terminal.Source)}), set before it runs. */
     int columns = Terminal.DEFAULT;
+
+    @Option(names = "--json", description = "Without a command: print one JSON object (info, bench, verify) "
+            + "instead of the screen.")
+    boolean json;
 
     @Option(names = "--budget", hidden = true, defaultValue = "10", paramLabel = "SECONDS",
             description = "Seconds the main job (no command) spends measuring and verifying; tests shorten it.")
@@ -65,7 +68,7 @@ public final class Tk4j implements Callable<Integer> {
         // No command given: the main job.
         Validate.seconds(spec, "--budget", budget, 0, false, Validate.MAX_RUN_SECONDS);
         return new MainJob(spec.commandLine().getOut(), spec.commandLine().getErr(), budget, columns, verbose)
-                .run();
+                .run(json);
     }
 
     public static void main(String[] args) {
@@ -100,7 +103,7 @@ public final class Tk4j implements Callable<Integer> {
         cl.setErr(err);
         cl.setExitCodeExceptionMapper(t -> EXIT_FAILED);
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
-            commandLine.getErr().println("tk4j: " + oneLine(ex));
+            commandLine.getErr().println(errorLine(oneLine(ex), null, root.columns));
             if (isVerbose(parseResult)) {
                 ex.printStackTrace(commandLine.getErr());
             }
@@ -109,8 +112,13 @@ public final class Tk4j implements Callable<Integer> {
         });
         cl.setParameterExceptionHandler((ex, a) -> {
             CommandLine c = ex.getCommandLine();
-            c.getErr().println("tk4j: " + ex.getMessage() + didYouMean(ex) + " (see '"
-                    + c.getCommandSpec().qualifiedName() + " --help')");
+            String message = plain(ex.getMessage());
+            if (ex.getArgSpec() instanceof CommandLine.Model.OptionSpec o && o.names().length > 1) {
+                // "-n/--iterations '-1': ...": the option under the name the user may have typed too.
+                message = message.replaceFirst("^" + java.util.regex.Pattern.quote(o.longestName()) + " ",
+                        String.join("/", o.names()) + " ");
+            }
+            c.getErr().println(errorLine(message + didYouMean(ex), c.getCommandSpec().qualifiedName(), root.columns));
             c.getErr().flush();
             return EXIT_USAGE;
         });
@@ -118,6 +126,31 @@ public final class Tk4j implements Callable<Integer> {
         out.flush();
         err.flush();
         return code;
+    }
+
+    /**
+     * One error line that fits {@code width}: "tk4j: " and the message, with "(see 'tk4j verify --help')" where
+     * {@code command} is given and the line has room; folded only where the message alone is too long (a long path).
+     */
+    static String errorLine(String message, String command, int width) {
+        String line = "tk4j: " + message;
+        String withHelp = command == null ? line : line + " (see '" + command + " --help')";
+        return withHelp.length() <= width ? withHelp : line.length() <= width ? line
+                : org.timekeeping4j.cli.text.Fold.text(line, width, "  ");
+    }
+
+    /**
+     * picocli's messages in tk4j's words, shorter: "Invalid value for option '--clock' (CLOCK): '99' is not ..."
+     * becomes "--clock '99': not ...", "'abc' is not a double" "... not a number", "Unknown options: '--x', '1'"
+     * "unknown option '--x'", "Unmatched argument at index 0: 'verfy'" "unexpected argument 'verfy'".
+     */
+    static String plain(String message) {
+        String m = message.replaceFirst("^Invalid value for option '([^']+)'(?: \\([^)]*\\))?: '([^']*)' (?:is )?",
+                "$1 '$2': ").replaceFirst("^Invalid value for option '([^']+)'(?: \\([^)]*\\))?: ", "$1: ");
+        m = m.replaceFirst(": not an? (double|float|int|long)$", ": not a number");
+        m = m.replaceFirst("^Unknown options?: ('[^']*')(, .*)?$", "unknown option $1");
+        m = m.replaceFirst("^Unmatched arguments? (?:at|from) index \\d+: ('[^']*')(, .*)?$", "unexpected argument $1");
+        return m;
     }
 
     /**

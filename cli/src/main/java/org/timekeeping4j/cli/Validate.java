@@ -22,6 +22,12 @@ final class Validate {
         return Math.max(8, 2 * Runtime.getRuntime().availableProcessors());
     }
 
+    /** "-t/--duration": the option as the user may have typed it, every name of it. */
+    static String named(CommandSpec spec, String option) {
+        CommandLine.Model.OptionSpec o = spec == null ? null : spec.findOption(option);
+        return o == null ? option : String.join("/", o.names());
+    }
+
     static CommandLine.ParameterException usage(CommandSpec spec, String message) {
         return new CommandLine.ParameterException(spec.commandLine(), message);
     }
@@ -35,8 +41,8 @@ final class Validate {
                           double max) {
         boolean ok = Double.isFinite(value) && (minInclusive ? value >= min : value > min) && value <= max;
         if (!ok) {
-            throw usage(spec, option + " must be " + (minInclusive ? "at least " + fmt(min) : "more than " + fmt(min))
-                    + " and at most " + fmt(max) + " seconds, got " + value);
+            throw usage(spec, named(spec, option) + " " + fmt(value) + ": give " + (minInclusive ? "at least "
+                    + fmt(min) : "more than " + fmt(min)) + " and at most " + fmt(max) + " seconds");
         }
         return value;
     }
@@ -44,7 +50,8 @@ final class Validate {
     /** A finite number in {@code (min, max]}, with its unit. */
     static double positive(CommandSpec spec, String option, double value, double max, String unit) {
         if (!(Double.isFinite(value) && value > 0 && value <= max)) {
-            throw usage(spec, option + " must be more than 0 and at most " + fmt(max) + " " + unit + ", got " + value);
+            throw usage(spec, named(spec, option) + " " + fmt(value) + ": give more than 0 and at most " + fmt(max)
+                    + " " + unit);
         }
         return value;
     }
@@ -52,7 +59,7 @@ final class Validate {
     /** An integer in {@code [min, max]}. */
     static long range(CommandSpec spec, String option, long value, long min, long max) {
         if (value < min || value > max) {
-            throw usage(spec, option + " must be " + min + ".." + max + ", got " + value);
+            throw usage(spec, named(spec, option) + " " + value + ": give " + min + ".." + max);
         }
         return value;
     }
@@ -68,7 +75,7 @@ final class Validate {
         if (Files.isDirectory(abs)) {
             reason = "is a directory (name a file in it)";
         } else if (dir == null || !Files.isDirectory(dir)) {
-            reason = "directory " + dir + " does not exist";
+            reason = "its directory does not exist";
         } else if (Files.exists(abs) && !Files.isWritable(abs)) {
             reason = "is not writable";
         } else if (!Files.exists(abs) && !Files.isWritable(dir)) {
@@ -107,6 +114,6 @@ final class Validate {
 
     /** 5 as "5", 0.5 as "0.5". */
     static String fmt(double v) {
-        return v == Math.rint(v) ? String.valueOf((long) v) : String.format(Locale.ROOT, "%s", v);
+        return Double.isFinite(v) && v == Math.rint(v) ? String.valueOf((long) v) : String.format(Locale.ROOT, "%s", v);
     }
 }

@@ -158,9 +158,8 @@ final class VerifyCommand implements Callable<Integer> {
                     .filter(o -> !o.inherited() && o.scopeType() != CommandLine.ScopeType.INHERIT)
                     .map(o -> o.longestName()).distinct().toList();
             if (!before.isEmpty()) {
-                throw Validate.usage(spec, String.join(", ", before) + " before the mode: put "
-                        + (before.size() == 1 ? "it" : "them") + " after it (tk4j verify " + mode() + " "
-                        + before.get(0) + " ...)");
+                throw Validate.usage(spec, String.join(", ", before) + " goes after the mode: tk4j verify " + mode()
+                        + " " + before.get(0) + " ...");
             }
         }
 
@@ -247,7 +246,7 @@ final class VerifyCommand implements Callable<Integer> {
                 m.put("minSamples", minSamples);
             }
             m.put("checks", results.stream().map(CheckResult::toMap).toList());
-            out.println(Json.write(m));
+            out.println(Json.write(m, width));
         } else {
             Verifier.print(out, results, width);
             out.println("verify " + mode + ": " + Verifier.tally(results)
@@ -291,7 +290,7 @@ final class VerifyCommand implements Callable<Integer> {
         for (ClockId c : clocks) {
             java.util.Optional<String> unreadable = org.timekeeping4j.Clocks.whyUnsupported(c);
             if (unreadable.isPresent()) {
-                throw new IllegalArgumentException(c.kernelName() + " cannot be read here: " + unreadable.get());
+                throw new IllegalArgumentException(unreadable.get());
             }
             if (paths.stream().noneMatch(p -> p.serves(c))) {
                 throw new IllegalArgumentException(c.kernelName() + " is served by none of the paths "
@@ -322,8 +321,7 @@ final class VerifyCommand implements Callable<Integer> {
         void validate() {
             for (ClockId c : options.clocks) {
                 if (!CausalityCheck.accepts(c)) {
-                    throw Validate.usage(spec, "causality does not apply to " + c.kernelName()
-                            + ": each thread has its own (pick another clock with -c)");
+                    throw Validate.usage(spec, "causality is not for " + c.kernelName() + ": a thread's own clock");
                 }
             }
         }
@@ -412,8 +410,7 @@ final class VerifyCommand implements Callable<Integer> {
         void validate() {
             Validate.range(spec, "--ppm", ppm, 1, MAX_PPM);
             if (!paths.isEmpty()) {
-                throw Validate.usage(spec, "--path does not apply to skew: it checks the simulated timekeeper's "
-                        + "clocks (pick them with -c)");
+                throw Validate.usage(spec, "--path is not for skew: it reads simulated clocks (pick them with -c)");
             }
             if (flipMillis == null) {
                 return; // the default: shortened to a tenth of a short run
@@ -421,9 +418,9 @@ final class VerifyCommand implements Callable<Integer> {
             Validate.positive(spec, "--flip-ms", flipMillis, 60_000, "ms");
             double most = options.seconds * 100; // a tenth of the run, in ms: at least ten flips per run
             if (flipMillis > most) {
-                throw Validate.usage(spec, String.format(java.util.Locale.ROOT, "--flip-ms %s is more than a tenth of "
-                        + "the run (-t %s s: at most %s ms, so that the run sees ten flips); lengthen -t or shorten "
-                        + "--flip-ms", Validate.fmt(flipMillis), Validate.fmt(options.seconds), Validate.fmt(most)));
+                throw Validate.usage(spec, String.format(java.util.Locale.ROOT, "--flip-ms %s: at most %s ms, a tenth of "
+                        + "-t %s s (ten flips a run)", Validate.fmt(flipMillis), Validate.fmt(most),
+                        Validate.fmt(options.seconds)));
             }
         }
 

@@ -31,8 +31,8 @@ final class VmClockCommand extends DeviceCommand {
 
     /** The ACPI id of the VMClock device (QEMU, Firecracker). */
     static final String ACPI_HID = "AMZNC10C";
-    static final String NO_DRIVER = "ACPI device " + ACPI_HID
-            + " present but no driver loaded: modprobe ptp_vmclock (Linux 6.13+)";
+    /** The ACPI device without its driver: what to load (ptp_vmclock, Linux 6.13+). */
+    static final String NO_DRIVER = ACPI_HID + " has no driver: modprobe ptp_vmclock";
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "PATH",
             description = "The page: a VMClock device or a file holding a page (default /dev/vmclock0).")
@@ -68,8 +68,7 @@ final class VmClockCommand extends DeviceCommand {
             if (e.errno() == Errno.ENOENT && page.equals(VmClock.DEFAULT_PATH)) {
                 Optional<String> why = acpiLine(Path.of("/sys/bus/acpi/devices"));
                 if (why.isPresent()) {
-                    throw new DeviceException(page, "open failed: ENOENT (No such file or directory); "
-                            + why.get());
+                    throw new DeviceException(page, "missing; " + why.get());
                 }
             }
             throw e;
@@ -85,8 +84,8 @@ final class VmClockCommand extends DeviceCommand {
         line("clock status    %s%n", p.clockStatusName());
         line("counter         %s%n", p.counterName());
         line("time type       %s%n", p.timeTypeName());
-        line("%s%n", wrap("flags           0x" + Long.toHexString(p.flags()),
-                p.flagNames().isEmpty() ? java.util.List.of("(none)") : p.flagNames()));
+        line("flags           0x%s %s%n", Long.toHexString(p.flags()),
+                p.flagNames().isEmpty() ? "(none)" : String.join(" ", p.flagNames()));
         line("disruption      marker %s%n", Long.toUnsignedString(p.disruptionMarker()));
         line("vm generation   %s%n", p.vmGenerationCounterPresent()
                 ? Long.toUnsignedString(p.vmGenerationCounter()) : "absent (no VM_GEN_COUNTER_PRESENT)");
@@ -137,23 +136,12 @@ final class VmClockCommand extends DeviceCommand {
                 + bound + ", " + b.status();
     }
 
-    /** {@code head} and the words, wrapped at {@link #WIDTH} columns under the value column. */
-    static String wrap(String head, java.util.List<String> words) {
-        StringBuilder all = new StringBuilder(head);
-        int lineStart = 0;
-        for (String w : words) {
-            if (all.length() - lineStart + 1 + w.length() > WIDTH) {
-                all.append(System.lineSeparator());
-                lineStart = all.length();
-                all.append(" ".repeat(VALUE_COLUMN - 1));
-            }
-            all.append(' ').append(w);
-        }
-        return all.toString();
+    /** Folded lines continue under the value column. */
+    @Override
+    int continuation() {
+        return VALUE_COLUMN;
     }
 
-    /** Output lines fit this many columns. */
-    static final int WIDTH = 100;
     private static final int VALUE_COLUMN = 16;
 
     private static String valid(VmClockPage p, long flag) {
@@ -185,7 +173,7 @@ final class VmClockCommand extends DeviceCommand {
         m.put("counter", p.counterName());
         m.put("timeType", p.timeTypeName());
         m.put("flags", p.flags());
-        m.put("flagNames", String.join(" ", p.flagNames()));
+        m.put("flagNames", p.flagNames());
         m.put("disruptionMarker", Long.toUnsignedString(p.disruptionMarker()));
         m.put("vmGenerationCounter", p.vmGenerationCounterPresent()
                 ? Long.toUnsignedString(p.vmGenerationCounter()) : null);
@@ -317,8 +305,7 @@ final class VmClockCommand extends DeviceCommand {
                 return Optional.empty();
             }
             if (Files.exists(device.get().resolve("physical_node").resolve("driver"))) {
-                return Optional.of("ACPI device " + ACPI_HID + " has its driver but no /dev/vmclockN "
-                        + "(a region smaller than a page, or no devtmpfs)");
+                return Optional.of(ACPI_HID + " has its driver, no /dev/vmclockN (under a page? devtmpfs?)");
             }
             return Optional.of(NO_DRIVER);
         } catch (IOException | RuntimeException e) {

@@ -27,8 +27,17 @@ class BadInputTest {
         Tk4jHarness r = Tk4jHarness.run(args);
         assertThat(r.exit()).as(r.toString()).isEqualTo(Tk4j.EXIT_USAGE);
         assertThat(r.out()).as(r.toString()).isEmpty();
-        assertThat(r.err().lines()).as(r.toString()).hasSize(1);
-        assertThat(r.err()).as(r.toString()).contains(option).contains(range);
+        assertOneMessageThatFits(r);
+        assertThat(r.unfoldedErr()).as(r.toString()).contains(option).contains(range);
+    }
+
+    /**
+     * One message on stderr, each of its lines within the default width: a message longer than that (one naming a
+     * long path, or carrying the kernel's reason) folds, its continuation indented by two blanks.
+     */
+    static void assertOneMessageThatFits(Tk4jHarness r) {
+        assertThat(r.unfoldedErr().lines()).as(r.toString()).hasSize(1);
+        assertThat(r.err().lines()).as(r.toString()).allMatch(l -> l.length() <= Terminal.DEFAULT);
     }
 
     @ParameterizedTest
@@ -59,7 +68,7 @@ class BadInputTest {
     /** A run that would check nothing is no pass: causality on THREAD_CPUTIME_ID printed "0 OK, 0 FAILED", exit 0. */
     @Test
     void causalityOnAPerThreadClockIsUsageNotAnEmptyPass() {
-        assertUsage("CLOCK_THREAD_CPUTIME_ID", "each thread has its own", "verify", "causality", "-c",
+        assertUsage("CLOCK_THREAD_CPUTIME_ID", "a thread's own clock", "verify", "causality", "-c",
                 "THREAD_CPUTIME_ID");
         assertThat(VerifyCommand.exitCode(java.util.List.of())).isEqualTo(Tk4j.EXIT_SKIPPED);
     }
@@ -73,7 +82,7 @@ class BadInputTest {
 
     @Test
     void optionsBeforeTheModeAreRefusedNotDropped() {
-        assertUsage("--duration", "after it", "verify", "-t", "0.4", "consistency");
+        assertUsage("--duration", "goes after the mode", "verify", "-t", "0.4", "consistency");
     }
 
     @Test
@@ -101,7 +110,7 @@ class BadInputTest {
         assertUsage("--path", "skew", "verify", "skew", "-t", "0.1", "--path", "kernel");
         Tk4jHarness r = Tk4jHarness.run("verify", "skew", "-t", "0.1", "-c", "PROCESS_CPUTIME_ID");
         assertThat(r.exit()).as(r.toString()).isEqualTo(Tk4j.EXIT_USAGE);
-        assertThat(r.err().lines()).hasSize(1);
+        assertOneMessageThatFits(r);
         assertThat(r.err()).contains("CLOCK_PROCESS_CPUTIME_ID");
     }
 
@@ -132,7 +141,7 @@ class BadInputTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"--samples,0,1..1000000", "--interval,-1,0..3600000", "--clock,PROCESS_CPUTIME_ID,AUX+0..7"})
+    @CsvSource({"--samples,0,1..1000000", "--interval,-1,0..3600000", "--clock,PROCESS_CPUTIME_ID,MONOTONIC_RAW"})
     void phcOptionsOutsideTheirRangesAreUsage(String option, String value, String range) {
         assertUsage(option, range, "phc", "/dev/null", option, value);
     }
@@ -164,14 +173,13 @@ class BadInputTest {
         }
     }
 
-    /** A kernel id that is no clock names the valid ids and what the kernel itself answers for it. */
+    /** A kernel id that is no clock names the valid ids, or what the id is instead. */
     @ParameterizedTest
-    @CsvSource({"10, CLOCK_SGI_CYCLE", "12, valid ids", "-1, PtpClock.clockId", "1000, valid ids"})
-    void aNumericIdThatIsNoClockSaysWhatTheKernelAnswers(String id, String why) {
+    @CsvSource({"10, CLOCK_SGI_CYCLE", "12, ids 0-9, 11, 16-23", "-1, a CPU-time or fd clock", "1000, ids 0-9"})
+    void aNumericIdThatIsNoClockSaysWhy(String id, String why) {
         assertThatThrownBy(() -> new ClockConverter().convert(id))
-                .hasMessageStartingWith("clock id " + id + " is not a Linux clock")
-                .hasMessageContaining(why)
-                .hasMessageContaining("the kernel answers EINVAL");
+                .hasMessageStartingWith("'" + id + "' ")
+                .hasMessageContaining(why);
         assertThatThrownBy(() -> new ClockConverter().convert("4294967296")).hasMessageContaining("beyond a clockid_t");
     }
 
@@ -186,8 +194,8 @@ class BadInputTest {
                 continue;
             }
             assertThat(r.exit()).as(r.toString()).isEqualTo(Tk4j.EXIT_USAGE);
-            assertThat(r.err().lines()).hasSize(1);
-            assertThat(r.err()).contains(why.get()).doesNotContain("served by none");
+            assertOneMessageThatFits(r);
+            assertThat(r.unfoldedErr()).contains(why.get()).doesNotContain("served by none");
         }
     }
 
@@ -195,7 +203,7 @@ class BadInputTest {
     void aMissingOrUnusableDeviceHasItsOwnExitCode() {
         Tk4jHarness missing = Tk4jHarness.run("phc", dir.resolve("ptp9").toString());
         assertThat(missing.exit()).as(missing.toString()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
-        assertThat(missing.err().lines()).hasSize(1);
+        assertOneMessageThatFits(missing);
         Tk4jHarness notPtp = Tk4jHarness.run("phc", "/dev/null", "--json");
         assertThat(notPtp.exit()).as(notPtp.toString()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
         Tk4jHarness notPps = Tk4jHarness.run("pps", "/dev/null", "--json");

@@ -39,7 +39,7 @@ class BoundsWatchTest {
         List<String> lines = r.unfolded().lines().toList();
         assertThat(lines).as(r.out()).isNotEmpty().allMatch(l -> l.matches(LINE));
         // The state first, whatever this host's: the source the one-shot command names.
-        String source = Tk4jHarness.run("bounds", "--json").json().get("source").asText();
+        String source = Tk4jHarness.prose(Tk4jHarness.run("bounds", "--json").json().get("source"));
         assertThat(lines.get(0)).contains("  " + BoundsCommand.sourceOf(source));
         assertThat(r.out().lines()).allMatch(l -> l.length() <= Terminal.DEFAULT);
     }
@@ -86,7 +86,7 @@ class BoundsWatchTest {
             assertThat(r.out()).isEmpty();
         }
         assertThat(Tk4jHarness.run("bounds", "--watch", "--interval", "0").err())
-                .startsWith("tk4j: --interval must be 1..60000, got 0");
+                .startsWith("tk4j: --interval 0: give 1..60000");
         assertThat(Tk4jHarness.run("bounds", "--interval", "10").err())
                 .startsWith("tk4j: --interval applies only with --watch");
     }

@@ -62,12 +62,12 @@ class ClocksourceAdviceTest {
     void theWordsSayTheCostAgainstTheCountersAndHowToSwitchAsRootAndAtBoot() {
         List<String> lines = new ClocksourceAdvice("hpet", "tsc", "").lines(1830.4, 21.2, "rdtsc");
         assertThat(lines).hasSize(2);
-        assertThat(lines.get(0)).isEqualTo("hpet: each clock read is a system call, 1,830 ns against 21 ns for rdtsc");
+        assertThat(lines.get(0)).isEqualTo("hpet: reads are syscalls: 1,830 ns (rdtsc: 21 ns)");
         assertThat(lines.get(1)).contains("as root, echo tsc > " + ClocksourceAdvice.CURRENT)
                 .contains("clocksource=tsc");
         // No counter to compare with, nothing faster: the one line, without a figure it does not have.
         assertThat(new ClocksourceAdvice("jiffies", null, "").lines(950, Double.NaN, null))
-                .containsExactly("jiffies: each clock read is a system call, 950 ns a read");
+                .containsExactly("jiffies: reads are syscalls: 950 ns each");
         // The widest it gets (acpi_pm, a read under emulation, arm64's counter read) fits under info's label.
         assertThat(new ClocksourceAdvice("acpi_pm", null, "").lines(123_456, 21, "mrs cntvct_el0").get(0).length())
                 .isLessThanOrEqualTo(Terminal.DEFAULT - 14);
@@ -92,8 +92,8 @@ class ClocksourceAdviceTest {
                 "no counter descriptor for " + machine);
         ClocksourceCost cost = ClocksourceCost.of("hpet", List.of("hpet", "tsc", "arch_sys_counter"), machine)
                 .orElseThrow();
-        assertThat(cost.lines().get(0)).matches("hpet: each clock read is a system call, [\\d,.]+ ns against "
-                + "[\\d,.]+ ns for (rdtsc|mrs cntvct_el0)");
+        assertThat(cost.lines().get(0)).matches("hpet: reads are syscalls: [\\d,.]+ ns "
+                + "\\((rdtsc|mrs cntvct_el0): [\\d,.]+ ns\\)");
         assertThat(cost.lines().get(1)).contains("echo " + ClocksourceAdvice.counterClocksource(machine) + " > ");
         assertThat(cost.toMap()).containsEntry("systemCallEveryRead", true).containsKeys("readNs", "counterNs");
         // kvm-clock where exact mode serves: its pvclock page is read in user space, so nothing to say.

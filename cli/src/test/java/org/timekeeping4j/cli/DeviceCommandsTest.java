@@ -37,8 +37,8 @@ class DeviceCommandsTest {
         Tk4jHarness r = Tk4jHarness.run("phc", "/dev/null");
         assertThat(r.exit()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
         assumeAKernelAnswered(r);
-        assertThat(r.err()).isEqualTo("tk4j: /dev/null: not a PTP hardware clock (PTP_CLOCK_GETCAPS refused): "
-                + "ENOTTY (Inappropriate ioctl for device)" + System.lineSeparator());
+        assertThat(r.err()).isEqualTo("tk4j: /dev/null: not a PTP hardware clock (PTP_CLOCK_GETCAPS: ENOTTY)"
+                + System.lineSeparator());
     }
 
     @Test
@@ -53,7 +53,7 @@ class DeviceCommandsTest {
         assertThat(Tk4jHarness.run("phc", "/dev/null", "--samples", "0").exit()).isEqualTo(Tk4j.EXIT_USAGE);
         Tk4jHarness r = Tk4jHarness.run("phc", "/dev/null", "--clock", "SUNDIAL");
         assertThat(r.exit()).isEqualTo(Tk4j.EXIT_USAGE);
-        assertThat(r.err()).contains("--clock").contains("'SUNDIAL' is no clock");
+        assertThat(r.err()).contains("--clock").contains("'SUNDIAL': no clock");
     }
 
     @Test
@@ -89,7 +89,7 @@ class DeviceCommandsTest {
         long latest = j.get("latestNanos").asLong();
         assertThat(latest - earliest).isEqualTo(j.get("widthNanos").asLong()).isGreaterThanOrEqualTo(2 * 5_000);
         assertThat(j.get("status").asText()).matches("SYNCHRONIZED|FREE_RUNNING");
-        assertThat(j.get("source").asText()).isEqualTo("clockbound " + shm);
+        assertThat(Tk4jHarness.prose(j.get("source"))).isEqualTo("clockbound " + shm);
     }
 
     /** phc and pps over a simulated kernel: the JSON carries what the lines print. */
@@ -121,10 +121,10 @@ class DeviceCommandsTest {
             assertThat(p.get("capabilities").asInt()).isEqualTo(0x1133);
             assertThat(p.get("capabilityNames").toString()).isEqualTo(
                     "[\"CAPTUREASSERT\",\"CAPTURECLEAR\",\"OFFSETASSERT\",\"OFFSETCLEAR\",\"CANWAIT\",\"TSFMT_TSPEC\"]");
-            // Folded to the terminal's 100 columns: the last name goes on an indented line of its own.
+            // Folded to the terminal's 80 columns: the last names go on an indented line of their own.
             assertThat(Tk4jHarness.run("pps", SimulatedDevices.PPS, "--count", "1").out()).contains(SimulatedDevices.PPS
-                    + ": capabilities 0x1133 CAPTUREASSERT CAPTURECLEAR OFFSETASSERT OFFSETCLEAR CANWAIT"
-                    + System.lineSeparator() + "  TSFMT_TSPEC" + System.lineSeparator());
+                    + ": capabilities 0x1133 CAPTUREASSERT CAPTURECLEAR OFFSETASSERT" + System.lineSeparator()
+                    + "  OFFSETCLEAR CANWAIT TSFMT_TSPEC" + System.lineSeparator());
             assertThat(p.get("events")).hasSize(3);
             assertThat(p.get("events").get(2).get("assertSequence").asLong()).isEqualTo(3);
             assertThat(p.get("events").get(2).get("assertEpochNanos").asLong())
@@ -153,10 +153,11 @@ class DeviceCommandsTest {
         writeSegment(shm, 0x0BADF00D, 2);
         Tk4jHarness r = Tk4jHarness.run("bounds", "--shm", shm.toString());
         assertThat(r.exit()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
-        assertThat(r.err()).startsWith("tk4j: " + shm + ": not a ClockBound v2 segment: magic 0x0BADF00D")
+        assertThat(r.unfoldedErr()).startsWith("tk4j: " + shm + ": not ClockBound v2 (magic 0x0BADF00D")
                 .hasLineCount(1);
         writeSegment(shm, 0x414D5A4E, 7);
-        assertThat(Tk4jHarness.run("bounds", "--shm", shm.toString()).err()).contains("unsupported ClockBound segment version 7");
+        assertThat(Tk4jHarness.run("bounds", "--shm", shm.toString()).unfoldedErr())
+                .contains("unsupported ClockBound segment version 7");
         assertThat(Tk4jHarness.run("bounds", "--shm", dir.resolve("none").toString()).err()).contains("ENOENT");
     }
 

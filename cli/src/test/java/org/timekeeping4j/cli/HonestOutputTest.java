@@ -68,7 +68,7 @@ class HonestOutputTest {
         Tk4jHarness r = Tk4jHarness.run("verify", "skew", "--path", "fast");
         assertThat(r.exit()).isEqualTo(Tk4j.EXIT_USAGE);
         assertThat(r.err().strip().lines()).hasSize(1);
-        assertThat(r.err()).contains("--path does not apply to skew");
+        assertThat(r.err()).contains("--path is not for skew");
     }
 
     private static CheckResult result(String mode) {

@@ -26,12 +26,30 @@ record Tk4jHarness(int exit, String out, String err) {
         return out.replaceAll("\\R {4,}", " ");
     }
 
+    /**
+     * The errors with each folded line joined back (a continuation starts with two blanks): an error naming a long
+     * path folds to the width, one message still.
+     */
+    String unfoldedErr() {
+        return err.replaceAll("\\R  ", " ");
+    }
+
     JsonNode json() {
         try {
             return JSON.readTree(out);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new UncheckedIOException("not JSON: " + out, e);
         }
+    }
+
+    /** A {@code --json} prose field (an array of lines) as its sentence: the lines joined with a blank. */
+    static String prose(JsonNode field) {
+        if (field == null || !field.isArray()) {
+            throw new AssertionError("not a prose field (an array of lines): " + field);
+        }
+        java.util.List<String> lines = new java.util.ArrayList<>();
+        field.forEach(n -> lines.add(n.asText()));
+        return String.join(" ", lines);
     }
 
     @Override

@@ -76,7 +76,7 @@ class VerifyCommandTest {
         Tk4jHarness r = Tk4jHarness.run("verify", "tai", "--json");
         JsonNode check = r.json().get("checks").get(0);
         assertThat(check.get("mode").asText()).isEqualTo("tai");
-        assertThat(check.get("summary").asText()).isEqualTo(d.tai());
+        assertThat(Tk4jHarness.prose(check.get("summary"))).isEqualTo(d.tai());
         assertThat(check.get("confirmed").asBoolean()).isEqualTo(d.taiConfirmed());
         String status = check.get("status").asText();
         if (d.taiConfirmed()) {
@@ -96,7 +96,7 @@ class VerifyCommandTest {
     void skewRunsTheTimekeeperThroughFrequencyFlipsWithoutAnyClockGoingBack() {
         Tk4jHarness r = Tk4jHarness.run("verify", "skew", "-t", "0.5", "--flip-ms", "50");
         assertThat(r.exit()).as(r.toString()).isZero();
-        assertThat(r.unfolded()).contains("Timekeeper over simulated 24 MHz 32-bit").contains(" 0 violations")
+        assertThat(r.unfolded()).contains("Timekeeper, simulated 24 MHz 32-bit").contains(" 0 violations")
                 .contains("frequency flips of +/-500 ppm");
     }
 
@@ -104,14 +104,14 @@ class VerifyCommandTest {
     void bogusClockIdsAreUsageErrorsNamingTheId() {
         Tk4jHarness r = Tk4jHarness.run("verify", "consistency", "-c", "10");
         assertThat(r.exit()).isEqualTo(Tk4j.EXIT_USAGE);
-        assertThat(r.err()).contains("clock id 10");
+        assertThat(r.err()).contains("--clock '10'");
     }
 
     @Test
     void unknownAndUnavailablePathsAreOneLineUsageErrors() {
         Tk4jHarness unknown = Tk4jHarness.run("verify", "consistency", "--path", "nope");
         assertThat(unknown.exit()).isEqualTo(Tk4j.EXIT_USAGE);
-        assertThat(unknown.err().strip()).doesNotContain("\n").contains("unknown path 'nope'").contains("kernel");
+        assertThat(unknown.unfoldedErr().strip()).doesNotContain("\n").contains("unknown path 'nope'").contains("kernel");
 
         Tk4jHarness unserved = Tk4jHarness.run("verify", "consistency", "--path", "jdk", "-c", "MONOTONIC_RAW");
         assertThat(unserved.exit()).isEqualTo(Tk4j.EXIT_USAGE);

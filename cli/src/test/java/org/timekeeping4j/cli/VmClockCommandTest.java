@@ -29,7 +29,7 @@ class VmClockCommandTest {
 
 
     /** A page as the header lays it out (literal offsets), seq_count 2; the mapping stays for updates. */
-    private static final class Page implements AutoCloseable {
+    static final class Page implements AutoCloseable {
         final Arena arena = Arena.ofShared();
         final MemorySegment s;
 
@@ -74,13 +74,13 @@ class VmClockCommandTest {
             Tk4jHarness r = Tk4jHarness.run("vmclock", file.toString());
             assertThat(r.err()).isEmpty();
             assertThat(r.exit()).isZero();
-            assertThat(r.out()).contains(
+            assertThat(r.unfolded()).contains(
                     "page            " + file + ": 4096 bytes, version 1, seq_count 2",
                     "clock status    UNKNOWN", "counter         INVALID", "time type       UTC",
                     "flags           0x0 (none)", "disruption      marker 1",
                     "vm generation   absent (no VM_GEN_COUNTER_PRESENT)",
                     "now             not served: clock_status UNKNOWN");
-            assertThat(r.out().lines()).allMatch(l -> l.length() <= VmClockCommand.WIDTH);
+            assertThat(r.out().lines()).allMatch(l -> l.length() <= Terminal.DEFAULT);
         }
     }
 
@@ -96,8 +96,8 @@ class VmClockCommandTest {
             assertThat(r.exit()).as(r.err()).isZero();
             assertThat(r.out()).contains("clock status    SYNCHRONIZED", "vm generation   0",
                     "now             2023-11-14T22:13:20Z UTC +/- 2000 ns, SYNCHRONIZED");
-            assertThat(r.out()).contains("flags           0x3ff TAI_OFFSET_VALID DISRUPTION_SOON");
-            assertThat(r.out().lines()).allMatch(l -> l.length() <= VmClockCommand.WIDTH);
+            assertThat(r.unfolded()).contains("flags           0x3ff TAI_OFFSET_VALID DISRUPTION_SOON");
+            assertThat(r.out().lines()).allMatch(l -> l.length() <= Terminal.DEFAULT);
             Tk4jHarness j = Tk4jHarness.run("vmclock", file.toString(), "--json");
             var json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(j.out());
             assertThat(json.get("nanos").asLong()).isEqualTo(1_700_000_000_000_000_000L);
@@ -118,15 +118,17 @@ class VmClockCommandTest {
             CompletableFuture<Integer> watching = CompletableFuture.supplyAsync(() -> Tk4j.run(Terminal.Source.NONE,
                     new PrintWriter(out), new PrintWriter(err), "vmclock", file.toString(), "--watch", "--seconds", "3",
                     "--interval", "10"));
+            // Folded to the width: a line continues on the next after blanks.
+            java.util.function.Supplier<String> seen = () -> out.toString().replaceAll("\\R {4,}", " ");
             await("the watch's first look").atMost(Duration.ofSeconds(30))
-                    .until(() -> out.toString().contains("watching ") || watching.isDone());
+                    .until(() -> seen.get().contains("watching ") || watching.isDone());
             p.marker(2);
             await("the watch seeing marker 2").atMost(Duration.ofSeconds(30))
-                    .until(() -> out.toString().contains("disruption marker 1 -> 2") || watching.isDone());
+                    .until(() -> seen.get().contains("disruption marker 1 -> 2") || watching.isDone());
             p.marker(3);
             Tk4jHarness r = new Tk4jHarness(watching.get(), out.toString(), err.toString());
             assertThat(r.exit()).as(r.err()).isZero();
-            assertThat(r.out()).containsPattern("watching " + file + ": marker 1, generation absent, status "
+            assertThat(r.unfolded()).containsPattern("watching " + file + ": marker 1, generation absent, status "
                     + "UNKNOWN \\(looking every 10 ms\\)");
             assertThat(r.out()).containsPattern("\\d{4}-\\d\\d-\\d\\dT[0-9:.]+Z  disruption marker 1 -> 2\\R");
             assertThat(r.out()).containsPattern("Z  disruption marker 2 -> 3\\R");
@@ -138,14 +140,14 @@ class VmClockCommandTest {
         Path missing = dir.resolve("vmclock9");
         Tk4jHarness r = Tk4jHarness.run("vmclock", missing.toString());
         assertThat(r.exit()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
-        assertThat(r.err()).isEqualTo("tk4j: " + missing + ": open failed: ENOENT (No such file or directory)"
+        assertThat(r.unfoldedErr()).isEqualTo("tk4j: " + missing + ": open failed: ENOENT (No such file or directory)"
                 + System.lineSeparator());
         Path bad = dir.resolve("bad");
         Files.write(bad, new byte[4096]);
         r = Tk4jHarness.run("vmclock", bad.toString());
         assertThat(r.exit()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
-        assertThat(r.err()).isEqualTo("tk4j: " + bad + ": not a VMClock page: magic 0x00000000, expected "
-                + "0x4B4C4356 (\"VCLK\")" + System.lineSeparator());
+        assertThat(r.unfoldedErr()).isEqualTo("tk4j: " + bad + ": not a VMClock page (magic 0x00000000, not \"VCLK\")"
+                + System.lineSeparator());
         assertThat(Tk4jHarness.run("vmclock", bad.toString(), "--interval", "0").exit()).isEqualTo(Tk4j.EXIT_USAGE);
         assertThat(Tk4jHarness.run("vmclock", bad.toString(), "--seconds", "-1").exit()).isEqualTo(Tk4j.EXIT_USAGE);
     }
@@ -157,10 +159,9 @@ class VmClockCommandTest {
         assertThat(VmClockCommand.infoLine(dev, acpi)).isEmpty();
         Files.createDirectories(acpi.resolve("AMZNC10C:00"));
         assertThat(VmClockCommand.infoLine(dev, acpi)).contains(
-                "ACPI device AMZNC10C present but no driver loaded: modprobe ptp_vmclock (Linux 6.13+)");
+                "AMZNC10C has no driver: modprobe ptp_vmclock");
         Files.createDirectories(acpi.resolve("AMZNC10C:00/physical_node/driver"));
-        assertThat(VmClockCommand.infoLine(dev, acpi).orElseThrow()).startsWith("ACPI device AMZNC10C has its "
-                + "driver but no /dev/vmclockN");
+        assertThat(VmClockCommand.infoLine(dev, acpi).orElseThrow()).startsWith("AMZNC10C has its driver, no /dev/vmclockN");
         Files.createFile(dev.resolve("vmclock0"));
         assertThat(VmClockCommand.infoLine(dev, acpi)).contains("VMClock found at " + dev.resolve("vmclock0"));
     }
@@ -175,8 +176,8 @@ class VmClockCommandTest {
             assertThat(line).contains(VmClockCommand.NO_DRIVER);
             Tk4jHarness r = Tk4jHarness.run("vmclock");
             assertThat(r.exit()).isEqualTo(Tk4j.EXIT_UNAVAILABLE);
-            assertThat(r.err()).isEqualTo("tk4j: /dev/vmclock0: open failed: ENOENT (No such file or directory); "
-                    + VmClockCommand.NO_DRIVER + System.lineSeparator());
+            assertThat(r.err()).isEqualTo("tk4j: /dev/vmclock0: missing; " + VmClockCommand.NO_DRIVER
+                    + System.lineSeparator());
         }
     }
 }

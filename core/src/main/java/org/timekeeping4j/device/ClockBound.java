@@ -131,8 +131,8 @@ final class ClockBound implements BoundedClock {
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
             long size = ch.size();
             if (size < SEGMENT_SIZE) {
-                throw new DeviceException(path, "not a ClockBound v2 segment: " + size + " bytes, expected "
-                        + SEGMENT_SIZE);
+                throw new DeviceException(path, "not ClockBound v2 (" + size + " bytes, under " + SEGMENT_SIZE
+                        + ")");
             }
             // The mapping outlives the channel; the arena unmaps it.
             MemorySegment seg = ch.map(FileChannel.MapMode.READ_ONLY, 0, SEGMENT_SIZE, arena);
@@ -140,8 +140,7 @@ final class ClockBound implements BoundedClock {
             int m1 = seg.get(JAVA_INT, OFF_MAGIC_1);
             if (m0 != MAGIC_0 || m1 != MAGIC_1) {
                 throw new DeviceException(path, String.format(
-                        "not a ClockBound v2 segment: magic 0x%08X 0x%08X, expected 0x%08X 0x%08X",
-                        m0, m1, MAGIC_0, MAGIC_1));
+                        "not ClockBound v2 (magic 0x%08X 0x%08X)", m0, m1));
             }
             long segsize = Integer.toUnsignedLong(seg.get(JAVA_INT, OFF_SEGSIZE));
             if (segsize < SEGMENT_SIZE || segsize > size) {

@@ -43,6 +43,19 @@ public final class DeviceException extends IOException {
         this.errno = 0;
     }
 
+    /**
+     * A refusal whose {@code what} names the errno itself: "not a PPS source (PPS_GETCAP: ENOTTY)".
+     *
+     * @param path  the device or file
+     * @param errno the errno the call returned
+     * @param what  what is wrong, the errno's name in it
+     */
+    DeviceException(Path path, int errno, String what) {
+        super(path + ": " + what);
+        this.path = path;
+        this.errno = errno;
+    }
+
     /** {@return the device or file} */
     public Path path() {
         return path;

@@ -42,7 +42,7 @@ final class DeviceHandle<C> implements AutoCloseable {
      * closed again on any failure.
      *
      * @param kind      what the device is, for messages: "PPS source"
-     * @param notKind   the refusal's message when the file is not such a device: "not a PPS source (PPS_GETCAP refused)"
+     * @param notKind   the refusal's message when the file is not such a device: "not a PPS source"
      * @param failed    the message when the request fails otherwise: "PPS_GETCAP failed"
      * @param answer    the layout the kernel writes the capabilities into
      * @param read      the capabilities from the kernel's answer
@@ -61,7 +61,12 @@ final class DeviceHandle<C> implements AutoCloseable {
             int rc = sys.ioctl(fd, request, caps);
             if (rc < 0) {
                 sys.close(fd);
-                throw new DeviceException(device, -rc == Errno.ENOTTY || -rc == Errno.EINVAL ? notKind : failed, -rc);
+                if (-rc == Errno.ENOTTY || -rc == Errno.EINVAL) {
+                    // "not a PTP hardware clock (PTP_CLOCK_GETCAPS: ENOTTY)": the refusal is the answer.
+                    throw new DeviceException(device, -rc, notKind + " (" + failed.replace(" failed", "") + ": "
+                            + Errno.describe(-rc).split(" ")[0] + ")");
+                }
+                throw new DeviceException(device, failed, -rc);
             }
             return new DeviceHandle<>(device, sys, fd, kind, read.apply(caps));
         } catch (RuntimeException e) {

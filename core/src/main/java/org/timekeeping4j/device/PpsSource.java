@@ -56,7 +56,7 @@ public final class PpsSource implements AutoCloseable {
     static PpsSource open(Path device, DeviceSyscalls sys) throws DeviceException {
         // The kernel writes an int; the request encodes a pointer, so 8 bytes aligned to 8 (a long's layout).
         return new PpsSource(DeviceHandle.open(device, DeviceIo.O_RDONLY | DeviceIo.O_CLOEXEC, sys, "PPS source",
-                Abi.Pps.GETCAP, JAVA_LONG, "not a PPS source (PPS_GETCAP refused)", "PPS_GETCAP failed",
+                Abi.Pps.GETCAP, JAVA_LONG, "not a PPS source", "PPS_GETCAP failed",
                 mode -> mode.get(JAVA_INT, 0)));
     }
 

@@ -96,7 +96,7 @@ public final class PtpClock implements AutoCloseable {
     static PtpClock open(Path device, boolean writable, DeviceSyscalls sys) throws DeviceException {
         int flags = (writable ? DeviceIo.O_RDWR : DeviceIo.O_RDONLY) | DeviceIo.O_CLOEXEC;
         return new PtpClock(DeviceHandle.open(device, flags, sys, "PTP clock", Abi.Ptp.CLOCK_GETCAPS, Abi.Ptp.CAPS,
-                "not a PTP hardware clock (PTP_CLOCK_GETCAPS refused)", "PTP_CLOCK_GETCAPS failed",
+                "not a PTP hardware clock", "PTP_CLOCK_GETCAPS failed",
                 caps -> new PtpCapabilities(
                         caps.get(JAVA_INT, 0), caps.get(JAVA_INT, 4), caps.get(JAVA_INT, 8), caps.get(JAVA_INT, 12),
                         caps.get(JAVA_INT, 16) != 0, caps.get(JAVA_INT, 20), caps.get(JAVA_INT, 24) != 0,

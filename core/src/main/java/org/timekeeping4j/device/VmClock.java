@@ -134,6 +134,9 @@ public final class VmClock implements BoundedClock {
      *                         VMClock page (magic), another version, or a size that cannot hold the flags
      */
     public static VmClock open(Path path) throws DeviceException {
+        if (Files.isDirectory(path)) { // it opens, and its mmap fails with ENODEV: say what it is instead
+            throw new DeviceException(path, "a directory, not a VMClock page (give /dev/vmclock0 or a page file)");
+        }
         DeviceHandle<Void> handle = DeviceHandle.open(path, DeviceIo.O_RDONLY | DeviceIo.O_CLOEXEC,
                 DeviceSyscalls.inUse(), "VMClock page", "root-only by default: chmod a+r " + path + ", or run as root");
         boolean keep = false;
@@ -141,8 +144,7 @@ public final class VmClock implements BoundedClock {
             boolean file = Files.isRegularFile(path);
             long fileSize = file ? Files.size(path) : MAP_LENGTH;
             if (fileSize < MIN_SIZE) {
-                throw new DeviceException(path, "not a VMClock page: " + fileSize + " bytes, expected at least "
-                        + MIN_SIZE);
+                throw new DeviceException(path, "not a VMClock page (" + fileSize + " bytes, under " + MIN_SIZE + ")");
             }
             MemorySegment page;
             try {
@@ -180,7 +182,7 @@ public final class VmClock implements BoundedClock {
         int magic = page.get(JAVA_INT, OFF_MAGIC);
         if (magic != MAGIC) {
             throw new DeviceException(path, String.format(
-                    "not a VMClock page: magic 0x%08X, expected 0x%08X (\"VCLK\")", magic, MAGIC));
+                    "not a VMClock page (magic 0x%08X, not \"VCLK\")", magic));
         }
         int version = Short.toUnsignedInt(page.get(JAVA_SHORT, OFF_VERSION));
         if (version != VERSION) {

@@ -150,8 +150,7 @@ class ClockBoundTest {
         try (ShmWriter w = new ShmWriter(file, 80)) {
             w.header(0x12345678, 0x43420200, 80, 2, 2);
             assertThatThrownBy(() -> ClockBound.open(file)).isInstanceOf(DeviceException.class)
-                    .hasMessage(file + ": not a ClockBound v2 segment: magic 0x12345678 0x43420200, expected "
-                            + "0x414D5A4E 0x43420200");
+                    .hasMessage(file + ": not ClockBound v2 (magic 0x12345678 0x43420200)");
         }
     }
 
@@ -160,7 +159,7 @@ class ClockBoundTest {
         Path small = dir.resolve("small");
         Files.write(small, new byte[40]);
         assertThatThrownBy(() -> ClockBound.open(small)).isInstanceOf(DeviceException.class)
-                .hasMessage(small + ": not a ClockBound v2 segment: 40 bytes, expected 80");
+                .hasMessage(small + ": not ClockBound v2 (40 bytes, under 80)");
         Path file = dir.resolve("segsize");
         try (ShmWriter w = new ShmWriter(file, 80)) {
             w.header(0x414D5A4E, 0x43420200, 4096, 2, 2);

@@ -26,7 +26,7 @@ public final class SteeredTimekeeper implements SimulatedTimekeeper {
 
     @Override
     public String name() {
-        return "Timekeeper over " + counter.name();
+        return "Timekeeper, " + counter.name();
     }
 
     @Override

@@ -82,23 +82,23 @@ public final class ClockPaths {
             // syscall(SYS_clock_gettime), never the vDSO: the kernel's own timekeeper, read under its seqcount, on
             // the same time line as the vDSO (bound 0); clock_getres is the kernel's answer for the clock, whichever
             // way it is read afterwards.
-            new SimplePath("syscall", "KernelClocks.syscallNanos: the clock_gettime system call, bypassing the vDSO",
+            new SimplePath("syscall", "KernelClocks.syscallNanos: the system call, never the vDSO",
                     c -> LinuxTime.syscallClockGettimeErrno(c.id()) == 0, c -> () -> KernelClocks.syscallNanos(c), c -> 0,
                     c -> "KernelClocks.syscallNanos").withKernelResolution(),
             JDK,
             new JdkPath(true),
             // The user-space fast clocks: exact mode's reads are the kernel's values, and a clock that Clocks.nanos
             // serves from the kernel is the kernel's: both must agree exactly.
-            new SimplePath("fast", "Clocks.nanos: the counter in user space, exact from the kernel's vDSO data "
+            new SimplePath("fast", "Clocks.nanos: the counter, exact with the kernel's vDSO data "
                     + "(else the kernel's clock_gettime)",
                     ClockPaths::readable, c -> () -> Clocks.nanos(c), c -> 0, c -> "Clocks.nanos"),
             // Unordered counter reads: ordered within a thread, not across threads (causality measured, not
             // promised), and up to UNORDERED_BOUND_NANOS early against the kernel.
-            new SimplePath("ticks", "Clocks.ticks (unordered counter read) converted by Clocks.ticksToNanos",
+            new SimplePath("ticks", "Clocks.ticks (an unordered counter read), then ticksToNanos",
                     ClockPaths::counterServed, c -> () -> Clocks.ticksToNanos(Clocks.ticks(), c),
                     c -> UNORDERED_BOUND_NANOS, c -> "Clocks.ticks+ticksToNanos")
                     .unorderedAcrossThreads().unavailableWhen(ClockPaths::ticksUnavailable),
-            new SimplePath("fast-unordered", "Clocks.nanosUnordered: exact mode over an unordered counter read",
+            new SimplePath("fast-unordered", "Clocks.nanosUnordered: exact, an unordered counter read",
                     ClockPaths::counterServed, c -> () -> Clocks.nanosUnordered(c), c -> UNORDERED_BOUND_NANOS,
                     c -> "Clocks.nanosUnordered").unorderedAcrossThreads(),
             new SimplePath("snapshot", "Clocks.snapshot: one counter read, converted", ClockPaths::counterServed,
@@ -129,7 +129,7 @@ public final class ClockPaths {
      */
     public static ClockPath require(String name) {
         ClockPath p = byName(name).orElseThrow(() -> new IllegalArgumentException("unknown path '" + name
-                + "' (known: " + String.join(", ", ALL.stream().filter(x -> !x.hidden()).map(ClockPath::name).toList())
+                + "' (" + String.join(", ", ALL.stream().filter(x -> !x.hidden()).map(ClockPath::name).toList())
                 + ")"));
         p.unavailableReason().ifPresent(why -> {
             throw new IllegalArgumentException(why);

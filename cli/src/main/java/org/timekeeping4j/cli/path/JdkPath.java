@@ -27,7 +27,7 @@ final class JdkPath implements ClockPath {
     @Override
     public String description() {
         return millis ? "System.currentTimeMillis for REALTIME, as ns"
-                : "System.nanoTime for MONOTONIC, Instant.now for REALTIME, as ns";
+                : "nanoTime, Instant.now, the MXBeans' CPU times, as ns";
     }
 
     @Override

@@ -111,10 +111,10 @@ public final class CausalityCheck {
                 details);
     }
 
-    /** "reordered in 8.2% of 3,466,174 cross-thread checks, as unordered reads may be (not promised)". */
+    /** "reordered in 8.2% of 3,466,174 cross-thread checks (unordered reads: not promised)". */
     public static String reordered(long violations, long checks) {
         String rate = violations == 0 ? "never reordered in" : "reordered in " + percent(violations, checks) + " of";
-        return String.format(java.util.Locale.ROOT, "%s %,d cross-thread checks, as unordered reads may be (not promised)",
+        return String.format(java.util.Locale.ROOT, "%s %,d cross-thread checks (unordered reads: not promised)",
                 rate, checks);
     }
 

@@ -3,6 +3,7 @@ package org.timekeeping4j.cli.verify;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.timekeeping4j.cli.text.Prose;
 
 /**
  * One check's outcome.
@@ -23,7 +24,7 @@ public record CheckResult(String mode, String subject, Status status, String sum
         m.put("mode", mode);
         m.put("subject", subject);
         m.put("status", status.name());
-        m.put("summary", summary);
+        m.put("summary", new Prose(summary));
         m.putAll(metrics);
         if (!details.isEmpty()) {
             m.put("details", details);

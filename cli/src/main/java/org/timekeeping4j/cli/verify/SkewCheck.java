@@ -49,9 +49,8 @@ public final class SkewCheck {
         try (SimulatedTimekeeper tk = subject.get()) {
             for (ClockId c : clocks) {
                 if (!tk.clocks().contains(c)) {
-                    throw new IllegalArgumentException("the simulated timekeeper '" + tk.name() + "' does not serve "
-                            + c.kernelName() + " (it serves " + String.join(", ",
-                            tk.clocks().stream().map(ClockId::kernelName).toList()) + ")");
+                    throw new IllegalArgumentException("skew's simulated timekeeper has no " + c.kernelName()
+                            + " (" + String.join(", ", tk.clocks().stream().map(ClockId::name).toList()) + ")");
                 }
             }
         }
