@@ -5,9 +5,11 @@ import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
 import org.timekeeping4j.ClockId;
+import org.timekeeping4j.device.FastPtpClock;
 import org.timekeeping4j.device.PtpCapabilities;
 import org.timekeeping4j.device.PtpClock;
 import org.timekeeping4j.device.PtpOffset;
+import org.timekeeping4j.device.TimeBounds;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -16,7 +18,8 @@ import picocli.CommandLine.Parameters;
 @Command(name = "phc", mixinStandardHelpOptions = true,
         description = "Offset and delay of a PTP hardware clock (/dev/ptpN) against a system clock, one line per "
                 + "measurement (each keeps the shortest-delay of 5 kernel samples), like phc2sys -m.%n"
-                + "Exit: 0 measured, 2 bad usage, 4 the device is missing or no PTP clock.")
+                + "Exit: 0 measured, 1 (--fast) an estimate missed clock_gettime, 2 bad usage, 4 the device is "
+                + "missing or no PTP clock.")
 final class PhcCommand extends DeviceCommand {
 
     /** The system clocks a PHC is compared with: the kernel's cross-timestamp clocks and the AUX clocks. */
@@ -42,6 +45,11 @@ final class PhcCommand extends DeviceCommand {
             description = "Milliseconds between measurements: 0..3600000 (default ${DEFAULT-VALUE}).")
     long intervalMillis;
 
+    @Option(names = "--fast", description = "Instead of offsets: the PHC at counter speed (PtpClock.fast: one "
+            + "MONOTONIC_RAW read, disciplined by cross timestamps) beside clock_gettime on the PHC before and after "
+            + "it, with its uncertainty, its cross timestamp's age and method.")
+    boolean fast;
+
     @Override
     public Integer call() throws Exception {
         Validate.range(spec, "--samples", samples, 1, MAX_SAMPLES);
@@ -59,6 +67,9 @@ final class PhcCommand extends DeviceCommand {
             // On one line where it fits the width, else the cross-timestamping part whole on the next.
             line("%s%s%s%n", caps, caps.length() + 1 + cross.length() <= Terminal.width(spec) ? " "
                     : System.lineSeparator() + "  ", cross);
+            if (fast) {
+                return fast(phc);
+            }
             for (int i = 0; i < samples; i++) {
                 if (i > 0 && intervalMillis > 0) {
                     Thread.sleep(intervalMillis);
@@ -84,5 +95,59 @@ final class PhcCommand extends DeviceCommand {
             });
         }
         return 0;
+    }
+
+    /**
+     * {@code --fast}: per sample the counter-speed estimate, its half-width and its cross timestamp's age, with the two
+     * clock_gettime reads of the PHC around it (syscall before/after, ns from the estimate): "holds" where its
+     * interval meets theirs (the PHC's time at the estimate's read lies between them), else MISSES (exit 1).
+     */
+    private int fast(PtpClock phc) throws Exception {
+        int misses = 0;
+        try (FastPtpClock f = phc.fast()) {
+            line("%s%n", f.describe());
+            TimeBounds b = new TimeBounds();
+            for (int i = 0; i < samples; i++) {
+                if (i > 0 && intervalMillis > 0) {
+                    Thread.sleep(intervalMillis);
+                }
+                long before = phc.nanos();
+                f.now(b);
+                long after = phc.nanos();
+                long age = f.anchorAgeNanos();
+                boolean bounded = b.status() == TimeBounds.Status.SYNCHRONIZED;
+                boolean holds = bounded && b.latestNanos() >= before && b.earliestNanos() <= after;
+                misses += bounded && !holds ? 1 : 0;
+                String method = f.method().map(Enum::name).orElse("none");
+                row(() -> {
+                    Map<String, Object> m = new java.util.LinkedHashMap<>();
+                    m.put("fastNanos", b.nanos());
+                    m.put("earliestNanos", bounded ? b.earliestNanos() : null);
+                    m.put("latestNanos", bounded ? b.latestNanos() : null);
+                    m.put("status", b.status().name());
+                    m.put("anchorAgeNanos", age);
+                    m.put("method", method);
+                    m.put("clockGettimeBeforeNanos", before);
+                    m.put("clockGettimeAfterNanos", after);
+                    m.put("holds", holds);
+                    return m;
+                }, "%s +/- %s (%.1f ms old), syscall %+d/%+d ns: %s%n", seconds(b.nanos()),
+                        bounded ? (b.widthNanos() + 1) / 2 + " ns" : "unbounded", age / 1e6, before - b.nanos(),
+                        after - b.nanos(), !bounded ? b.status() : holds ? "holds" : "MISSES");
+            }
+            String describe = f.describe();
+            end(() -> {
+                Map<String, Object> m = object(device);
+                m.put("estimate", new org.timekeeping4j.cli.text.Prose(describe));
+                m.put("readings", rows());
+                return m;
+            });
+        }
+        return misses == 0 ? 0 : Tk4j.EXIT_FAILED;
+    }
+
+    /** "1700000000.123456789": ns as seconds, the way clock_gettime's timespec reads. */
+    static String seconds(long nanos) {
+        return Math.floorDiv(nanos, 1_000_000_000L) + "." + String.format("%09d", Math.floorMod(nanos, 1_000_000_000L));
     }
 }

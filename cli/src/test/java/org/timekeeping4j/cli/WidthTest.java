@@ -74,6 +74,12 @@ class WidthTest {
         } finally {
             DeviceSyscalls.use(DeviceSyscalls.linux());
         }
+        DeviceSyscalls.use(new SimulatedDevices());
+        try {
+            bothFit("phc", SimulatedDevices.RAW_PTP, "--fast", "--samples", "2");
+        } finally {
+            DeviceSyscalls.use(DeviceSyscalls.linux());
+        }
         // A VMClock page with every flag set (the longest flags line), in a file as the lab's writer makes it.
         java.nio.file.Path page = java.nio.file.Files.createTempFile("tk4j-width", ".page");
         try (VmClockCommandTest.Page p = new VmClockCommandTest.Page(page, 1, 2, -1L, 7)) {

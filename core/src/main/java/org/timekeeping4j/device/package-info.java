@@ -3,7 +3,9 @@
  * <ul>
  *   <li>{@link org.timekeeping4j.device.PtpClock}: a PTP hardware clock (/dev/ptpN): its time, its capabilities
  *       ({@link org.timekeeping4j.device.PtpCapabilities}), its kernel clock id, and its offset against a system
- *       clock as phc2sys measures it ({@link org.timekeeping4j.device.PtpOffset}).</li>
+ *       clock as phc2sys measures it ({@link org.timekeeping4j.device.PtpOffset}); read at counter speed with its
+ *       uncertainty by {@link org.timekeeping4j.device.FastPtpClock}, a user-space timekeeper that cross timestamps
+ *       discipline.</li>
  *   <li>{@link org.timekeeping4j.device.PpsSource}: a pulse-per-second source (/dev/ppsN): its capabilities and
  *       its events ({@link org.timekeeping4j.device.PpsEvent}).</li>
  *   <li>{@link org.timekeeping4j.device.BoundedClock}: an interval that contains true time
