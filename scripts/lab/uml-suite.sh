@@ -12,7 +12,8 @@
 # (the reasons are printed); 2 when the suite cannot be set up here (the reason is printed: it never passes by
 # skipping). TK4J_LAB=off opts out explicitly: it prints that it was used and exits 0.
 # With arguments, one boot runs just them as the launcher's selection (e.g. --select-class
-# org.timekeeping4j.lab.PpsLabTest; TK4J_LAB_APPEND for kernel arguments).
+# org.timekeeping4j.lab.PpsLabTest; TK4J_LAB_APPEND for kernel arguments); `phc` runs only PhcFastLabTest (the PHC
+# at counter speed against netdevsim's mock PHC while it is steered), which boot 1 includes.
 # Environment: TK4J_LAB (off), TK4J_LAB_CACHE / TK4J_CACHE (see scripts/lab/uml.sh), TK4J_JAVA_HOME / JAVA_HOME (a JDK 25+).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -92,7 +93,9 @@ run_guest() {
   return 0
 }
 
-if [ $# -gt 0 ]; then   # a developer's selection: one boot, these launcher arguments
+if [ "${1:-}" = phc ]; then   # the PHC at counter speed alone (issue 47): netdevsim's mock PHC, steered
+  run_guest phc "" --select-class org.timekeeping4j.lab.PhcFastLabTest
+elif [ $# -gt 0 ]; then   # a developer's selection: one boot, these launcher arguments
   run_guest selection "${TK4J_LAB_APPEND:-}" "$@"
 else
 run_guest main "" --select-package org.timekeeping4j.lab --exclude-tag lab-clocksource

@@ -24,7 +24,9 @@ import org.timekeeping4j.timekeeper.Timekeeper;
  * <p><b>Disruptions.</b> A cross timestamp that finds the PHC outside the last anchor's bound (a step such as
  * ptp4l's first or {@code phc_ctl set}, or a frequency change faster than the allowance) counts a disruption,
  * forgets the rate's history and steps the timekeeper. Reads between the change and this cross timestamp could not
- * know of it: the interval is their exposure.
+ * know of it: the interval is their exposure. One that finds it past half the bound, or a rate since the last cross
+ * timestamp that the window's rate and both errors cannot explain, keeps only the last one for the rate: a change
+ * inside the window must not hide in its average.
  */
 final class PhcDiscipline implements Runnable {
 
@@ -130,10 +132,14 @@ final class PhcDiscipline implements Runnable {
         boolean disrupted = false;
         if (last != null) {
             long age = raw - last.raw();
-            if (age <= 0 || Math.abs(phcNow - last.predict(raw)) > last.bound(age) + half) {
+            long allowed = last.bound(Math.max(age, 0)) + half;
+            long innovation = Math.abs(phcNow - last.predict(raw));
+            if (age <= 0 || innovation > allowed) {
                 disrupted = true;
                 disruptions++;
                 count = 0; // the rate before the change says nothing of the rate after it
+            } else if (innovation > allowed / 2) {
+                count = Math.min(count, 1); // the rate may be moving: measure it from the last one only
             }
         }
         keep(raw, phcNow, half);
@@ -144,6 +150,19 @@ final class PhcDiscipline implements Runnable {
             long span = raw - raws[oldest];
             rate = ((phcNow - phcs[oldest]) - span) * 1e9 / span;
             rateError = (half + halves[oldest] + 1) * 1e9 / span;
+            int previous = Math.floorMod(head - 2, WINDOW);
+            if (previous != oldest) {
+                // The rate over the window against the rate since the last one: a difference their errors do not
+                // explain is a change within the window, which the window's average would hide.
+                long shortSpan = raw - raws[previous];
+                double recent = ((phcNow - phcs[previous]) - shortSpan) * 1e9 / shortSpan;
+                double recentError = (half + halves[previous] + 1) * 1e9 / shortSpan;
+                if (Math.abs(recent - rate) > rateError + recentError) {
+                    rate = recent;
+                    rateError = recentError;
+                    count = 2;
+                }
+            }
         } else if (last != null && !disrupted) {
             rate = last.ratePpb();
         }

@@ -44,12 +44,23 @@ class VmClockSourceTest {
                 .divide(BigInteger.valueOf(b[0] - a[0]).multiply(BigInteger.valueOf(S))).longValue();
     }
 
-    /** {counter, REALTIME at it}: the counter read between two REALTIME reads, at their midpoint. */
+    /**
+     * {counter, REALTIME at it}: the counter read between two REALTIME reads, at their midpoint; the narrowest of 200
+     * tries (a preempted one, 120 us wide under CI's load, put the page 60 us off and failed the width's check).
+     */
     private static long[] sample() {
-        long r0 = Clocks.nanos(ClockId.REALTIME);
-        long c = VmClockCounter.read();
-        long r1 = Clocks.nanos(ClockId.REALTIME);
-        return new long[] {c, r0 + (r1 - r0) / 2};
+        long[] best = null;
+        long narrowest = Long.MAX_VALUE;
+        for (int i = 0; i < 200; i++) {
+            long r0 = Clocks.nanos(ClockId.REALTIME);
+            long c = VmClockCounter.read();
+            long r1 = Clocks.nanos(ClockId.REALTIME);
+            if (r1 - r0 < narrowest) {
+                narrowest = r1 - r0;
+                best = new long[] {c, r0 + (r1 - r0) / 2};
+            }
+        }
+        return best;
     }
 
     /** Writes a page whose time is REALTIME + {@code aheadNanos}, with maximum error {@code maxErrorNanos}. */
@@ -86,7 +97,8 @@ class VmClockSourceTest {
             long half = b.widthNanos() / 2;
             // 3 ms ahead, plus the page's own bound (5 us and its rate's growth since counter_value) and the
             // sample's REALTIME bracket (microseconds; hundreds under an emulator): not a millisecond more.
-            assertThat(half).isBetween(3_000_000L, 4_000_000L);
+            // Less by at most the setup's own sampling error (the narrowest bracket's half, ns here).
+            assertThat(half).isBetween(2_990_000L, 4_000_000L);
             assertThat(served.why()).containsPattern("REALTIME within 3[0-9]{3} us of the page's time");
         }
     }

@@ -1,0 +1,97 @@
+package org.timekeeping4j.lab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.timekeeping4j.ClockId;
+import org.timekeeping4j.device.FastPtpClock;
+import org.timekeeping4j.device.PtpClock;
+import org.timekeeping4j.device.TimeBounds;
+import org.timekeeping4j.testing.KernelClock;
+
+/**
+ * The PHC at counter speed ({@link FastPtpClock}) against netdevsim's mock PHC, a real driver: every read is
+ * bracketed by clock_gettime on the PHC (the kernel's own read of it), and the PHC's time at the read must lie in
+ * [earliest, latest], while another thread steers the PHC as ptp4l would: its frequency flipped every 300 ms
+ * (clock_adjtime ADJ_FREQUENCY, +/-20 ppm) and a step of about +1 ms (clock_settime) once.
+ *
+ * <p>A change can only be seen by the next cross timestamp: a read between a change and the first cross timestamp
+ * after it is exposed, counted apart (and how many of those missed, for the record); every other read must hold.
+ */
+@Tag("lab")
+class PhcFastLabTest {
+
+    /** Reads that must hold, at least. */
+    static final int READS = 100_000;
+
+    @BeforeAll
+    static void mockPhc() throws Exception {
+        PtpLabTest.mockPhc();
+    }
+
+    @Test
+    void everyReadNotExposedToAnUnseenChangeHoldsThePhcsTime() throws Exception {
+        try (PtpClock phc = PtpClock.open(PtpLabTest.PTP, true); FastPtpClock fast = phc.fast()) {
+            int id = phc.clockId();
+            KernelClock.setFrequency(id, 0);
+            AtomicLong changedAtRaw = new AtomicLong(Long.MIN_VALUE); // RAW of the latest change
+            Thread steer = Thread.ofPlatform().daemon().start(() -> {
+                long[] ppm = {20, -20, 5, -15, 0};
+                try {
+                    for (int i = 0; !Thread.currentThread().isInterrupted(); i++) {
+                        Thread.sleep(300); // the changes must be spread over the run
+                        changedAtRaw.set(KernelClock.gettime(PtpLabTest.RAW));
+                        if (i == 7) {
+                            KernelClock.settime(id, KernelClock.gettime(id) + 1_000_000);
+                        } else {
+                            KernelClock.setFrequency(id, ppm[i % ppm.length] << 16);
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            TimeBounds b = new TimeBounds();
+            long held = 0;
+            long outside = 0;
+            long exposed = 0;
+            long exposedOutside = 0;
+            long[] widths = new long[READS];
+            try {
+                while (held < READS) {
+                    long change = changedAtRaw.get();
+                    long before = phc.nanos();
+                    fast.now(b);
+                    long after = phc.nanos();
+                    long raw = KernelClock.gettime(PtpLabTest.RAW);
+                    // The newest cross timestamp's RAW; a change after it is not yet seen (nor one during this read).
+                    long anchorRaw = raw - fast.anchorAgeNanos();
+                    boolean holds = b.status() == TimeBounds.Status.SYNCHRONIZED && b.latestNanos() >= before
+                            && b.earliestNanos() <= after;
+                    if (change != changedAtRaw.get() || change >= anchorRaw - 1_000_000) {
+                        exposed++;
+                        exposedOutside += holds ? 0 : 1;
+                        continue;
+                    }
+                    widths[(int) held++] = b.widthNanos();
+                    outside += holds ? 0 : 1;
+                }
+            } finally {
+                steer.interrupt();
+                steer.join();
+                KernelClock.setFrequency(id, 0);
+            }
+            Arrays.sort(widths);
+            System.out.printf("lab-phc-fast: netdevsim: %d reads held to their bound, %d outside; width p50 %d ns, "
+                            + "p99 %d ns; %d exposed to a change not yet seen (%d of them outside); %s%n", held,
+                    outside, widths[READS / 2], widths[READS * 99 / 100], exposed, exposedOutside, fast.describe());
+            assertThat(outside).as(fast.describe()).isZero();
+            assertThat(fast.disruptions()).as("the step found").isPositive();
+            assertThat(fast.method()).contains(PtpClock.Method.CLOCK_GETTIME); // the mock has no EXTENDED/PRECISE
+        }
+    }
+}
