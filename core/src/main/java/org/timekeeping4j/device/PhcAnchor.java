@@ -24,6 +24,24 @@ package org.timekeeping4j.device;
 record PhcAnchor(long raw, long phc, long halfWidthNanos, double ratePpb, double rateErrorPpb, double holdoverPpb,
                  PtpClock.Method method, long intervalNanos, long generation, long disruptions) {
 
+    /**
+     * Where the discipline publishes its newest anchor for readers: one writer, any number of readers, no lock
+     * (jcstress: PhcAnchorPublicationTest).
+     */
+    static final class Slot {
+        private volatile PhcAnchor newest;
+
+        /** Publishes {@code a}: a reader that sees it sees every field as built (release, final fields). */
+        void publish(PhcAnchor a) {
+            newest = a; // release: pairs with the acquire in read()
+        }
+
+        /** {@return the newest anchor, whole, or null before the first} */
+        PhcAnchor read() {
+            return newest; // acquire: pairs with the release in publish()
+        }
+    }
+
     /** {@return the predicted PHC time at MONOTONIC_RAW {@code rawNow}, ns} */
     long predict(long rawNow) {
         long age = rawNow - raw;

@@ -67,7 +67,7 @@ final class PhcDiscipline implements Runnable {
     private long intervalNanos = MIN_INTERVAL_NANOS;
 
     /** The newest anchor: written by the discipline thread only, read by any reader. */
-    private volatile PhcAnchor anchor;
+    private final PhcAnchor.Slot anchor = new PhcAnchor.Slot();
     /** Why the last cross timestamp failed, or null. */
     private volatile String failure;
     private volatile boolean closed;
@@ -81,7 +81,7 @@ final class PhcDiscipline implements Runnable {
 
     /** {@return the newest anchor, or null before the first cross timestamp} */
     PhcAnchor anchor() {
-        return anchor; // acquire: pairs with the release in discipline(), a whole anchor or none
+        return anchor.read();
     }
 
     /** {@return why the last cross timestamp failed, or null} */
@@ -128,7 +128,7 @@ final class PhcDiscipline implements Runnable {
         long raw = o.systemNanos();
         long phcNow = o.phcNanos();
         long half = (o.delayNanos() + 1) / 2 + 1;
-        PhcAnchor last = anchor;
+        PhcAnchor last = anchor.read();
         boolean disrupted = false;
         if (last != null) {
             long age = raw - last.raw();
@@ -173,9 +173,8 @@ final class PhcDiscipline implements Runnable {
         steer(raw, phcNow, rate, last == null || disrupted);
         intervalNanos = Math.clamp(Math.round(Math.max(half, MIN_GROWTH_NANOS) / ((rateError + holdover) * 1e-9)),
                 MIN_INTERVAL_NANOS, MAX_INTERVAL_NANOS);
-        // release: a reader that sees this anchor sees it whole (its fields are final)
-        anchor = new PhcAnchor(raw, phcNow, half, rate, rateError, holdover, o.method(), intervalNanos, ++generation,
-                disruptions);
+        anchor.publish(new PhcAnchor(raw, phcNow, half, rate, rateError, holdover, o.method(), intervalNanos,
+                ++generation, disruptions));
     }
 
     private void keep(long raw, long phcNow, long half) {
