@@ -15,7 +15,8 @@
 #   x86-7.x     trixie-backports   "vdso_clock (6.15+)"
 #   arm64-6.12  trixie             "arm64 vdso_data (5.3-6.14)"
 # Then the VMClock checks against the real driver (qemu-vmclock.sh: QEMU 10 with -device vmclock, the x86-7.x
-# kernel, savevm + loadvm); `qemu-suite.sh vmclock` runs only those.
+# kernel, savevm + loadvm; ptp_vmclock's PHC at counter speed, PhcFastLabMain); `qemu-suite.sh vmclock` runs only
+# those, and `qemu-suite.sh phc` too (the PHC at counter speed needs the same guest: its PHC is the driver's).
 # Exit: 0 every check on every kernel passed; 1 a check failed, or the lab could not be set up (FAILED with the
 # reason: never a silent skip). Opt out explicitly with TK4J_LAB_QEMU=off (printed, exit 0).
 # Environment: TK4J_LAB_QEMU (off), TK4J_LAB_KERNELS (the list above), TK4J_LAB_JOBS (guests at a time, 2),
@@ -26,7 +27,7 @@ repo="$(cd "$here/../.." && pwd)"
 # The slowest guest (arm64: TCG translates every instruction) first, so that the two lanes end together.
 kernels="${TK4J_LAB_KERNELS:-arm64-6.12 x86-6.1 x86-6.12 x86-7.x}"
 only="${1:-}"
-case "$only" in ""|vmclock) ;; *) echo "usage: scripts/lab/qemu-suite.sh [vmclock]" >&2; exit 2 ;; esac
+case "$only" in ""|vmclock|phc) ;; *) echo "usage: scripts/lab/qemu-suite.sh [vmclock|phc]" >&2; exit 2 ;; esac
 jobs="${TK4J_LAB_JOBS:-2}"
 lib="$repo/target/lab-qemu/lib"
 logs="$repo/target/lab-qemu/logs"
@@ -79,7 +80,7 @@ vmclock_checks() { # runs qemu-vmclock.sh; adds its ok/FAIL counts to passed/fai
   passed=$((passed + p)); failed=$((failed + f))
   verdicts+=("vmclock: $p passed, $f failed (exit $rc, $(took "$t"))")
 }
-if [ "$only" = vmclock ]; then
+if [ "$only" = vmclock ] || [ "$only" = phc ]; then
   passed=0 failed=0 verdicts=()
   vmclock_checks
   echo "lab-qemu: $passed passed, $failed failed"

@@ -6,7 +6,8 @@
 # before ptp_vmclock is loaded, VmClockWriterMain (core test classes) starts filling QEMU's page at 0xfeffb000
 # through /dev/mem with moving time (the TSC and CLOCK_TAI once a second, an honest bound, QEMU's marker kept), so
 # that the driver also registers its PTP clock. Then: `tk4j vmclock` (decode, the time with its bound), `tk4j phc
-# /dev/ptp0`, `tk4j vmclock --watch` in the background, and VmClockLabMain, which maps /dev/vmclock0, reads the
+# /dev/ptp0`, the PHC at counter speed (PhcFastLabMain: 100,000 FastPtpClock reads, each between two clock_gettime
+# reads of the PHC, 0 outside their bound; `tk4j phc --fast`), `tk4j vmclock --watch` in the background, and VmClockLabMain, which maps /dev/vmclock0, reads the
 # page's time, checks 2000 PHC reads against the VmClock reads around each, checks that poll() answers POLLHUP,
 # writes a ClockBound segment with the page's marker and prints READY. The host then sends `savevm s1` and
 # `loadvm s1` through the QEMU monitor; the guest must see the disruption marker move (VmClock.disruptedSince,
@@ -103,6 +104,10 @@ echo "TK4J-LAB DEV $(ls -l /dev/vmclock0 2>&1) ptp: $(ls /dev/ptp* 2>&1 | tr '\n
 echo "TK4J-LAB DD $(dd if=/dev/vmclock0 bs=112 count=1 2>/dev/null | od -A x -t x1 | head -n 3 | tr '\n' '|')"
 $J -cp $CP org.timekeeping4j.cli.Tk4j vmclock 2>&1 | sed 's/^/TK4J-DECODE /'
 $J -cp $CP org.timekeeping4j.cli.Tk4j phc /dev/ptp0 --samples 3 2>&1 | sed 's/^/TK4J-PHC /'
+# The PHC at counter speed (issue 47): 100,000 reads, each between two clock_gettime reads of the PHC, with PRECISE
+# cross timestamps and again with EXTENDED ones.
+$J -cp $CP org.timekeeping4j.device.PhcFastLabMain /dev/ptp0 100000 2>&1 | sed 's/^/TK4J-PHCFAST /'
+$J -cp $CP org.timekeeping4j.cli.Tk4j phc /dev/ptp0 --fast --samples 3 --interval 100 2>&1 | sed 's/^/TK4J-PHCFAST-CLI /'
 # The watch writes to a file (a pipe through sed held its lines back until exit); its first line says it watches.
 $J -cp $CP org.timekeeping4j.cli.Tk4j vmclock --watch --seconds 400 --interval 50 >/tmp/watch.log 2>&1 &
 i=0; while ! grep -q ' watching ' /tmp/watch.log && [ $i -lt 600 ]; do sleep 1; i=$((i + 1)); done
@@ -181,6 +186,11 @@ check "tk4j vmclock decodes the real page (magic, version 1)" '^TK4J-DECODE page
 check "tk4j vmclock serves the page's TAI with its bound" '^TK4J-DECODE now +[0-9T:.-]+Z TAI \+/- [0-9]+ ns, SYNCHRONIZED'
 check "VmClock serves time from the real page" '^TK4J-LAB TIME served: .*status=SYNCHRONIZED, source=vmclock /dev/vmclock0'
 check "tk4j phc reads the driver's PTP clock" '^TK4J-PHC /dev/ptp0 .* offset +-?[0-9]+ ns delay'
+check "the PHC at counter speed, PRECISE: 100,000 reads between two of the kernel's, 0 outside their bound" \
+  '^TK4J-PHCFAST reads 100000, 0 outside; width p50 [0-9]+ ns, p99 [0-9]+ ns; PRECISE cross timestamps'
+check "the PHC at counter speed, EXTENDED: 100,000 reads between two of the kernel's, 0 outside their bound" \
+  '^TK4J-PHCFAST reads 100000, 0 outside; width p50 [0-9]+ ns, p99 [0-9]+ ns; EXTENDED cross timestamps'
+check "tk4j phc --fast: the estimate holds between two clock_gettime reads of the PHC" '^TK4J-PHCFAST-CLI .*holds$'
 check "every PHC read within the bounds of the VmClock reads around it" '^TK4J-LAB PHC [0-9]+ reads .*: 0 outside the published bound'
 check "poll() without NOTIFICATION_PRESENT: POLLHUP, refused in one line" '^TK4J-LAB POLL refused: .*no notifications'
 check "ClockBound with the page's marker: the daemon's status" '^TK4J-LAB CLOCKBOUND before: SYNCHRONIZED'
