@@ -41,6 +41,7 @@ public final class FastPtpClock implements AutoCloseable {
     private final PhcDiscipline discipline;
     private final Thread thread;
     private final long maxAgeNanos;
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private FastPtpClock(PtpClock phc, long maxAgeNanos) {
         this.phc = phc;
@@ -66,7 +67,7 @@ public final class FastPtpClock implements AutoCloseable {
     static FastPtpClock start(PtpClock phc, long maxAgeNanos) {
         try {
             return new FastPtpClock(phc, maxAgeNanos);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // an Error too: a thread that could not start leaves the descriptor
             phc.close();
             throw e;
         }
@@ -86,19 +87,23 @@ public final class FastPtpClock implements AutoCloseable {
      * The PHC's time now and its uncertainty, from one MONOTONIC_RAW read, into {@code into}: {@code nanos()} the
      * estimate, [earliest, latest] where the PHC's own time lies, status SYNCHRONIZED; UNKNOWN and unbounded
      * ([Long.MIN_VALUE, Long.MAX_VALUE]) before a cross timestamp or past {@link #MAX_ANCHOR_AGE_NANOS}. Allocates
-     * nothing. {@link TimeBounds#source()} is null: this clock bounds the PHC, not true time.
+     * nothing. {@link TimeBounds#source()} is null: this clock bounds the PHC, not true time. UNKNOWN too where
+     * MONOTONIC_RAW reads earlier than the newest cross timestamp (a restore moved it back).
      *
      * @param into the caller's holder, overwritten
      * @return {@code into}
      */
     public TimeBounds now(TimeBounds into) {
-        long raw = Clocks.nanos(ClockId.MONOTONIC_RAW);
-        long value = timekeeper.convert(raw, ClockId.REALTIME);
+        // The anchor before the counter read: its cross timestamp is older than the read, so the bound extrapolates
+        // forwards only (an anchor published after the read may have found a step the read came before).
         PhcAnchor a = discipline.anchor(); // acquire: pairs with the discipline's release of a whole anchor
+        long raw = Clocks.nanos(ClockId.MONOTONIC_RAW); // ordered: not before the load above
+        long value = timekeeper.convert(raw, ClockId.REALTIME);
         into.nanos = value;
+        into.counter = raw;
         into.source = null;
-        long age = a == null ? Long.MAX_VALUE : Math.abs(raw - a.raw());
-        if (age > maxAgeNanos) {
+        long age = a == null ? Long.MAX_VALUE : raw - a.raw();
+        if (age < 0 || age > maxAgeNanos) { // < 0: MONOTONIC_RAW moved back (a restore): nothing is known
             into.earliest = Long.MIN_VALUE;
             into.latest = Long.MAX_VALUE;
             into.status = TimeBounds.Status.UNKNOWN;
@@ -167,6 +172,9 @@ public final class FastPtpClock implements AutoCloseable {
     /** Stops the discipline thread and closes the PHC's descriptor (once; later calls do nothing). */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return; // closed already, or closing on another thread
+        }
         discipline.close();
         LockSupport.unpark(thread);
         boolean interrupted = false;

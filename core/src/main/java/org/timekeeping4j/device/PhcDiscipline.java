@@ -24,9 +24,11 @@ import org.timekeeping4j.timekeeper.Timekeeper;
  * <p><b>Disruptions.</b> A cross timestamp that finds the PHC outside the last anchor's bound (a step such as
  * ptp4l's first or {@code phc_ctl set}, or a frequency change faster than the allowance) counts a disruption,
  * forgets the rate's history and steps the timekeeper. Reads between the change and this cross timestamp could not
- * know of it: the interval is their exposure. One that finds it past half the bound, or a rate since the last cross
- * timestamp that the window's rate and both errors cannot explain, keeps only the last one for the rate: a change
- * inside the window must not hide in its average.
+ * know of it. A change that acted only briefly before a cross timestamp moves the PHC too little to be told from
+ * noise: one that finds the PHC past half the bound publishes the rate as unknown and takes the next cross timestamp
+ * at once, so a change is found by the next cross timestamp or the one after it. A rate since the last cross
+ * timestamp that the window's rate and both errors cannot explain keeps only the last one for the rate; one they can
+ * explain still widens the rate's error by the difference.
  */
 final class PhcDiscipline implements Runnable {
 
@@ -42,6 +44,8 @@ final class PhcDiscipline implements Runnable {
     static final long WINDOW_SPAN_NANOS = 2_000_000_000L;
     /** The least allowance for the PHC's rate changing after its estimate, ppb. */
     static final double MIN_HOLDOVER_PPB = 20;
+    /** The most a kernel steers a clock's frequency (NTP's 500 ppm), ppb. */
+    static final double MAX_STEER_PPB = 500_000;
     /** A crystal's tolerance, added to max_adj while the rate is unknown, ppb. */
     static final double CRYSTAL_PPB = 100_000;
     /** An offset beyond this is stepped rather than slewed, ns. */
@@ -76,7 +80,9 @@ final class PhcDiscipline implements Runnable {
         this.phc = phc;
         this.timekeeper = timekeeper;
         this.adjuster = adjuster;
-        this.unknownRatePpb = Math.max(0, phc.capabilities().maxAdjustmentPpb()) + CRYSTAL_PPB;
+        // A PHC that nothing here adjusts (max_adj 0: ptp_vmclock, ptp_kvm) follows a clock the host may steer by
+        // up to the kernel's 500 ppm; a crystal's tolerance on top.
+        this.unknownRatePpb = Math.max(Math.max(0, phc.capabilities().maxAdjustmentPpb()), MAX_STEER_PPB) + CRYSTAL_PPB;
     }
 
     /** {@return the newest anchor, or null before the first cross timestamp} */
@@ -118,6 +124,9 @@ final class PhcDiscipline implements Runnable {
                 // The device went away or refused: the anchor ages, and reads past the age limit are unbounded.
                 failure = e.getMessage();
                 timekeeper.update();
+            } catch (Error e) {
+                failure = "the discipline thread died: " + e; // reads turn unbounded at the age limit
+                throw e;
             }
         }
     }
@@ -125,11 +134,16 @@ final class PhcDiscipline implements Runnable {
     /** One cross timestamp: measure, judge the last anchor's claim, estimate the rate, steer, publish. */
     void discipline() {
         PtpOffset o = phc.offset(ClockId.MONOTONIC_RAW, PtpClock.DEFAULT_SAMPLES);
-        long raw = o.systemNanos();
+        // The driver's cross timestamps read the kernel's own MONOTONIC_RAW; clock_gettime (triplets, and every read)
+        // adds this process's time namespace offset.
+        long raw = o.systemNanos() + (o.method() == PtpClock.Method.CLOCK_GETTIME ? 0 : namespaceOffset());
         long phcNow = o.phcNanos();
-        long half = (o.delayNanos() + 1) / 2 + 1;
         PhcAnchor last = anchor.read();
+        // Half the width in PHC ns (the PHC runs at 1 + rate against RAW), +2 for the reading's and predict's rounding.
+        double scale = 1 + (last == null ? unknownRatePpb : Math.abs(last.ratePpb()) + last.rateErrorPpb()) * 1e-9;
+        long half = (long) Math.ceil((o.delayNanos() + 1) / 2 * scale) + 2;
         boolean disrupted = false;
+        boolean moving = false;
         if (last != null) {
             long age = raw - last.raw();
             long allowed = last.bound(Math.max(age, 0)) + half;
@@ -139,7 +153,10 @@ final class PhcDiscipline implements Runnable {
                 disruptions++;
                 count = 0; // the rate before the change says nothing of the rate after it
             } else if (innovation > allowed / 2) {
-                count = Math.min(count, 1); // the rate may be moving: measure it from the last one only
+                // A change that acted only briefly before this cross timestamp shows as little here: the rate is
+                // unknown until the next one, which comes at once.
+                moving = true;
+                count = Math.min(count, 1);
             }
         }
         keep(raw, phcNow, half);
@@ -161,18 +178,23 @@ final class PhcDiscipline implements Runnable {
                     rate = recent;
                     rateError = recentError;
                     count = 2;
+                } else {
+                    rateError += Math.abs(recent - rate); // what the window's average may hide of a recent rate
                 }
             }
         } else if (last != null && !disrupted) {
             rate = last.ratePpb();
+        }
+        if (moving) {
+            rateError = Math.max(rateError, unknownRatePpb);
         }
         int newest = Math.floorMod(head - 1, WINDOW);
         rates[newest] = rate;
         rateErrors[newest] = rateError;
         double holdover = holdover();
         steer(raw, phcNow, rate, last == null || disrupted);
-        intervalNanos = Math.clamp(Math.round(Math.max(half, MIN_GROWTH_NANOS) / ((rateError + holdover) * 1e-9)),
-                MIN_INTERVAL_NANOS, MAX_INTERVAL_NANOS);
+        intervalNanos = moving || disrupted ? MIN_INTERVAL_NANOS : Math.clamp(Math.round(
+                Math.max(half, MIN_GROWTH_NANOS) / ((rateError + holdover) * 1e-9)), MIN_INTERVAL_NANOS, MAX_INTERVAL_NANOS);
         anchor.publish(new PhcAnchor(raw, phcNow, half, rate, rateError, holdover, o.method(), intervalNanos,
                 ++generation, disruptions));
     }
@@ -223,5 +245,20 @@ final class PhcDiscipline implements Runnable {
             adjuster.slew(offset);
         }
         timekeeper.update();
+    }
+
+    /** This process's time namespace MONOTONIC offset (which MONOTONIC_RAW shares), ns; 0 outside one. */
+    static long namespaceOffset() {
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/timens_offsets"))) {
+                String[] f = line.trim().split("\\s+");
+                if (f.length == 3 && (f[0].equals("monotonic") || f[0].equals("1"))) {
+                    return Long.parseLong(f[1]) * 1_000_000_000L + Long.parseLong(f[2]);
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            // no time namespaces in this kernel: no offset
+        }
+        return 0;
     }
 }

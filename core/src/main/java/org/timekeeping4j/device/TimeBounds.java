@@ -62,7 +62,7 @@ public final class TimeBounds {
     int expectation;
 
     // A VMClock read (valid when the source is a VmClock): the page's time as (u64 seconds, ns) before any scale
-    // change, and the counter value it was computed at.
+    // change, and the counter value it was computed at; a FastPtpClock read: counter is its MONOTONIC_RAW value.
     long seconds;
     long nanosOfSecond;
     long counter;

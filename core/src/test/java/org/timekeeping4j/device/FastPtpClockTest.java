@@ -15,8 +15,8 @@ import org.timekeeping4j.linux.DeviceSyscalls;
 /**
  * The PHC at counter speed against a PHC whose true time the test knows at every MONOTONIC_RAW value
  * ({@link RawPhcKernel}: no driver here offers one; the lab's netdevsim and ptp_vmclock runs are the real drivers).
- * Every read is bracketed by two RAW reads: the PHC's true time at the read lies between its values at the two, and
- * must lie in [earliest, latest]. A read that misses is a violation; the checks need their samples, never luck.
+ * Each read says the MONOTONIC_RAW value it converted ({@code TimeBounds.counter}): the PHC's true time there must lie
+ * in [earliest, latest]. A read that misses is a violation; the checks need their samples, never luck.
  */
 class FastPtpClockTest {
 
@@ -27,16 +27,14 @@ class FastPtpClockTest {
         DeviceSyscalls.use(DeviceSyscalls.linux());
     }
 
-    /** Reads, bracketed; returns the violations and fills {@code widths} (ns) with each read's width. */
+    /** Reads; returns the violations and fills {@code widths} (ns) with each read's width. */
     private static long read(FastPtpClock fast, RawPhcKernel kernel, long[] widths) {
         TimeBounds b = new TimeBounds();
         long violations = 0;
         for (int i = 0; i < widths.length; i++) {
-            long before = RawPhcKernel.raw();
             fast.now(b);
-            long after = RawPhcKernel.raw();
-            if (b.status() != TimeBounds.Status.SYNCHRONIZED || b.latestNanos() < kernel.phcAt(before)
-                    || b.earliestNanos() > kernel.phcAt(after)) {
+            long truth = kernel.phcAt(b.counter); // the PHC at the very RAW value the read converted
+            if (b.status() != TimeBounds.Status.SYNCHRONIZED || truth < b.earliestNanos() || truth > b.latestNanos()) {
                 violations++;
             }
             widths[i] = b.widthNanos();
@@ -69,12 +67,12 @@ class FastPtpClockTest {
             assertThat(fast.method()).contains(mode == RawPhcKernel.Mode.PRECISE ? PtpClock.Method.PRECISE
                     : PtpClock.Method.CLOCK_GETTIME);
             assertThat(fast.disruptions()).isZero();
-            // The timekeeper follows the PHC: its own read is inside a fresh bound too.
+            // The timekeeper follows the PHC: its own read is near it (PRECISE: within 1 us; triplets: 50 us).
+            long slack = mode == RawPhcKernel.Mode.PRECISE ? 1_000 : 50_000;
             long before = RawPhcKernel.raw();
             long v = fast.nanos();
             long after = RawPhcKernel.raw();
-            TimeBounds b = fast.now(new TimeBounds());
-            assertThat(v).isBetween(kernel.phcAt(before) - b.widthNanos(), kernel.phcAt(after) + b.widthNanos());
+            assertThat(v).isBetween(kernel.phcAt(before) - slack, kernel.phcAt(after) + slack);
         }
     }
 
@@ -106,12 +104,12 @@ class FastPtpClockTest {
     void aReadPastTheAgeLimitIsUnbounded() throws Exception {
         RawPhcKernel kernel = new RawPhcKernel(RawPhcKernel.Mode.PRECISE, 1_000, 0);
         DeviceSyscalls.use(kernel);
-        try (FastPtpClock fast = FastPtpClock.start(PtpClock.open(Path.of(RawPhcKernel.PATH)), 200_000_000L)) {
+        try (FastPtpClock fast = FastPtpClock.start(PtpClock.open(Path.of(RawPhcKernel.PATH)), 1_000_000_000L)) {
             assertThat(fast.now(new TimeBounds()).status()).isEqualTo(TimeBounds.Status.SYNCHRONIZED);
             kernel.remove();
             await("the failure said").atMost(Duration.ofSeconds(60)).until(() -> fast.failure().isPresent());
             assertThat(fast.failure().orElseThrow()).contains("ENODEV");
-            await("the age limit").atMost(Duration.ofSeconds(60)).until(() -> fast.anchorAgeNanos() > 200_000_000L);
+            await("the age limit").atMost(Duration.ofSeconds(60)).until(() -> fast.anchorAgeNanos() > 1_000_000_000L);
             TimeBounds b = fast.now(new TimeBounds());
             assertThat(b.status()).isEqualTo(TimeBounds.Status.UNKNOWN);
             assertThat(b.earliestNanos()).isEqualTo(Long.MIN_VALUE);
