@@ -37,6 +37,7 @@ fi
 out="$repo/target/lab-qemu/$kernel"
 lib="$repo/target/lab-qemu/lib"
 cd "$repo" || exit 1
+export COLUMNS=200 # tk4j's lines are parsed here: a wide terminal's, unfolded (80 columns by default)
 rm -rf "$out"; mkdir -p "$out"
 export JAVA_TOOL_OPTIONS="-XX:ErrorFile=$out/hs_err_%p.log"
 passed=0 failed=0

@@ -12,6 +12,7 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="${1:-$repo/target/lab-qemu/${TK4J_LAB_KERNEL:-unknown}}"
 cs=/sys/devices/system/clocksource/clocksource0
 cd "$repo" || exit 1
+export COLUMNS=200 # tk4j's lines are parsed here: a wide terminal's, unfolded (80 columns by default)
 mkdir -p "$out"
 failed=0
 now() { local u _; read -r u _ </proc/uptime; echo "${u%.*}"; }

@@ -41,7 +41,7 @@ class CliLabTest {
         r.assertPassed();
         // pps_ktimer: PPS_CAPTUREASSERT | PPS_OFFSETASSERT | PPS_ECHOASSERT | PPS_CANWAIT | PPS_TSFMT_TSPEC
         assertThat(r.out()).contains("/dev/pps0: capabilities 0x1151 CAPTUREASSERT OFFSETASSERT ECHOASSERT CANWAIT TSFMT_TSPEC");
-        Matcher m = Pattern.compile("source /dev/pps0 - assert (\\d+)\\.(\\d{9}), sequence: (\\d+)").matcher(r.out());
+        Matcher m = Pattern.compile("(?m)^assert (\\d+)\\.(\\d{9}), sequence: (\\d+)").matcher(r.out());
         List<Long> sequences = new ArrayList<>();
         while (m.find()) {
             sequences.add(Long.parseLong(m.group(3)));

@@ -39,7 +39,9 @@ final class Tk4j {
         List<String> cmd = command(args);
         Path out = Files.createTempFile("tk4j-out", ".txt");
         Path err = Files.createTempFile("tk4j-err", ".txt");
-        Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
+        pb.environment().put("COLUMNS", "200"); // the tests parse whole lines: a wide terminal's, unfolded
+        Process p = pb.start();
         STARTED.put(p, new Started(cmd, out, err));
         return p;
     }
