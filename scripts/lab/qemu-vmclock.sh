@@ -190,6 +190,8 @@ check "the PHC at counter speed, PRECISE: 100,000 reads between two of the kerne
   '^TK4J-PHCFAST reads 100000, 0 outside; width p50 [0-9]+ ns, p99 [0-9]+ ns; PRECISE cross timestamps'
 check "the PHC at counter speed, EXTENDED: 100,000 reads between two of the kernel's, 0 outside their bound" \
   '^TK4J-PHCFAST reads 100000, 0 outside; width p50 [0-9]+ ns, p99 [0-9]+ ns; EXTENDED cross timestamps'
+check "what a read costs beside Clocks.nanos(TAI) and the PHC's system call, in one run" \
+  '^TK4J-PHCFAST cost per call .*fast/PHC syscall [0-9.]+x'
 check "tk4j phc --fast: the estimate holds between two clock_gettime reads of the PHC" '^TK4J-PHCFAST-CLI .*holds$'
 check "every PHC read within the bounds of the VmClock reads around it" '^TK4J-LAB PHC [0-9]+ reads .*: 0 outside the published bound'
 check "poll() without NOTIFICATION_PRESENT: POLLHUP, refused in one line" '^TK4J-LAB POLL refused: .*no notifications'

@@ -32,6 +32,9 @@ public final class PhcFastLabMain {
                 }
                 try (FastPtpClock fast = FastPtpClock.start(own)) {
                     ok &= check(phc, fast, reads);
+                    if (refused == null) {
+                        cost(phc, fast);
+                    }
                 }
             }
         }
@@ -55,5 +58,35 @@ public final class PhcFastLabMain {
         System.out.printf("reads %d, %d outside; width p50 %d ns, p99 %d ns; %s%n", reads, outside,
                 widths[reads / 2], widths[reads * 99 / 100], fast.describe());
         return outside == 0;
+    }
+
+    /**
+     * What a read costs here, each against the others in the same run: FastPtpClock.nanos(), Clocks.nanos(TAI) and
+     * PtpClock.nanos() (clock_gettime on the PHC), 20,000 calls each in 5 alternating rounds, the median round's ns
+     * per call. Not JMH, and under the guest's emulation: a ratio within one run, nothing more.
+     */
+    private static void cost(PtpClock phc, FastPtpClock fast) {
+        String[] names = {"FastPtpClock.nanos", "Clocks.nanos(TAI)", "PtpClock.nanos"};
+        double[][] perCall = new double[names.length][5];
+        long sink = 0;
+        for (int round = 0; round < 5; round++) {
+            for (int k = 0; k < names.length; k++) {
+                int which = (k + round) % names.length;
+                long t0 = System.nanoTime();
+                for (int i = 0; i < 20_000; i++) {
+                    sink += which == 0 ? fast.nanos() : which == 1
+                            ? org.timekeeping4j.Clocks.nanos(org.timekeeping4j.ClockId.TAI) : phc.nanos();
+                }
+                perCall[which][round] = (System.nanoTime() - t0) / 20_000.0;
+            }
+        }
+        double[] median = new double[names.length];
+        for (int k = 0; k < names.length; k++) {
+            Arrays.sort(perCall[k]);
+            median[k] = perCall[k][2];
+        }
+        System.out.printf("cost per call (median of 5 rounds, emulated): %s %.1f ns, %s %.1f ns, %s %.1f ns; fast/TAI "
+                        + "%.2fx, fast/PHC syscall %.3fx (%d)%n", names[0], median[0], names[1], median[1], names[2],
+                median[2], median[0] / median[1], median[0] / median[2], sink & 1);
     }
 }
