@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.MemorySegment;
 import org.timekeeping4j.linux.DeviceSyscalls;
+import org.timekeeping4j.testing.PtpClockTime;
 import org.timekeeping4j.linux.Errno;
 
 /**
@@ -87,15 +88,15 @@ final class SimulatedDevices implements DeviceSyscalls {
         }
         if (fd == RAW_PTP_FD && request == PTP_SYS_OFFSET_PRECISE) {
             long raw = raw();
-            time(a, 0, rawPhc(raw));
-            time(a, 16, now);
-            time(a, 32, raw);
+            PtpClockTime.write(a, 0, rawPhc(raw));
+            PtpClockTime.write(a, 16, now);
+            PtpClockTime.write(a, 32, raw);
             return 0;
         }
         if (fd == PTP_FD && request == PTP_SYS_OFFSET_PRECISE) {
-            time(a, 0, now + PHC_AHEAD_NANOS); // device
-            time(a, 16, now);                  // sys_realtime
-            time(a, 32, now);                  // sys_monoraw
+            PtpClockTime.write(a, 0, now + PHC_AHEAD_NANOS); // device
+            PtpClockTime.write(a, 16, now);                  // sys_realtime
+            PtpClockTime.write(a, 32, now);                  // sys_monoraw
             return 0;
         }
         if (fd == PPS_FD && request == PPS_GETCAP) {
@@ -114,12 +115,5 @@ final class SimulatedDevices implements DeviceSyscalls {
             return 0;
         }
         return -Errno.ENOTTY;
-    }
-
-    /** struct ptp_clock_time {s64 sec; u32 nsec; u32 reserved} at {@code off}. */
-    private static void time(MemorySegment a, long off, long nanos) {
-        a.set(JAVA_LONG, off, Math.floorDiv(nanos, 1_000_000_000L));
-        a.set(JAVA_INT, off + 8, (int) Math.floorMod(nanos, 1_000_000_000L));
-        a.set(JAVA_INT, off + 12, 0);
     }
 }

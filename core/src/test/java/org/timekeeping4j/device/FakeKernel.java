@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import org.timekeeping4j.linux.DeviceSyscalls;
+import org.timekeeping4j.testing.PtpClockTime;
 import org.timekeeping4j.linux.Errno;
 
 /**
@@ -144,9 +145,9 @@ final class FakeKernel implements DeviceSyscalls {
         }
         if (request == PRECISE) {
             long t = tick();
-            time(a, 0, t + phcAhead);   // device
-            time(a, 16, t);             // sys_realtime
-            time(a, 32, t - 1_000_000); // sys_monoraw: the raw scale, 1 ms behind here
+            PtpClockTime.write(a, 0, t + phcAhead);   // device
+            PtpClockTime.write(a, 16, t);             // sys_realtime
+            PtpClockTime.write(a, 32, t - 1_000_000); // sys_monoraw: the raw scale, 1 ms behind here
             return 0;
         }
         if (request == EXTENDED) {
@@ -160,11 +161,11 @@ final class FakeKernel implements DeviceSyscalls {
                 long[] g = gaps[i % gaps.length];
                 long base = 16 + i * 48L;
                 long pre = tick();
-                time(a, base, pre);
+                PtpClockTime.write(a, base, pre);
                 now += g[0];
-                time(a, base + 16, now + phcAhead);
+                PtpClockTime.write(a, base + 16, now + phcAhead);
                 now += g[1];
-                time(a, base + 32, now);
+                PtpClockTime.write(a, base + 32, now);
             }
             return 0;
         }
@@ -173,13 +174,13 @@ final class FakeKernel implements DeviceSyscalls {
             if (n < 1 || n > 25) {
                 return -Errno.EINVAL;
             }
-            time(a, 16, tick());
+            PtpClockTime.write(a, 16, tick());
             for (int i = 0; i < n; i++) {
                 long[] g = gaps[i % gaps.length];
                 now += g[0];
-                time(a, 16 + (2 * i + 1) * 16L, now + phcAhead);
+                PtpClockTime.write(a, 16 + (2 * i + 1) * 16L, now + phcAhead);
                 now += g[1];
-                time(a, 16 + (2 * i + 2) * 16L, now);
+                PtpClockTime.write(a, 16 + (2 * i + 2) * 16L, now);
             }
             return 0;
         }
@@ -214,12 +215,5 @@ final class FakeKernel implements DeviceSyscalls {
             return 0;
         }
         return -Errno.ENOTTY;
-    }
-
-    /** Writes a struct ptp_clock_time {s64 sec; u32 nsec; u32 reserved} at {@code off}. */
-    private static void time(MemorySegment a, long off, long nanos) {
-        a.set(JAVA_LONG, off, Math.floorDiv(nanos, 1_000_000_000L));
-        a.set(JAVA_INT, off + 8, (int) Math.floorMod(nanos, 1_000_000_000L));
-        a.set(JAVA_INT, off + 12, 0);
     }
 }

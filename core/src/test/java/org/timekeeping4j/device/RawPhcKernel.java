@@ -7,6 +7,7 @@ import java.lang.foreign.MemorySegment;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.KernelClocks;
 import org.timekeeping4j.linux.DeviceSyscalls;
+import org.timekeeping4j.testing.PtpClockTime;
 import org.timekeeping4j.linux.Errno;
 
 /**
@@ -123,18 +124,11 @@ public final class RawPhcKernel implements DeviceSyscalls {
         }
         if (request == PRECISE && mode == Mode.PRECISE) {
             long raw = raw();
-            time(a, 0, phcAt(raw));                                       // device
-            time(a, 16, KernelClocks.nanos(ClockId.REALTIME));            // sys_realtime
-            time(a, 32, raw);                                             // sys_monoraw
+            PtpClockTime.write(a, 0, phcAt(raw));                                       // device
+            PtpClockTime.write(a, 16, KernelClocks.nanos(ClockId.REALTIME));            // sys_realtime
+            PtpClockTime.write(a, 32, raw);                                             // sys_monoraw
             return 0;
         }
         return -Errno.EOPNOTSUPP;
-    }
-
-    /** struct ptp_clock_time {s64 sec; u32 nsec; u32 reserved} at {@code off}. */
-    private static void time(MemorySegment a, long off, long nanos) {
-        a.set(JAVA_LONG, off, Math.floorDiv(nanos, 1_000_000_000L));
-        a.set(JAVA_INT, off + 8, (int) Math.floorMod(nanos, 1_000_000_000L));
-        a.set(JAVA_INT, off + 12, 0);
     }
 }
