@@ -2,8 +2,8 @@
 # scripts/lab/qemu-slow-clocksource.sh [OUTDIR]: run INSIDE an x86 guest of the QEMU lab (qemu-checks.sh calls
 # it; alone: scripts/lab/qemu.sh --kernel x86-7.x scripts/lab/qemu-slow-clocksource.sh). For hpet and acpi_pm,
 # the clocksources whose each clock read is a system call, it switches the guest's clocksource there and runs
-# `tk4j info`, which must say so on its "slow reads" line ("slow reads    hpet: each clock read is a system call,
-# N ns against M ns for rdtsc") and how to switch back to tsc (as root, and at boot), and that exact mode's refusal
+# `tk4j info`, which must say so on its "slow reads" line ("slow reads    hpet: reads are syscalls: N ns (rdtsc:
+# M ns)") and how to switch back to tsc (as root, and at boot), and that exact mode's refusal
 # names the clocksource as its reason, and that its ticks line says MONOTONIC_RAW nanoseconds (the library's
 # Diagnostics.Ticks where exact mode never served). tsc is restored after each. Prints one
 # "check slow-NAME: OK|FAILED (...)" line per clocksource; exit 0 when both passed.
@@ -32,7 +32,7 @@ for s in hpet acpi_pm; do
   said="$(sed -n '/^slow reads/,/^[^ s]/p' "$out/info-$s.txt" | grep -v '^[^ s]' | tr -s ' \n' '  ')"
   if [ $rc != 0 ]; then
     echo "check slow-$s: FAILED (tk4j info exit $rc: $(tail -n 2 "$out/info-$s.txt" | tr '\n' ' '))"; failed=1
-  elif [[ "$said" != *"slow reads $s: each clock read is a system call, "*" ns against "*" ns for rdtsc"* ]]; then
+  elif [[ "$said" != *"slow reads $s: reads are syscalls: "*" ns (rdtsc: "*" ns)"* ]]; then
     echo "check slow-$s: FAILED (no cost line on $s: '${said:-nothing}'; see $out/info-$s.txt)"; failed=1
   elif [[ "$said" != *"echo tsc > /sys/devices/system/clocksource/clocksource0/current_clocksource"*"clocksource=tsc"* ]]; then
     echo "check slow-$s: FAILED (no way back to tsc: '$said')"; failed=1
