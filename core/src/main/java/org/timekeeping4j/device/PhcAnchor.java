@@ -11,7 +11,7 @@ package org.timekeeping4j.device;
  *
  * @param raw             MONOTONIC_RAW at the cross timestamp (its midpoint), ns
  * @param phc             the PHC's time there, ns
- * @param halfWidthNanos  half the cross timestamp's width (+1 ns for the PHC's own resolution)
+ * @param halfWidthNanos  half the cross timestamp's width in PHC ns (+2 for the reading's and predict's rounding)
  * @param ratePpb         the PHC's rate against MONOTONIC_RAW, ppb: the PHC gains this many ns per second of RAW
  * @param rateErrorPpb    how far the rate estimate may be off, ppb (the widths over the span it was measured on)
  * @param holdoverPpb     the allowance for the PHC's rate changing after the estimate, ppb
