@@ -185,7 +185,6 @@ final class BoundsCommand implements Callable<Integer> {
         if (nanos == Long.MIN_VALUE || nanos == Long.MAX_VALUE) {
             return "unbounded";
         }
-        return Instant.ofEpochSecond(0, nanos) + " (" + Math.floorDiv(nanos, 1_000_000_000L) + "."
-                + String.format("%09d", Math.floorMod(nanos, 1_000_000_000L)) + ")";
+        return Instant.ofEpochSecond(0, nanos) + " (" + PhcCommand.seconds(nanos) + ")";
     }
 }

@@ -92,20 +92,14 @@ final class InfoCommand implements Callable<Integer> {
      * checkpoint runs in one, so that MONOTONIC and BOOTTIME continue), and who applies them.
      */
     static String timeNamespace(boolean exact) {
-        java.nio.file.Path offsets = java.nio.file.Path.of("/proc/self/timens_offsets");
-        long mono = 0;
-        long boot = 0;
+        String offsets = "/proc/self/timens_offsets";
+        long mono;
+        long boot;
         try {
-            for (String line : java.nio.file.Files.readAllLines(offsets)) {
-                String[] f = line.trim().split("\\s+");
-                long ns = Long.parseLong(f[1]) * 1_000_000_000L + Long.parseLong(f[2]);
-                if (f[0].equals("monotonic") || f[0].equals("1")) {
-                    mono = ns;
-                } else if (f[0].equals("boottime") || f[0].equals("7")) {
-                    boot = ns;
-                }
-            }
-        } catch (java.io.IOException | RuntimeException e) {
+            org.timekeeping4j.linux.TimeNamespace.Offsets o = org.timekeeping4j.linux.TimeNamespace.offsets();
+            mono = o.monotonicNanos();
+            boot = o.boottimeNanos();
+        } catch (java.io.IOException e) {
             return "unknown (" + offsets + ": " + e.getMessage() + "; time namespaces need Linux 5.6+)";
         }
         if (mono == 0 && boot == 0) {

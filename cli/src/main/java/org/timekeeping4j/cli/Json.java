@@ -14,11 +14,6 @@ final class Json {
 
     private Json() {}
 
-    /** {@code value} as JSON whose lines fit {@link Terminal#DEFAULT} columns. */
-    static String write(Object value) {
-        return write(value, Terminal.DEFAULT);
-    }
-
     /** {@code value} as JSON whose lines fit {@code width} columns (its prose folded). */
     static String write(Object value, int width) {
         StringBuilder sb = new StringBuilder();

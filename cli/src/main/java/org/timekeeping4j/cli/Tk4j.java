@@ -116,7 +116,7 @@ public final class Tk4j implements Callable<Integer> {
             if (ex.getArgSpec() instanceof CommandLine.Model.OptionSpec o && o.names().length > 1) {
                 // "-n/--iterations '-1': ...": the option under the name the user may have typed too.
                 message = message.replaceFirst("^" + java.util.regex.Pattern.quote(o.longestName()) + " ",
-                        String.join("/", o.names()) + " ");
+                        Validate.named(o) + " ");
             }
             c.getErr().println(errorLine(message + didYouMean(ex), c.getCommandSpec().qualifiedName(), root.columns));
             c.getErr().flush();

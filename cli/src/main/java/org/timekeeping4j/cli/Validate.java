@@ -25,7 +25,12 @@ final class Validate {
     /** "-t/--duration": the option as the user may have typed it, every name of it. */
     static String named(CommandSpec spec, String option) {
         CommandLine.Model.OptionSpec o = spec == null ? null : spec.findOption(option);
-        return o == null ? option : String.join("/", o.names());
+        return o == null ? option : named(o);
+    }
+
+    /** "-t/--duration": every name of {@code o}. */
+    static String named(CommandLine.Model.OptionSpec o) {
+        return String.join("/", o.names());
     }
 
     static CommandLine.ParameterException usage(CommandSpec spec, String message) {

@@ -18,7 +18,7 @@ class JsonTest {
         m.put("list", List.of(1, true));
         m.put("empty", Map.of());
         m.put("nil", null);
-        assertThat(Json.write(m)).isEqualTo("""
+        assertThat(Json.write(m, Terminal.DEFAULT)).isEqualTo("""
                 {
                   "s": "a\\"b\\\\c\\nd\\u0001",
                   "n": 42,

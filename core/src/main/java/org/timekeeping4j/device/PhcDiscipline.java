@@ -4,6 +4,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
 import org.timekeeping4j.adjust.NtpAdjuster;
+import org.timekeeping4j.linux.TimeNamespace;
 import org.timekeeping4j.timekeeper.Timekeeper;
 
 /**
@@ -250,15 +251,9 @@ final class PhcDiscipline implements Runnable {
     /** This process's time namespace MONOTONIC offset (which MONOTONIC_RAW shares), ns; 0 outside one. */
     static long namespaceOffset() {
         try {
-            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/timens_offsets"))) {
-                String[] f = line.trim().split("\\s+");
-                if (f.length == 3 && (f[0].equals("monotonic") || f[0].equals("1"))) {
-                    return Long.parseLong(f[1]) * 1_000_000_000L + Long.parseLong(f[2]);
-                }
-            }
-        } catch (java.io.IOException | RuntimeException e) {
-            // no time namespaces in this kernel: no offset
+            return TimeNamespace.offsets().monotonicNanos();
+        } catch (java.io.IOException e) {
+            return 0; // no time namespaces in this kernel: no offset
         }
-        return 0;
     }
 }

@@ -32,6 +32,39 @@ public final class TimeNamespace {
     }
 
     /**
+     * The namespace's offsets, ns: what it adds to MONOTONIC (and MONOTONIC_RAW, MONOTONIC_COARSE) and to BOOTTIME;
+     * both 0 in the initial namespace.
+     *
+     * @param monotonicNanos the MONOTONIC offset
+     * @param boottimeNanos  the BOOTTIME offset
+     */
+    public record Offsets(long monotonicNanos, long boottimeNanos) {}
+
+    /**
+     * {@return this process's offsets, from /proc/self/timens_offsets}
+     *
+     * @throws IOException where the file cannot be read or parsed (kernels before 5.6, CONFIG_TIME_NS off)
+     */
+    public static Offsets offsets() throws IOException {
+        long mono = 0;
+        long boot = 0;
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/timens_offsets"))) {
+                String[] f = line.trim().split("\\s+");
+                long ns = Long.parseLong(f[1]) * 1_000_000_000L + Long.parseLong(f[2]);
+                if (f[0].equals("monotonic") || f[0].equals("1")) {
+                    mono = ns;
+                } else if (f[0].equals("boottime") || f[0].equals("7")) {
+                    boot = ns;
+                }
+            }
+        } catch (RuntimeException e) {
+            throw new IOException("malformed /proc/self/timens_offsets: " + e.getMessage(), e);
+        }
+        return new Offsets(mono, boot);
+    }
+
+    /**
      * Names the namespace this process is in now: its link and its offsets, "time:[N] monotonic 0 0 boottime 0 0".
      * The link alone does not: the kernel reuses the inode of a namespace that is gone, and a restore after a
      * checkpoint has been seen to get its predecessor's; never the same offsets. Where /proc does not say,
