@@ -26,8 +26,10 @@
 #     the checkpoint, every one of them extrapolated and none later than a MONOTONIC read after the export;
 #   - the bounded clock (BoundedClock.system(), any source): before the first checkpoint, no read DISRUPTED;
 #     after each restore, its first read DISRUPTED (the library promises so for 1 s after it sees the restore, so
-#     a first read within 1 s of `criu restore`'s start is judged; a later one fails as unjudgeable), and the
-#     segment's last read not DISRUPTED (the source sampled again);
+#     a first read within 1 s of `criu restore`'s start is judged; a later one fails as unjudgeable), and a read
+#     not DISRUPTED within TK4J_CRIU_SERVED_S (5) s of it (the source sampled again: the refresher sees the restore
+#     at its next wake, at most its source's period (1 s or less) later, serves nothing for 1 s, then samples at its
+#     next wake; the segment runs until then, however fast its rounds went);
 #   - the JVM ends on its own when asked (no crash, no hs_err file).
 # Last line: `lab-criu: N passed, N failed`; the JVM's output, CRIU's logs in target/lab-criu/.
 # Exit: 0 every check passed; 1 a check failed; 2 the lab cannot be set up here (the reason printed: never a
@@ -41,6 +43,7 @@ judged=5 # the last rounds of a segment that are judged
 shift_mono="${TK4J_CRIU_SHIFT_MONO_S:-3600}"
 shift_boot="${TK4J_CRIU_SHIFT_BOOT_S:-7200}"
 max_ratio="${TK4J_CRIU_MAX_RATIO:-1.0}"
+served_s="${TK4J_CRIU_SERVED_S:-5}"
 restores=3
 timens=(python3 "$here/criu/timens.py")
 
@@ -58,6 +61,7 @@ fi
 [ "$(id -u)" = 0 ] || setup_failed "needs root (criu dump and restore); run it as root"
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] && [ "$rounds" -ge $((judged + 2)) ] \
   || setup_failed "TK4J_CRIU_ROUNDS must be a whole number >= $((judged + 2)), not '$rounds'"
+[[ "$served_s" =~ ^[1-9][0-9]*$ ]] || setup_failed "TK4J_CRIU_SERVED_S must be a whole number of seconds, not '$served_s'"
 [[ "$shift_mono$shift_boot" =~ ^[0-9]+$ ]] && [ "$shift_mono" -gt 0 ] && [ "$shift_boot" -gt 0 ] \
   || setup_failed "TK4J_CRIU_SHIFT_MONO_S and TK4J_CRIU_SHIFT_BOOT_S must be whole numbers > 0"
 command -v python3 >/dev/null 2>&1 || setup_failed "no python3 (timens.py edits the checkpoint's timens image)"
@@ -134,6 +138,12 @@ wait_rounds() { # wait_rounds NS N: until N rounds in namespace NS are out (the 
   done
   return 1
 }
+wait_served() { # wait_served NS SINCE: until NS's last round's bounded read is not DISRUPTED, or SINCE + served_s
+  while [ "$(round_lines "$1" | tail -n 1 | field bounds_last)" = DISRUPTED ] \
+    && [ $(($(date +%s%N) - $2)) -lt $((served_s * 1000000000)) ] && alive "$pid"; do
+    sleep 0.1
+  done
+}
 fail_run() { # the run cannot go on: what the JVM printed last, then the verdict
   bad "$*"
   echo "---- the JVM's last lines ($out):"; tail -n 15 "$out" | cut -c1-400
@@ -200,6 +210,7 @@ for ((n = 1; n <= restores; n++)); do
   done
   wait_rounds "${ns[n]}" "$rounds" \
     || fail_run "the JVM did not run $rounds rounds after restore $n (alive: $([ -d "/proc/$pid" ] && echo yes || echo no))"
+  wait_served "${ns[n]}" "${restore_real[n]}"
   if [ "$n" = "$restores" ]; then # the shift, seen from inside: first round after the restore vs last before
     first="$(round_lines "${ns[n]}" | head -n 1)"
     for c in mono:$shift_mono boot:$shift_boot; do
@@ -271,7 +282,7 @@ for ((n = 0; n <= restores; n++)); do
   elif [ "$b_first" = DISRUPTED ] && [ "$b_last" != DISRUPTED ]; then
     ok "$name: the bounded clock's first read DISRUPTED ($late ns after the restore began), its last $b_last ($b_say)"
   else
-    bad "$name: the bounded clock after the restore: $b_say (first read $late ns after it began; want DISRUPTED first, not last)"
+    bad "$name: the bounded clock after the restore: $b_say (first read $late ns after it began; want DISRUPTED first, then served within $served_s s)"
   fi
   exp="$(field export <<<"$lastr")"; pre="$(field pre <<<"$lastr")"
   pre_exact="$(field pre_exact <<<"$lastr")"; pre_later="$(field pre_later <<<"$lastr")"
