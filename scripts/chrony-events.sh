@@ -10,21 +10,24 @@
 # BOOTTIME, TAI in turn), and every 5 s exports them all (EventRecorder.export) and judges each event up to --max-age
 # seconds old: exact ones must lie inside their bracket, flagged ones within their bound (Clocks.snapshotAt).
 # Passes with no dishonest conversion and at least 10^6 events judged at an age of 50 s or more.
+# --clocksource NAME runs it on that clocksource (e.g. kvm-clock), switched back at the end.
 #
-# Usage: sudo scripts/chrony-events.sh [-t SECONDS] [--rate N] [--max-age S] [--unit N] [--seed N] [--keep-logs]
+# Usage: sudo scripts/chrony-events.sh [-t SECONDS] [--rate N] [--max-age S] [--clocksource NAME] [--unit N]
+#        [--seed N] [--keep-logs]
 set -euo pipefail
 name=chrony-events
 . "$(dirname "${BASH_SOURCE[0]}")/chrony/lab.sh"
-seconds=300 rate=3400 max_age=60 unit=0 seed=1 keep=0
+seconds=300 rate=3400 max_age=60 unit=0 seed=1 keep=0 clocksource=
 while [ $# -gt 0 ]; do
   case "$1" in
     -t|--duration) seconds="${2:?}"; shift 2 ;;
     --rate) rate="${2:?}"; shift 2 ;;
     --max-age) max_age="${2:?}"; shift 2 ;;
+    --clocksource) clocksource="${2:?}"; shift 2 ;;
     --unit) unit="${2:?}"; shift 2 ;;
     --seed) seed="${2:?}"; shift 2 ;;
     --keep-logs) keep=1; shift ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
 done
@@ -32,6 +35,7 @@ lab_whole_numbers "$seconds" "$rate" "$max_age" "$unit" "$seed"
 [ "$seconds" -ge 10 ] || die "-t must be at least 10 seconds"
 [ "$max_age" -ge 1 ] && [ "$max_age" -le 3600 ] || die "--max-age must be 1 to 3600 seconds (the history kept)"
 lab_init
+[ -z "$clocksource" ] || lab_clocksource "$clocksource"
 echo "== $(date -u '+%Y-%m-%d %H:%M:%S UTC'), $(uname -r), $(chronyd -v | head -n 1), tk4j at $(cd "$here" && git rev-parse --short HEAD 2>/dev/null || echo '?')"
 echo "   $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) CPUs, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 echo "   $rate events/s for $seconds s, each judged at ages 0-$max_age s"

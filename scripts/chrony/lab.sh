@@ -97,7 +97,22 @@ lab_wait_sync() {
   echo "   synchronised after about $((i / 2)) s"
 }
 
+# lab_clocksource NAME: this run's clocksource (the host's, switched now; lab_stop switches it back).
+lab_clocksource() {
+  local f=/sys/devices/system/clocksource/clocksource0
+  grep -qw -- "$1" "$f/available_clocksource" \
+    || die "clocksource '$1' is not available here (available: $(cat "$f/available_clocksource"))"
+  clocksource_saved="$(cat "$f/current_clocksource")"
+  echo "$1" >"$f/current_clocksource"
+  echo "== clocksource $1 (was $clocksource_saved; switched back at the end)"
+}
+
 lab_stop() {
+  if [ -n "${clocksource_saved:-}" ]; then
+    echo "$clocksource_saved" >/sys/devices/system/clocksource/clocksource0/current_clocksource
+    echo "== clocksource $clocksource_saved again"
+    clocksource_saved=""
+  fi
   if [ -n "$chronyd_pid" ]; then kill "$chronyd_pid" 2>/dev/null; wait "$chronyd_pid" 2>/dev/null || true; chronyd_pid=""; fi
   if [ -n "$writer_pid" ]; then kill "$writer_pid" 2>/dev/null; wait "$writer_pid" 2>/dev/null || true; writer_pid=""; fi
   if [ "$restored" -eq 0 ] && [ -f "$work/state" ]; then

@@ -22,12 +22,17 @@
 # runtime of the JDK that builds this project, its libraries, tk4j.jar and core's test classes - is in the initrd;
 # results come back over the serial console. Needs cli/target/tk4j.jar and core/target/test-classes (build them:
 # mvn -B -o -q -pl cli -am -DskipTests package && mvn -B -o -q -pl core test-compile).
+# Opt-in, not in the suite: TK4J_VMCLOCK_JMH="JMH ARGS" also runs benchmarks/target/benchmarks.jar in the guest after
+# the PHC checks, with -p device=/dev/ptp0 (FastPtpClockBenchmark: the counter-speed read, Clocks.nanos(TAI) and the
+# PHC's system call in one run, under TCG emulation), and prints its lines (TK4J-JMH); the timeout becomes 3600 s.
 # Exit: 0 every check passed; 1 a check failed (the console is printed); 124 timeout; 126 the lab cannot be set up.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 cache="${TK4J_LAB_CACHE:-$HOME/.cache/timekeeping4j/lab}"
+jmh="${TK4J_VMCLOCK_JMH:-}"
 timeout=600
+[ -n "$jmh" ] && timeout=3600
 [ "${1:-}" = --timeout ] && { timeout="$2"; shift 2; }
 say() { printf 'lab-vmclock: %s\n' "$*" >&2; }
 cannot() { say "cannot set up: $*"; exit 126; }
@@ -37,6 +42,8 @@ jar="$repo/cli/target/tk4j.jar"
 tcls="$repo/core/target/test-classes"
 [ -f "$jar" ] && [ -f "$tcls/org/timekeeping4j/device/VmClockLabMain.class" ] \
   || cannot "build first: mvn -B -o -q -pl cli -am -DskipTests package && mvn -B -o -q -pl core test-compile"
+bench="$repo/benchmarks/target/benchmarks.jar"
+[ -z "$jmh" ] || [ -f "$bench" ] || cannot "TK4J_VMCLOCK_JMH: build first: mvn -B -o -q -pl benchmarks -am -DskipTests package"
 jdk=""
 for c in "${TK4J_JAVA_HOME:-}" "${JAVA_HOME:-}" /usr/lib/jvm/*; do
   [ -n "$c" ] && [ -x "$c/bin/jlink" ] && grep -q '^JAVA_VERSION="2[5-9]' "$c/release" 2>/dev/null && { jdk="$c"; break; }
@@ -74,10 +81,13 @@ add ptp_vmclock
 [ -f "$r/lib/mod/ptp_vmclock.ko" ] || cannot "$kver has no ptp_vmclock module"
 
 # --- the payload: a jlink runtime, the libraries it links, tk4j.jar, core's test classes ---
-"$jdk/bin/jlink" --add-modules java.base,jdk.unsupported --strip-debug --no-header-files --no-man-pages \
+modules=java.base,jdk.unsupported
+[ -z "$jmh" ] || modules="$modules,java.management,jdk.management" # JMH forks with the host VM's arguments
+"$jdk/bin/jlink" --add-modules "$modules" --strip-debug --no-header-files --no-man-pages \
   --output "$r/jre" >/dev/null
 cp "$jar" "$r/payload/tk4j.jar"
 cp -r "$tcls" "$r/payload/test-classes"
+if [ -n "$jmh" ]; then cp "$bench" "$r/payload/benchmarks.jar"; echo "$jmh" >"$r/payload/jmh-args"; fi
 for lib in $( (ldd "$r/jre/bin/java"; find "$r/jre/lib" -name '*.so' -exec ldd {} \;) 2>/dev/null \
               | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^\t\(\/[^ ]*\) .*/\1/p' | sort -u); do
   mkdir -p "$r$(dirname "$lib")"; cp -L "$lib" "$r$lib"
@@ -95,7 +105,8 @@ J="/jre/bin/java --enable-native-access=ALL-UNNAMED -XX:-UsePerfData -Xshare:off
 CP=/payload/tk4j.jar:/payload/test-classes
 # Moving time in the real page before the driver probes it (so that it registers its PTP clock): the writer
 # updates QEMU's page at 0xfeffb000 through /dev/mem once a second, keeping QEMU's disruption marker.
-$J -cp $CP org.timekeeping4j.device.VmClockWriterMain /dev/mem 600 0xfeffb000 >/tmp/writer.log 2>&1 &
+W=600; [ -f /payload/jmh-args ] && W=3600 # seconds of moving time: the whole run
+$J -cp $CP org.timekeeping4j.device.VmClockWriterMain /dev/mem $W 0xfeffb000 >/tmp/writer.log 2>&1 &
 i=0; while ! grep -q '^published 1 ' /tmp/writer.log && [ $i -lt 300 ]; do sleep 1; i=$((i + 1)); done
 sed 's/^/TK4J-WRITER /' /tmp/writer.log
 insmod /lib/mod/ptp_vmclock.ko || echo "TK4J-LAB insmod ptp_vmclock failed"
@@ -108,6 +119,12 @@ $J -cp $CP org.timekeeping4j.cli.Tk4j phc /dev/ptp0 --samples 3 2>&1 | sed 's/^/
 # cross timestamps and again with EXTENDED ones.
 $J -cp $CP org.timekeeping4j.device.PhcFastLabMain /dev/ptp0 100000 2>&1 | sed 's/^/TK4J-PHCFAST /'
 $J -cp $CP org.timekeeping4j.cli.Tk4j phc /dev/ptp0 --fast --samples 3 --interval 100 2>&1 | sed 's/^/TK4J-PHCFAST-CLI /'
+# Opt-in (TK4J_VMCLOCK_JMH): JMH against the real PHC, with the JIT's every tier (the forks inherit these options).
+if [ -f /payload/jmh-args ]; then
+  ip link set lo up # JMH's forks report to the host VM over loopback
+  /jre/bin/java --enable-native-access=ALL-UNNAMED -XX:-UsePerfData -Xshare:off -jar /payload/benchmarks.jar \
+    $(cat /payload/jmh-args) -p device=/dev/ptp0 2>&1 | sed 's/^/TK4J-JMH /'
+fi
 # The watch writes to a file (a pipe through sed held its lines back until exit); its first line says it watches.
 $J -cp $CP org.timekeeping4j.cli.Tk4j vmclock --watch --seconds 400 --interval 50 >/tmp/watch.log 2>&1 &
 i=0; while ! grep -q ' watching ' /tmp/watch.log && [ $i -lt 600 ]; do sleep 1; i=$((i + 1)); done

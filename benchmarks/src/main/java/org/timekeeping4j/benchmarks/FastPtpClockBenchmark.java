@@ -7,6 +7,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -22,15 +23,17 @@ import org.timekeeping4j.linux.DeviceSyscalls;
 
 /**
  * A PTP hardware clock at counter speed ({@link FastPtpClock}: one MONOTONIC_RAW read through the timekeeper) against
- * Clocks.nanos(TAI) in the same run. The read never touches the device: its cost does not depend on the PHC. This
- * host has none, so the device is a stand-in answering PTP_CLOCK_GETCAPS and PTP_SYS_OFFSET_PRECISE from the real
- * MONOTONIC_RAW (a PHC 37 us ahead, 25 ppm fast) for the discipline thread's cross timestamps. The PHC's own system
- * call (PtpClock.nanos) needs a real PHC: the lab's guests have one.
+ * Clocks.nanos(TAI) and the PHC's own system call ({@link PtpClock#nanos()}) in the same run. The counter-speed read
+ * never touches the device: its cost does not depend on the PHC. Without {@code -p device=/dev/ptpN} the device is a
+ * stand-in answering PTP_CLOCK_GETCAPS and PTP_SYS_OFFSET_PRECISE from the real MONOTONIC_RAW (a PHC 37 us ahead,
+ * 25 ppm fast) for the discipline thread's cross timestamps; it has no system call to measure, so {@code ptpNanos}
+ * fails there, saying so. With a real PHC (the QEMU lab's guest: {@code TK4J_VMCLOCK_JMH} in
+ * scripts/lab/qemu-vmclock.sh) every benchmark runs against it.
  *
  * <h2>Run recipe</h2>
  * <pre>
  * mvn -B -q -DskipTests package
- * $JDK/bin/java -jar benchmarks/target/benchmarks.jar FastPtpClockBenchmark -prof gc
+ * $JDK/bin/java -jar benchmarks/target/benchmarks.jar FastPtpClockBenchmark -prof gc [-p device=/dev/ptp0]
  * </pre>
  * Every read here must show 0 B/op under {@code -prof gc}.
  */
@@ -39,13 +42,19 @@ public class FastPtpClockBenchmark extends PerCallBenchmark {
     /** The PHC read at counter speed, disciplined by its thread for the whole trial. */
     @State(Scope.Benchmark)
     public static class Phc {
+        /** A PTP clock's device, or {@value #STAND_IN}. */
+        @Param({STAND_IN})
+        public String device;
         PtpClock phc;
         FastPtpClock fast;
 
         @Setup(Level.Trial)
         public void open() throws DeviceException {
-            DeviceSyscalls.use(new StandIn());
-            phc = PtpClock.open(Path.of(StandIn.PATH));
+            boolean standIn = device.equals(STAND_IN);
+            if (standIn) {
+                DeviceSyscalls.use(new StandIn());
+            }
+            phc = PtpClock.open(Path.of(standIn ? StandIn.PATH : device));
             fast = phc.fast();
         }
 
@@ -56,6 +65,9 @@ public class FastPtpClockBenchmark extends PerCallBenchmark {
             DeviceSyscalls.use(DeviceSyscalls.linux());
         }
     }
+
+    /** The value of {@code device} that selects the stand-in (the default). */
+    public static final String STAND_IN = "stand-in";
 
     private final TimeBounds bounds = new TimeBounds();
 
@@ -75,6 +87,15 @@ public class FastPtpClockBenchmark extends PerCallBenchmark {
     @Benchmark
     public long fastPtpNow(Phc p) {
         return p.fast.now(bounds).latestNanos();
+    }
+
+    /**
+     * The PHC's time by its system call: clock_gettime on its dynamic clock id, the driver's read inside. On the
+     * stand-in it fails at once (EINVAL, from the stand-in's clock_gettime): give {@code -p device=/dev/ptpN}.
+     */
+    @Benchmark
+    public long ptpNanos(Phc p) {
+        return p.phc.nanos();
     }
 
     /** A PHC for the discipline's cross timestamps: PRECISE, from the real MONOTONIC_RAW. */

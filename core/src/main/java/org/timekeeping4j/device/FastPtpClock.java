@@ -1,5 +1,6 @@
 package org.timekeeping4j.device;
 
+import java.lang.ref.Cleaner;
 import java.util.Optional;
 import java.util.concurrent.locks.LockSupport;
 import org.timekeeping4j.ClockId;
@@ -29,22 +30,24 @@ import org.timekeeping4j.timekeeper.Timekeeper;
  * <p><b>Assumptions and guarantees.</b> Reads are safe from any number of threads; {@link #now(TimeBounds)} takes a
  * holder per thread. The PHC's descriptor is this clock's own (opened again from the {@link PtpClock}'s path), used
  * by the discipline thread alone. {@link #close()} stops the thread and closes the descriptor; reads after it keep
- * extrapolating and turn unbounded at the age limit.
+ * extrapolating and turn unbounded at the age limit. A clock never closed is closed once it is unreachable (a
+ * {@link Cleaner}: the thread holds the discipline, not this clock), so a forgotten one leaks no thread.
  */
 public final class FastPtpClock implements AutoCloseable {
 
     /** A read whose cross timestamp is older than this is unbounded (fbclock refuses past 10 s), ns. */
     public static final long MAX_ANCHOR_AGE_NANOS = 10_000_000_000L;
 
-    private final PtpClock phc;
+    /** One thread for the library's clocks never closed. */
+    private static final Cleaner CLEANER = Cleaner.create();
+
     private final Timekeeper timekeeper;
     private final PhcDiscipline discipline;
-    private final Thread thread;
     private final long maxAgeNanos;
-    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+    /** Runs {@link Stop} once: at {@link #close()}, or once this clock is unreachable. */
+    private final Cleaner.Cleanable stop;
 
     private FastPtpClock(PtpClock phc, long maxAgeNanos) {
-        this.phc = phc;
         this.maxAgeNanos = maxAgeNanos;
         NtpAdjuster adjuster = new NtpAdjuster();
         PtpOffset first = phc.offset(ClockId.MONOTONIC_RAW, PtpClock.DEFAULT_SAMPLES);
@@ -54,7 +57,8 @@ public final class FastPtpClock implements AutoCloseable {
                 .build();
         this.discipline = new PhcDiscipline(phc, timekeeper, adjuster);
         discipline.discipline(); // the first anchor before any read
-        this.thread = Thread.ofPlatform().daemon().name("tk4j-phc " + phc.path()).unstarted(discipline);
+        Thread thread = Thread.ofPlatform().daemon().name("tk4j-phc " + phc.path()).unstarted(discipline);
+        this.stop = CLEANER.register(this, new Stop(phc, discipline, thread));
         thread.start();
     }
 
@@ -172,22 +176,27 @@ public final class FastPtpClock implements AutoCloseable {
     /** Stops the discipline thread and closes the PHC's descriptor (once; later calls do nothing). */
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
-            return; // closed already, or closing on another thread
-        }
-        discipline.close();
-        LockSupport.unpark(thread);
-        boolean interrupted = false;
-        while (thread.isAlive()) {
-            try {
-                thread.join();
-            } catch (InterruptedException e) {
-                interrupted = true;
+        stop.clean(); // at most once, whoever calls: the Cleaner's own guarantee
+    }
+
+    /** Stops the thread, then closes the descriptor it used. Holds no reference to the clock. */
+    private record Stop(PtpClock phc, PhcDiscipline discipline, Thread thread) implements Runnable {
+        @Override
+        public void run() {
+            discipline.close();
+            LockSupport.unpark(thread);
+            boolean interrupted = false;
+            while (thread.isAlive()) {
+                try {
+                    thread.join();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
             }
-        }
-        phc.close();
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+            phc.close();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

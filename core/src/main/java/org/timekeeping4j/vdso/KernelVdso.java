@@ -460,7 +460,7 @@ public final class KernelVdso {
         if (into.current == null) {
             into.current = new long[ParameterSet.STRIDE]; // once per holder
         }
-        if (!VdsoFormula.readSet(g.state.layout(), g.state.page(), into.current, 0)) {
+        if (!VdsoFormula.readSet(g.state.layout(), g.state.page(), g.pvti, into.current, 0)) {
             return false;
         }
         int r = h.convert(counter, clock, into.current, 0, into);

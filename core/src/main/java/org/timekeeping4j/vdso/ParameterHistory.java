@@ -30,6 +30,12 @@ import org.timekeeping4j.timekeeper.CounterClock;
  * rate difference the history saw over the unseen span added to the bound. Older than the history: the caller
  * extrapolates as without one, with that rate difference times the age as the bound.
  *
+ * <p><b>kvm-clock.</b> Where the data counts in pvclock nanoseconds (clock_mode PVCLOCK), each set carries the
+ * pvclock page it was seen with, sightings stay in ticks (the TSC), and a tick converts through its set's page
+ * first ({@link ParameterSet#cycles}); a new page under the same update is a set of its own, and either it or the
+ * one before served a tick between their sightings (exact where both give the same value). A switch of clocksource
+ * (tsc &lt;-&gt; kvm-clock) drops the sets before it: a tick older than the switch is extrapolated, unbounded.
+ *
  * <p><b>Publication.</b> The sampler is the one writer, under a {@link StampedLock}'s write lock; converters
  * (any thread) copy the two sets they need under an optimistic read and validate it, else take the read lock.
  * Nothing allocates after the ring has grown to its size.
@@ -54,6 +60,8 @@ public final class ParameterHistory {
     final Generation generation;
     private final VdsoLayout layout;
     private final MemorySegment page;
+    /** kvm-clock's pvclock page where the generation reads one, else null. */
+    private final MemorySegment pvti;
     private final long historyNanos;
     private final int maxSets;
     private final StampedLock lock = new StampedLock();
@@ -67,6 +75,11 @@ public final class ParameterHistory {
     private long tail;
     private long minMult = Long.MAX_VALUE;
     private long maxMult = Long.MIN_VALUE;
+    /**
+     * The ticks at which the sampler first saw the data count another way (a clocksource switch, tsc &lt;-&gt;
+     * kvm-clock): every set before was dropped, and nothing bounds a tick before it. {@link Long#MIN_VALUE}: none.
+     */
+    private long switchedAt = Long.MIN_VALUE;
 
     // The sampler's own.
     private final long[] seen = new long[ParameterSet.STRIDE];
@@ -107,6 +120,7 @@ public final class ParameterHistory {
         this.generation = generation;
         this.layout = layout;
         this.page = page;
+        this.pvti = generation == null ? null : generation.pvti;
         this.historyNanos = historyNanos;
         // 1100 updates a second: HZ=1000 and the updates a daemon's adjtimex calls make between ticks.
         this.maxSets = (int) Math.min(Integer.MAX_VALUE / ParameterSet.STRIDE,
@@ -139,7 +153,7 @@ public final class ParameterHistory {
             // The kernel updates at its tick, a whole number of ticks after a meeting point it told: wake just
             // after the next one, so that each look sees one update, soon after its publication; again a little
             // later where it was late (or the CPU was idle: no tick), then as before.
-            long now = VdsoStub.readCounterUnordered();
+            long now = ParameterSet.cycles(seen, 0, VdsoStub.readCounterUnordered()); // the kernel's cycles
             long next = met + ((now - met) / tick + 1) * tick;
             LockSupport.parkNanos(cyclesToNanos(next - now, seen, 0) + AFTER_TICK_NANOS);
             long before = lastSeq;
@@ -153,7 +167,7 @@ public final class ParameterHistory {
 
     /** One look at the published set: extends the newest set, or appends one. */
     void look() {
-        if (!VdsoFormula.readSet(layout, page, seen, 0)) {
+        if (!VdsoFormula.readSet(layout, page, pvti, seen, 0)) {
             unreadable++;
             return;
         }
@@ -218,9 +232,13 @@ public final class ParameterHistory {
     private void note() {
         long counter = seen[ParameterSet.FIRST_SEEN];
         long seq = seen[ParameterSet.FIRST_SEQ];
+        if (head > tail && seen[ParameterSet.MODE] != ring[offset(head - 1) + ParameterSet.MODE]) {
+            switched(counter); // another clocksource: its cycles are another unit; what came before goes
+        }
         if (head > tail) {
             int n = offset(head - 1);
-            if (seq == ring[n + ParameterSet.LAST_SEQ]) {
+            boolean sameCounter = ParameterSet.sameCounter(ring, n, seen, 0);
+            if (seq == ring[n + ParameterSet.LAST_SEQ] && sameCounter) {
                 ring[n + ParameterSet.LAST_SEEN] = counter;
                 return;
             }
@@ -233,7 +251,9 @@ public final class ParameterHistory {
                 ring[n + ParameterSet.LAST_SEEN] = counter;
                 return;
             }
-            if (!next) {
+            if (seq == ring[n + ParameterSet.LAST_SEQ]) {
+                // The same update, another pvclock page (the host moved kvm-clock's line): a set of its own.
+            } else if (!next) {
                 skipped++;
             } else {
                 noteMeeting(ParameterSet.meetingPoint(ring, n, seen, 0));
@@ -251,10 +271,26 @@ public final class ParameterHistory {
         long mult = seen[ParameterSet.BASE + 1];
         minMult = Math.min(minMult, mult);
         maxMult = Math.max(maxMult, mult);
-        long oldest = counter - nanosToCycles(historyNanos, seen, 0);
+        long oldest = counter - ticksIn(historyNanos, seen, 0);
         while (head - tail > 1 && ring[offset(tail) + ParameterSet.LAST_SEEN] - oldest < 0) {
             tail++;
         }
+    }
+
+    /**
+     * Under the write lock: the data counts another way from {@code counter} on (tsc &lt;-&gt; kvm-clock). The sets
+     * kept so far and what the sampler learnt of the kernel's tick are in the other unit: dropped.
+     */
+    private void switched(long counter) {
+        tail = head;
+        minMult = Long.MAX_VALUE;
+        maxMult = Long.MIN_VALUE;
+        switchedAt = counter;
+        lastMet = Long.MIN_VALUE;
+        tickCycles = 0;
+        intervalCount = 0;
+        lastUpdateCycleLast = Long.MIN_VALUE;
+        periodNanos = MAX_PERIOD_NANOS;
     }
 
     /** A meeting point the data told: the next ones are a whole number of ticks after it. */
@@ -288,7 +324,7 @@ public final class ParameterHistory {
      */
     int convert(long counter, CounterClock clock, long[] current, int cur, KernelVdso.VdsoNanos into) {
         if (into.sets == null) {
-            into.sets = new long[2 * ParameterSet.STRIDE + 2]; // once per holder
+            into.sets = new long[2 * ParameterSet.STRIDE + 3]; // once per holder
         }
         long[] sets = into.sets;
         long stamp = lock.tryOptimisticRead();
@@ -306,8 +342,10 @@ public final class ParameterHistory {
             return UNKNOWN; // not this counter's past (read after our look: the caller's current window)
         }
         if (found == 0) { // older than the history (or nothing kept yet)
+            long switched = sets[2 * ParameterSet.STRIDE + 2];
             long spread = sets[2 * ParameterSet.STRIDE + 1] - sets[2 * ParameterSet.STRIDE];
-            into.bound = boundOver(spread, conv - counter, current, cur);
+            into.bound = switched != Long.MIN_VALUE && counter - switched < 0 ? Long.MAX_VALUE // another clocksource's
+                    : boundOver(spread, conv - counter, current, cur);
             return OLDER;
         }
         int b = found == 2 ? ParameterSet.STRIDE : -1;
@@ -315,7 +353,7 @@ public final class ParameterHistory {
             // The set published now, which no look has seen yet: before its cycle_last the newest set served
             // the counter value; from it on, the current window, converted as without a history.
             if (counter - sets[ParameterSet.LAST_SEEN] > 0
-                    && counter - current[cur + ParameterSet.base(clock)] >= 0) {
+                    && ParameterSet.cycles(current, cur, counter) - current[cur + ParameterSet.base(clock)] >= 0) {
                 return UNKNOWN;
             }
             ParameterSet.copy(current, cur, sets, ParameterSet.STRIDE);
@@ -326,21 +364,23 @@ public final class ParameterHistory {
             return found(into, va, true, 0); // seen published at or after it, and before: it served it
         }
         boolean next = ParameterSet.next(sets[ParameterSet.LAST_SEQ], sets[b + ParameterSet.FIRST_SEQ]);
-        if (next && counter - sets[b + ParameterSet.base(clock)] < 0) {
+        long cyclesB = ParameterSet.cycles(sets, b, counter); // the counter value in the next set's cycles
+        if (next && cyclesB - sets[b + ParameterSet.base(clock)] < 0) {
             return found(into, va, true, 0); // before the next set's cycle_last: published after the read
         }
         if (next) {
             long met = ParameterSet.meetingPoint(sets, 0, sets, b);
-            if (met != Long.MIN_VALUE && counter - met <= 0) {
+            if (met != Long.MIN_VALUE && cyclesB - met <= 0) {
                 return found(into, va, true, 0); // before the kernel made the next set: the old one served it
             }
         }
         long vb = ParameterSet.value(layout, sets, b, clock, counter);
-        if (next && va == vb) {
+        boolean samePublication = sets[ParameterSet.LAST_SEQ] == sets[b + ParameterSet.FIRST_SEQ];
+        if ((next || samePublication) && va == vb) {
             return found(into, vb, true, 0); // either served it: the same value
         }
         long bound = Math.abs(va - vb);
-        if (next) {
+        if (next || samePublication) { // one of the two served it (the same update with a new pvclock page, or not)
             return found(into, vb, false, bound);
         }
         // Updates no look saw came between: the nearer set's value, and the rate difference over the unseen span.
@@ -362,6 +402,7 @@ public final class ParameterHistory {
         int at = 2 * ParameterSet.STRIDE;
         sets[at] = minMult;
         sets[at + 1] = maxMult;
+        sets[at + 2] = switchedAt;
         long[] r = ring; // a grow replaces it: this copy and capacity are validated together
         int cap = capacity;
         long lo = tail;
@@ -402,13 +443,13 @@ public final class ParameterHistory {
         return FOUND;
     }
 
-    /** {@code spread} of mult over {@code cycles}, shifted as the set at {@code at} shifts, rounded up. */
-    private static long boundOver(long spread, long cycles, long[] s, int at) {
-        if (spread < 0 || cycles <= 0) {
+    /** {@code spread} of mult over {@code ticks}, shifted as the set at {@code at} shifts, rounded up. */
+    private static long boundOver(long spread, long ticks, long[] s, int at) {
+        if (spread < 0 || ticks <= 0) {
             return spread < 0 ? Long.MAX_VALUE : 1;
         }
         int shift = (int) s[at + ParameterSet.BASE + 2];
-        double ns = Math.scalb((double) spread * (double) cycles, -shift);
+        double ns = Math.scalb((double) spread * ParameterSet.span(s, at, ticks), -shift);
         return ns >= 9.0e18 ? Long.MAX_VALUE : (long) Math.ceil(ns) + 1;
     }
 
@@ -422,11 +463,11 @@ public final class ParameterHistory {
         return (long) Math.scalb((double) cycles * s[at + ParameterSet.BASE + 1], -(int) s[at + ParameterSet.BASE + 2]);
     }
 
-    /** Counter cycles in {@code nanos} on the HRES line of the set at {@code at}. */
-    private static long nanosToCycles(long nanos, long[] s, int at) {
+    /** Ticks in {@code nanos} on the HRES line of the set at {@code at}. */
+    private static long ticksIn(long nanos, long[] s, int at) {
         long mult = Math.max(1, s[at + ParameterSet.BASE + 1]);
-        double cycles = Math.scalb((double) nanos, (int) s[at + ParameterSet.BASE + 2]) / mult;
-        return cycles >= 9.0e18 ? Long.MAX_VALUE / 2 : (long) cycles;
+        double ticks = ParameterSet.ticks(s, at, Math.scalb((double) nanos, (int) s[at + ParameterSet.BASE + 2]) / mult);
+        return ticks >= 9.0e18 ? Long.MAX_VALUE / 2 : (long) ticks;
     }
 
     /** {@return how long each set is kept, ns} */
@@ -456,6 +497,6 @@ public final class ParameterHistory {
         return String.format(java.util.Locale.ROOT, "kept for %d s: %d parameter sets (%d KiB), %d looks (just after"
                         + " each tick; else every %d us), %d kernel updates, %d between looks unseen%s",
                 historyNanos / 1_000_000_000L, sets, bytes / 1024, looks, periodNanos / 1_000, updates, skipped,
-                unreadable > 0 ? ", " + unreadable + " looks found no counter line (kvm-clock, a namespace's page)" : "");
+                unreadable > 0 ? ", " + unreadable + " looks found no counter line (Hyper-V, a namespace's page)" : "");
     }
 }

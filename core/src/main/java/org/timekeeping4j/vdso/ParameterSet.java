@@ -1,5 +1,6 @@
 package org.timekeeping4j.vdso;
 
+import org.timekeeping4j.machine.VclockCode;
 import org.timekeeping4j.timekeeper.CounterClock;
 
 /**
@@ -12,6 +13,12 @@ import org.timekeeping4j.timekeeper.CounterClock;
  * shifted (the vDSO's formula, {@link VdsoFormula#ns}). Consecutive updates that keep the line (the same mult and
  * shift, the new basetime on the old line at the new cycle_last) give every counter value the same clock value,
  * and are kept as one set.
+ *
+ * <p>Counter values come in two units. Sightings ({@link #FIRST_SEEN}, {@link #LAST_SEEN}) and the values a caller
+ * converts are ticks: what {@code Clocks.ticks()} reads (the TSC on x86_64). The kernel's fields (cycle_last, a
+ * meeting point) are in its clocksource's cycles: the same on tsc; on kvm-clock (clock_mode PVCLOCK) pvclock
+ * nanoseconds, which the set's copy of the pvclock page ({@link #PV}) makes from ticks exactly as the vDSO does
+ * ({@link #cycles}).
  */
 public final class ParameterSet {
 
@@ -28,8 +35,15 @@ public final class ParameterSet {
     public static final int BASE_FIELDS = 5;
     /** Where the basetimes begin: per counter clock (by ordinal) sec, then nsec (shifted). */
     public static final int TIMES = BASE + 2 * BASE_FIELDS;
+    /** The data's clock_mode when the set was seen (VDSO_CLOCKMODE_TSC, PVCLOCK...). */
+    public static final int MODE = TIMES + 2 * CounterClock.values().length;
+    /**
+     * Where clock_mode is PVCLOCK, the pvclock page the set was seen with: tsc_timestamp, system_time,
+     * tsc_to_system_mul, tsc_shift; else 0s. A change of the page alone (no update of the data) is a new set.
+     */
+    public static final int PV = MODE + 1;
     /** longs per set. */
-    public static final int STRIDE = TIMES + 2 * CounterClock.values().length;
+    public static final int STRIDE = PV + 4;
 
     /** The counter clocks, once: {@code values()} copies its array at each call, and conversions allocate nothing. */
     static final CounterClock[] CLOCKS = CounterClock.values();
@@ -49,8 +63,44 @@ public final class ParameterSet {
     static long value(VdsoLayout l, long[] s, int at, CounterClock clock, long counter) {
         int b = at + base(clock);
         int t = at + TIMES + 2 * clock.ordinal();
-        return s[t] * 1_000_000_000L + VdsoFormula.ns(l, counter, s[b], s[b + 4], s[b + 3], s[b + 1], (int) s[b + 2],
-                s[t + 1]);
+        return s[t] * 1_000_000_000L + VdsoFormula.ns(l, cycles(s, at, counter), s[b], s[b + 4], s[b + 3], s[b + 1],
+                (int) s[b + 2], s[t + 1]);
+    }
+
+    /** {@return whether the set at {@code at} counts in pvclock nanoseconds (kvm-clock)} */
+    static boolean pvclock(long[] s, int at) {
+        return s[at + MODE] == VclockCode.MODE_PVCLOCK;
+    }
+
+    /**
+     * Ticks {@code ticks} in the kernel's cycles as the set at {@code at} saw them: the same on tsc; on kvm-clock
+     * what vread_pvclock makes of them with the set's pvclock page (before its tsc_timestamp, the page's line
+     * backwards).
+     */
+    static long cycles(long[] s, int at, long ticks) {
+        return pvclock(s, at) ? VdsoFormula.pvclockLine(ticks, s[at + PV], s[at + PV + 1], s[at + PV + 2],
+                (int) s[at + PV + 3]) : ticks;
+    }
+
+    /** A span of {@code ticks} (>= 0) in the kernel's cycles of the set at {@code at}, rounded up. */
+    static double span(long[] s, int at, long ticks) {
+        return pvclock(s, at) ? Math.ceil(Math.scalb((double) ticks * s[at + PV + 2], (int) s[at + PV + 3] - 32))
+                : ticks;
+    }
+
+    /** The ticks in {@code cycles} (>= 0) of the kernel's cycles of the set at {@code at}. */
+    static double ticks(long[] s, int at, double cycles) {
+        return pvclock(s, at) ? Math.scalb(cycles / Math.max(1, s[at + PV + 2]), 32 - (int) s[at + PV + 3]) : cycles;
+    }
+
+    /** {@return whether the sets count the same way: clock_mode, and the same pvclock page where PVCLOCK} */
+    static boolean sameCounter(long[] a, int at, long[] b, int bt) {
+        for (int i = MODE; i < STRIDE; i++) {
+            if (a[at + i] != b[bt + i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -59,6 +109,9 @@ public final class ParameterSet {
      * cycle_last (in shifted nanoseconds, exactly). Then both give every counter value the same clock value.
      */
     static boolean sameLine(long[] a, int at, long[] b, int bt) {
+        if (!sameCounter(a, at, b, bt)) {
+            return false;
+        }
         for (int base = 0; base < 2; base++) {
             int fa = at + BASE + base * BASE_FIELDS;
             int fb = bt + BASE + base * BASE_FIELDS;
@@ -96,10 +149,14 @@ public final class ParameterSet {
      * counter value the kernel read then. That value is earlier than the new set's publication, so a counter value
      * at or before it was served by the old set. Every HRES basetime must tell the same.
      *
-     * @return the counter value, or {@link Long#MIN_VALUE} where the sets are not one adjustment apart (mult the
-     *         same, a set of REALTIME, a leap second, another clocksource)
+     * @return the counter value (the kernel's cycles, {@link #cycles}), or {@link Long#MIN_VALUE} where the sets are
+     *         not one adjustment apart (mult the same, a set of REALTIME, a leap second, another clocksource or
+     *         pvclock page)
      */
     static long meetingPoint(long[] a, int at, long[] b, int bt) {
+        if (!sameCounter(a, at, b, bt)) {
+            return Long.MIN_VALUE;
+        }
         int fa = at + BASE;
         int fb = bt + BASE;
         long adj = b[fb + 1] - a[fa + 1];

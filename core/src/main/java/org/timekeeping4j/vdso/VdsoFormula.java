@@ -74,14 +74,23 @@ final class VdsoFormula {
                 Thread.onSpinWait();
                 continue;
             }
-            long delta = tsc - tscTimestamp;
-            boolean behind = delta < 0;
-            long d = behind ? -delta : delta;
-            d = shift >= 0 ? d << shift : d >>> -shift;
-            long scaled = (Math.unsignedMultiplyHigh(d, mul) << 32) | ((d * mul) >>> 32);
-            return behind ? (systemTime - scaled) | Long.MIN_VALUE : systemTime + scaled;
+            long v = pvclockLine(tsc, tscTimestamp, systemTime, mul, shift);
+            return tsc - tscTimestamp < 0 ? v | Long.MIN_VALUE : v;
         }
         return Long.MIN_VALUE;
+    }
+
+    /**
+     * __pvclock_read_cycles: the pvclock page's line (tsc_timestamp, system_time, tsc_to_system_mul, tsc_shift) at
+     * TSC value {@code tsc}; before tsc_timestamp, the line backwards (what the vDSO never computes).
+     */
+    static long pvclockLine(long tsc, long tscTimestamp, long systemTime, long mul, int shift) {
+        long delta = tsc - tscTimestamp;
+        boolean behind = delta < 0;
+        long d = behind ? -delta : delta;
+        d = shift >= 0 ? d << shift : d >>> -shift;
+        long scaled = (Math.unsignedMultiplyHigh(d, mul) << 32) | ((d * mul) >>> 32);
+        return behind ? systemTime - scaled : systemTime + scaled;
     }
 
     /**
@@ -244,14 +253,19 @@ final class VdsoFormula {
      * published when the counter read {@code into[ParameterSet.FIRST_SEEN]}. update_vsyscall bumps every base's
      * seq before it writes any (vdso_write_begin) and after (vdso_write_end), so base 0's seq covers both.
      *
+     * On kvm-clock (clock_mode PVCLOCK) the pvclock page is copied too, and the TSC read inside its version's
+     * window as well (pvclock_read_begin / retry), so that the set converts ticks as the vDSO did then.
+     *
      * @param l          the layout
      * @param page       the data page
+     * @param pvti       kvm-clock's pvclock page (its first 32 bytes), or null where none is readable
      * @param into       {@link ParameterSet#STRIDE} longs at {@code at}, overwritten ({@link ParameterSet})
      * @param at         the offset in {@code into}
      * @return false where a write was in progress at every look of a short spin, or the base's clock_mode is not a
-     *         counter the vDSO reads itself (a pvclock, a time namespace's page): nothing is copied then
+     *         counter the vDSO reads itself or through {@code pvti} (Hyper-V, a time namespace's page, an
+     *         unstable pvclock): nothing is copied then
      */
-    static boolean readSet(VdsoLayout l, MemorySegment page, long[] into, int at) {
+    static boolean readSet(VdsoLayout l, MemorySegment page, MemorySegment pvti, long[] into, int at) {
         long hres = l.baseOffset(VdsoLayout.CS_HRES_COARSE);
         for (int spins = 0; spins < 1 << 10; spins++) {
             int seq = Seqcount.begin(page, hres); // vdso_read_begin: pairs with the kernel's vdso_write_end
@@ -260,8 +274,10 @@ final class VdsoFormula {
                 continue;
             }
             int mode = page.get(ValueLayout.JAVA_INT_UNALIGNED, hres + VdsoLayout.CLOCK_MODE);
-            if (!l.arch().vdsoCountsWith(mode)) {
-                return false; // kvm-clock, Hyper-V, a time namespace's page: not this counter's line alone
+            boolean pv = mode == VclockCode.MODE_PVCLOCK && pvti != null
+                    && l.algorithm() == VdsoAlgorithm.X86_OVERFLOW;
+            if (!pv && !l.arch().vdsoCountsWith(mode)) {
+                return false; // Hyper-V, a time namespace's page: not this counter's line alone
             }
             for (int b = 0; b < 2; b++) {
                 long base = l.baseOffset(b);
@@ -279,9 +295,19 @@ final class VdsoFormula {
                 into[f] = page.get(ValueLayout.JAVA_LONG_UNALIGNED, ts);
                 into[f + 1] = page.get(ValueLayout.JAVA_LONG_UNALIGNED, ts + 8);
             }
-            // Ordered: not before the loads above complete (rdtscp, lfence;rdtsc, isb;mrs), so the counter value
-            // lies in the window this seq opened.
-            long counter = VdsoStub.readCounterOrdered();
+            into[at + ParameterSet.MODE] = mode;
+            long counter;
+            if (pv) {
+                counter = readPvclock(pvti, into, at + ParameterSet.PV);
+                if (counter == Long.MIN_VALUE) {
+                    return false; // the stable bit is clear, or the page never settled: no line to keep
+                }
+            } else {
+                java.util.Arrays.fill(into, at + ParameterSet.PV, at + ParameterSet.STRIDE, 0L);
+                // Ordered: not before the loads above complete (rdtscp, lfence;rdtsc, isb;mrs), so the counter
+                // value lies in the window this seq opened.
+                counter = VdsoStub.readCounterOrdered();
+            }
             // LoadLoad inside retry: the seq is loaded again after the copies; the counter read came before it
             // in program order, and a late seq load can only make the window look longer than it was by the
             // counter read's own latency (the sets either side agree there: the kernel keeps its line
@@ -296,6 +322,35 @@ final class VdsoFormula {
             return true;
         }
         return false;
+    }
+
+    /**
+     * Copies the pvclock page's tsc_timestamp, system_time, tsc_to_system_mul and tsc_shift into {@code into} at
+     * {@code at}, and reads the TSC inside the same version's window (as vread_pvclock does).
+     *
+     * @return the TSC value, or {@link Long#MIN_VALUE} where the stable bit is clear or the version never settles
+     */
+    private static long readPvclock(MemorySegment pvti, long[] into, int at) {
+        for (int spins = 0; spins < 1 << 10; spins++) {
+            int version = Seqcount.begin(pvti, VclockCode.PV_VERSION); // as in pvclock(): pairs with the host's
+            if (Seqcount.writing(version)) {
+                Thread.onSpinWait();
+                continue;
+            }
+            if ((pvti.get(ValueLayout.JAVA_BYTE, VclockCode.PV_FLAGS) & VclockCode.PVCLOCK_TSC_STABLE_BIT) == 0) {
+                return Long.MIN_VALUE;
+            }
+            into[at] = pvti.get(ValueLayout.JAVA_LONG_UNALIGNED, VclockCode.PV_TSC_TIMESTAMP);
+            into[at + 1] = pvti.get(ValueLayout.JAVA_LONG_UNALIGNED, VclockCode.PV_SYSTEM_TIME);
+            into[at + 2] = Integer.toUnsignedLong(pvti.get(ValueLayout.JAVA_INT_UNALIGNED, VclockCode.PV_MUL));
+            into[at + 3] = pvti.get(ValueLayout.JAVA_BYTE, VclockCode.PV_SHIFT);
+            // Ordered: after the loads above (rdtscp), inside the version's window, as rdtsc_ordered() is.
+            long tsc = VdsoStub.readCounterOrdered();
+            if (!Seqcount.retry(pvti, VclockCode.PV_VERSION, version)) { // pvclock_read_retry
+                return tsc;
+            }
+        }
+        return Long.MIN_VALUE;
     }
 
     /** What {@link #realtimeLead} returns where the seq never settled. */

@@ -117,4 +117,25 @@ class FastPtpClockTest {
             assertThat(fast.describe()).contains("last failed");
         }
     }
+
+    /** A clock never closed stops its thread and closes its descriptor once it is unreachable. */
+    @Test
+    void aClockNeverClosedStopsItsThreadOnceUnreachable() throws Exception {
+        RawPhcKernel kernel = new RawPhcKernel(RawPhcKernel.Mode.PRECISE, 0, 0);
+        DeviceSyscalls.use(kernel);
+        String name = "tk4j-phc " + RawPhcKernel.PATH;
+        try (PtpClock phc = PtpClock.open(Path.of(RawPhcKernel.PATH))) {
+            java.lang.ref.WeakReference<FastPtpClock> ref = new java.lang.ref.WeakReference<>(phc.fast());
+            assertThat(threadNamed(name)).as("the discipline thread runs").isTrue();
+            await("the thread stopped after the clock became unreachable").atMost(Duration.ofSeconds(60))
+                    .until(() -> {
+                        System.gc(); // the clock is unreachable: a collection finds it, and the Cleaner runs
+                        return ref.get() == null && !threadNamed(name);
+                    });
+        }
+    }
+
+    private static boolean threadNamed(String name) {
+        return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().equals(name) && t.isAlive());
+    }
 }

@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.timekeeping4j.EventRecorder;
+import org.timekeeping4j.testing.BracketedEvents;
 import org.timekeeping4j.testing.HostFacts;
 import org.timekeeping4j.testing.HostSteering;
 import org.timekeeping4j.testing.TimeNamespaces;
@@ -158,6 +160,64 @@ class VclockHostTest {
         } finally {
             switchTo(original);
         }
+    }
+
+    /**
+     * Old events convert with the parameter set that served them on kvm-clock too (the history keeps the pvclock
+     * page with each set), while the clock is steered, and honestly across a switch: events recorded on the
+     * clocksource of the start (tsc here), then the host switched to kvm-clock, then events recorded there under
+     * +-50 ppm frequency flips; exported 50 ms after the last. Every event said exact lies in its clock_gettime
+     * bracket, every flagged one within its bound; most kvm-clock ones are exact. Root, no time daemon, the
+     * opt-in; the clocksource and the clock's state restored.
+     */
+    @Test
+    void eventsShouldConvertExactlyOnKvmClockWhileSteeredAndHonestlyAcrossASwitch() throws Exception {
+        HostFacts.assumeX86("exact mode's pvclock reader");
+        HostFacts.assumeAvailable("kvm-clock");
+        HostFacts.assumeExactModeServes();
+        HostSteering.assumeMaySteer();
+        String original = HostFacts.currentClocksource();
+        BracketedEvents events = new BracketedEvents(new EventRecorder(1 << 17)); // the recorder asks for the history
+        try {
+            for (int i = 0; i < 2_000; i++) { // on the clocksource of the start
+                events.record();
+            }
+            int before = events.count();
+            switchTo("kvm-clock");
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                    .until(() -> KernelVdso.vclockNow().startsWith("kvm-clock (clock_mode PVCLOCK): read by exact mode"));
+            long mult0 = KernelVdso.fields(VdsoLayout.CS_HRES_COARSE).mult();
+            long minMult = mult0;
+            long maxMult = mult0;
+            try (ClockSteering steer = new ClockSteering()) {
+                for (int flip = 0; flip < 10; flip++) { // +-50 ppm every 200 ms, as SteeredAgreementTest
+                    steer.frequencyPpm(flip % 2 == 0 ? 50 : -50);
+                    long t0 = System.nanoTime();
+                    while (System.nanoTime() - t0 < 200_000_000L) {
+                        events.record();
+                        Thread.sleep(0, 100_000); // pacing: events spread over the kernel's updates under each flip
+                    }
+                    long mult = KernelVdso.fields(VdsoLayout.CS_HRES_COARSE).mult();
+                    minMult = Math.min(minMult, mult);
+                    maxMult = Math.max(maxMult, mult);
+                }
+            }
+            Thread.sleep(50); // every event now lies before the kernel's current update window
+            String history = org.timekeeping4j.Clocks.diagnostics().history();
+            assertThat(KernelVdso.vclockNow()).as("exact mode read kvm-clock throughout")
+                    .startsWith("kvm-clock (clock_mode PVCLOCK): read by exact mode");
+            assertThat((maxMult - minMult) / (double) minMult).as("the steering reached the kernel: mult %d..%d",
+                    minMult, maxMult).isGreaterThan(90e-6);
+            BracketedEvents.Judged pre = events.judge(0, before);
+            BracketedEvents.Judged kvm = events.judge(before, events.count());
+            System.out.println("events before the switch to kvm-clock: " + pre + "; on kvm-clock, steered: " + kvm
+                    + "; history: " + history);
+            assertThat(kvm.exact()).as("exact on kvm-clock of %d (%s; history: %s)", kvm.total(), kvm, history)
+                    .isGreaterThan(kvm.total() / 2);
+        } finally {
+            switchTo(original);
+        }
+        assertThat(HostFacts.currentClocksource()).isEqualTo(original);
     }
 
     /**
