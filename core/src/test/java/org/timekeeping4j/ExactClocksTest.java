@@ -10,6 +10,7 @@ import org.timekeeping4j.vdso.KernelVdso;
 import org.timekeeping4j.vdso.KernelVdsoTest;
 import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.vdso.VdsoLayout;
+import org.timekeeping4j.vdso.VdsoNanos;
 
 /**
  * The public API in exact mode (the default here): every counter-backed clock, read through Clocks.nanos and
@@ -65,7 +66,7 @@ class ExactClocksTest {
     void aSnapshotShouldBeTheKernelsOwnValuesAtItsCounterRead() {
         KernelVdsoTest.assumeExactModePossible();
         Snapshot s = new Snapshot();
-        KernelVdso.VdsoNanos conv = new KernelVdso.VdsoNanos();
+        VdsoNanos conv = new VdsoNanos();
         int exact = 0;
         int same = 0;
         for (int i = 0; i < 100_000; i++) {

@@ -31,7 +31,7 @@ public class ServedBoundsBenchmark extends PerCallBenchmark {
 
         @Setup(Level.Trial)
         public void anchor() {
-            clock = new ServedBounds(new ServedBounds.Source() {
+            clock = new ServedBounds(new BoundSource() {
                 @Override
                 public ServedBounds.Anchor sample() {
                     long raw = Clocks.nanos(ClockId.MONOTONIC_RAW);

@@ -10,7 +10,7 @@ import org.timekeeping4j.SyncStatus;
  * kernel adds 500 us at each second's overflow; any other change is a daemon's write (an update). An update
  * rests on measurements made since the one before, so a bound's basis is the update before the last.
  */
-final class AdjtimexSource implements ServedBounds.Source {
+final class AdjtimexSource implements BoundSource {
     private long lastMaxError = -1;
     private long lastRaw;
     private long updateRaw = Long.MIN_VALUE;

@@ -12,7 +12,7 @@ import org.timekeeping4j.config.Configuration;
  * dispersion chronyd adds grows slower than a free-running clock can drift: ClockBound's formula alone
  * excluded true time in 579 of 1,400 samples of a lab run with the reference lost).
  */
-final class ChronydSource implements ServedBounds.Source {
+final class ChronydSource implements BoundSource {
     /** The least time after chronyd's update that its bound counts as synchronized. */
     static final long FRESH_FLOOR_NANOS = 16_000_000_000L;
     /** The time after chronyd's update past which its bound means nothing (chrony's maxpoll default, 2^10 s). */

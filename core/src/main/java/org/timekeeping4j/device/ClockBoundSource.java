@@ -4,7 +4,7 @@ import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
 
 /** A ClockBound daemon's segment: its bound, drift and status as its own client computes them. */
-final class ClockBoundSource implements ServedBounds.Source {
+final class ClockBoundSource implements BoundSource {
     private final ClockBound segment;
     private final TimeBounds read = new TimeBounds();
     private long lastAsOf = Long.MIN_VALUE;

@@ -27,7 +27,7 @@ import org.timekeeping4j.vdso.KernelVdso;
  * REALTIME read is DISRUPTED: from the first read after the set, before the refresher has woken. The refresher
  * sees the set too ({@link TimerFd}, and the lead) and publishes DISRUPTED anchors until the source has measured
  * since (each source says from when its bound's measurements date: {@link Anchor#basisRaw}) and has shown that it
- * saw the set: its bound covers the sets' sum, or it measured an offset that large ({@link Source#measured}).
+ * saw the set: its bound covers the sets' sum, or it measured an offset that large ({@link BoundSource#measured}).
  * Where exact mode does not serve there is no lead: a read then refuses an anchor that REALTIME is behind (a
  * backward step), and a forward step is seen when the refresher wakes.
  *
@@ -114,40 +114,7 @@ final class ServedBounds implements BoundedClock {
         }
     }
 
-    /** A source: samples its bound now, off the read path. */
-    interface Source {
-        /** {@return the source's anchor now} */
-        Anchor sample();
-
-        /** {@return how often the refresher samples it, ms} */
-        int periodMillis();
-
-        /** {@return what it is, as {@link BoundedClock#description()} says} */
-        String description();
-
-        /** {@return how long until the next sample, ms: the period unless the source knows when it next updates} */
-        default int nextSampleMillis() {
-            return periodMillis();
-        }
-
-        /** Told by the refresher, before its next sample, that REALTIME was set since the last one. */
-        default void realtimeSet() {
-        }
-
-        /**
-         * Whether the source's last sample shows that it measured a set of REALTIME by {@code setNanos} (its
-         * offset at an update since the set is about that large): it then knows the clock is off by it, or stepped
-         * it back. A source that cannot say answers false.
-         *
-         * @param setNanos the sets of REALTIME since the last sample the source served, summed
-         * @return whether the source measured them
-         */
-        default boolean measured(long setNanos) {
-            return false;
-        }
-    }
-
-    private final Source source;
+    private final BoundSource source;
     /** Why this source: the configuration, or what auto found. */
     private final String choice;
     /** The latest anchor as reads use it; null before the first sample. Volatile: see {@link #publish}. */
@@ -183,15 +150,15 @@ final class ServedBounds implements BoundedClock {
     /** Why the page is watched or not: the diagnostics line's end. */
     private final String watchNote;
 
-    ServedBounds(Source source) {
+    ServedBounds(BoundSource source) {
         this(source, "given");
     }
 
-    ServedBounds(Source source, String choice) {
+    ServedBounds(BoundSource source, String choice) {
         this(source, choice, null, "no VMClock page watched");
     }
 
-    ServedBounds(Source source, String choice, VmClockWatch watch, String watchNote) {
+    ServedBounds(BoundSource source, String choice, VmClockWatch watch, String watchNote) {
         this.source = source;
         this.choice = choice;
         this.watch = watch;
@@ -242,7 +209,7 @@ final class ServedBounds implements BoundedClock {
      * {@code chronyd} where it answers a tracking request, else the VMClock page's own time where {@code vmclock}
      * (null where no page opened) publishes it with a maximum error, else adjtimex.
      */
-    static Source chosen(String choice, Path shm, Chronyd chronyd, VmClock vmclock, StringBuilder why)
+    static BoundSource chosen(String choice, Path shm, Chronyd chronyd, VmClock vmclock, StringBuilder why)
             throws DeviceException {
         if (!choice.equals("auto")) {
             why.append(Configuration.BOUNDS).append('=').append(choice);

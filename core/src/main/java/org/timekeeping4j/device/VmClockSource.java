@@ -10,7 +10,7 @@ import org.timekeeping4j.config.Configuration;
  * from true time at that instant, whoever steers REALTIME. Between samples it grows at the stated drift
  * ({@link Configuration#BOUNDS_DRIFT}): REALTIME's own against true time, which the page does not see.
  */
-final class VmClockSource implements ServedBounds.Source {
+final class VmClockSource implements BoundSource {
     private final VmClock clock;
     private final long driftPpb;
     private final TimeBounds read = new TimeBounds();

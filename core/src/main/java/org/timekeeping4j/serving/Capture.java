@@ -3,7 +3,7 @@ package org.timekeeping4j.serving;
 import java.util.Arrays;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.timekeeper.CounterClock;
-import org.timekeeping4j.vdso.KernelVdso;
+import org.timekeeping4j.vdso.VdsoNanos;
 
 /**
  * Two clocks at one instant, as a backend fills them: the holder behind the public Snapshot (clock and
@@ -14,9 +14,9 @@ import org.timekeeping4j.vdso.KernelVdso;
 public final class Capture {
 
     /** Exact mode's conversion of the counter value to clock A (the kernel data), owned here. */
-    final KernelVdso.VdsoNanos exactA = new KernelVdso.VdsoNanos();
+    final VdsoNanos exactA = new VdsoNanos();
     /** The same to clock B. */
-    final KernelVdso.VdsoNanos exactB = new KernelVdso.VdsoNanos();
+    final VdsoNanos exactB = new VdsoNanos();
 
     private long counter;
     private long a;

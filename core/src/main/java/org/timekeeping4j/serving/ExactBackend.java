@@ -9,6 +9,7 @@ import org.timekeeping4j.machine.VdsoStub;
 import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.vdso.KernelVdso;
 import org.timekeeping4j.vdso.VdsoLayout;
+import org.timekeeping4j.vdso.VdsoNanos;
 
 /**
  * Exact mode: the kernel's own vDSO data read with the vDSO's arithmetic ({@link KernelVdso}), equal to
@@ -159,7 +160,7 @@ final class ExactBackend extends Backend {
         String vclock = KernelVdso.vclockNow() + (ns.inNamespace() ? "; in a time namespace: MONOTONIC and"
                 + " MONOTONIC_RAW + " + ns.monotonic() + " ns, BOOTTIME + " + ns.boottime() + " ns" : "");
         // The raw line at the kernel's last update: where the counter no longer serves (clock_mode changed), none.
-        KernelVdso.VdsoNanos at = new KernelVdso.VdsoNanos();
+        VdsoNanos at = new VdsoNanos();
         boolean converts = KernelVdso.convert(r.cycleLast(), CounterClock.MONOTONIC_RAW, at);
         long maxCycles = r.maxCycles() > 0 ? r.maxCycles() : Long.MAX_VALUE;
         long validFor = converts ? (long) Math.min(Long.MAX_VALUE, maxCycles / r.frequencyHz() * 1e9) : 0;

@@ -4,6 +4,7 @@ import org.timekeeping4j.ClockId;
 import org.timekeeping4j.disruption.Disruptions;
 import org.timekeeping4j.timekeeper.CounterClock;
 import org.timekeeping4j.vdso.KernelVdso;
+import org.timekeeping4j.vdso.VdsoNanos;
 
 /**
  * The one conversion of tick values ({@code Clocks.ticks()}) to a clock, with its exactness: Clocks.ticksToNanos
@@ -17,7 +18,7 @@ import org.timekeeping4j.vdso.KernelVdso;
  */
 public final class TicksConverter {
 
-    private final KernelVdso.VdsoNanos kernelData = new KernelVdso.VdsoNanos();
+    private final VdsoNanos kernelData = new VdsoNanos();
     private final ClockOffset offsetNow = new ClockOffset();
     private long nanos;
     private boolean exact;

@@ -385,7 +385,7 @@ public final class Discovery {
             // The Java formula (snapshots, ticksToNanos) over the same page, at a counter read between two
             // kernel reads. This also initialises the conversion's classes and the counter stub now, so that
             // a first snapshot does not spend milliseconds between its counter read and its conversion.
-            KernelVdso.VdsoNanos conv = new KernelVdso.VdsoNanos();
+            VdsoNanos conv = new VdsoNanos();
             long k0 = ClockGettimeStub.clockGettimeNanos(c.clock().id());
             long counter = VdsoStub.readCounterOrdered();
             long k1 = ClockGettimeStub.clockGettimeNanos(c.clock().id());

@@ -480,58 +480,6 @@ public final class KernelVdso {
         return true;
     }
 
-    /**
-     * A counter value in a clock's nanoseconds by the kernel's vDSO data: the result of {@link #convert};
-     * caller-owned, reusable.
-     */
-    public static final class VdsoNanos {
-        /** The base's state the conversion read (reused: a conversion allocates nothing). */
-        final VdsoFormula.BaseState state = new VdsoFormula.BaseState();
-        /** {@link #convertPast}'s copies of the history's sets (2, and the mult range) and of the one now. */
-        long[] sets;
-        long[] current;
-        long nanos;
-        boolean exact;
-        long bound;
-        long cycleLast;
-        int mult;
-        int shift;
-
-        /** The clock's nanoseconds at the counter value. */
-        public long nanos() {
-            return nanos;
-        }
-
-        /** True when the value lies in the kernel's current update window (no extrapolation). */
-        public boolean exact() {
-            return exact;
-        }
-
-        /**
-         * How far the value may be from what the clock read at the counter value, ns: 0 where exact; from
-         * {@link #convertPast}, the difference its candidate sets give, or the rate difference the history saw times
-         * the span it did not see; {@link Long#MAX_VALUE} where nothing bounds it.
-         */
-        public long bound() {
-            return bound;
-        }
-
-        /** The kernel's cycle_last of the state used. */
-        public long cycleLast() {
-            return cycleLast;
-        }
-
-        /** The kernel's mult of the state used. */
-        public int mult() {
-            return mult;
-        }
-
-        /** The kernel's shift of the state used. */
-        public int shift() {
-            return shift;
-        }
-    }
-
     /** Reads one base's fields under its seq; for descriptions, not for clock reads. */
     public static Fields fields(int base) {
         Discovery.Result state = now.state;

@@ -205,7 +205,7 @@ public final class ParameterHistory {
      *
      * @return {@link #FOUND} (0), {@link #OLDER} (1) or {@link #UNKNOWN} (2)
      */
-    public int lookup(long counter, CounterClock clock, long[] current, KernelVdso.VdsoNanos into) {
+    public int lookup(long counter, CounterClock clock, long[] current, VdsoNanos into) {
         return convert(counter, clock, current, 0, into);
     }
 
@@ -322,7 +322,7 @@ public final class ParameterHistory {
      *                newest set when the sampler has not seen it yet
      * @return {@link #FOUND}, {@link #OLDER} (only the bound filled) or {@link #UNKNOWN}
      */
-    int convert(long counter, CounterClock clock, long[] current, int cur, KernelVdso.VdsoNanos into) {
+    int convert(long counter, CounterClock clock, long[] current, int cur, VdsoNanos into) {
         if (into.sets == null) {
             into.sets = new long[2 * ParameterSet.STRIDE + 3]; // once per holder
         }
@@ -436,7 +436,7 @@ public final class ParameterHistory {
         return 2;
     }
 
-    private static int found(KernelVdso.VdsoNanos into, long nanos, boolean exact, long bound) {
+    private static int found(VdsoNanos into, long nanos, boolean exact, long bound) {
         into.nanos = nanos;
         into.exact = exact;
         into.bound = bound;

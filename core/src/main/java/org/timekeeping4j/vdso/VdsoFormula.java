@@ -125,17 +125,17 @@ final class VdsoFormula {
      * one before it is extrapolated backwards on the current line, in 128 bits, and flagged inexact.
      */
     static boolean convert(VdsoLayout l, MemorySegment page, long baseOffset, int slot, long counter,
-            KernelVdso.VdsoNanos into) {
+            VdsoNanos into) {
         return convert(l, page, baseOffset, slot, counter, null, 0, into);
     }
 
     /**
-     * As {@link #convert(VdsoLayout, MemorySegment, long, int, long, KernelVdso.VdsoNanos)}, where clock_mode
+     * As {@link #convert(VdsoLayout, MemorySegment, long, int, long, VdsoNanos)}, where clock_mode
      * PVCLOCK converts the TSC value through the pvclock page {@code pvti} (its first 32 bytes; null: not
      * readable, then PVCLOCK cannot convert), and {@code offsetNanos} (a time namespace's) is added to the result.
      */
     static boolean convert(VdsoLayout l, MemorySegment page, long baseOffset, int slot, long counter,
-            MemorySegment pvti, long offsetNanos, KernelVdso.VdsoNanos into) {
+            MemorySegment pvti, long offsetNanos, VdsoNanos into) {
         BaseState s = into.state;
         boolean pvExact = true;
         long cycles = counter;

@@ -21,7 +21,7 @@ class ServedBoundsStepTest {
     private static final long S = 1_000_000_000L;
 
     /** A source whose anchor is a 10 us bound measured at its sample, growing 50 ppm; it says it measured a set when told. */
-    private static final class Fresh implements ServedBounds.Source {
+    private static final class Fresh implements BoundSource {
         volatile boolean measuredSets;
 
         @Override

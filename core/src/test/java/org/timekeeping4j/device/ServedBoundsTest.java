@@ -29,7 +29,7 @@ class ServedBoundsTest {
     Path dir;
 
     /** A source whose next anchor the test sets. */
-    private static class Scripted implements ServedBounds.Source {
+    private static class Scripted implements BoundSource {
         final AtomicReference<ServedBounds.Anchor> next = new AtomicReference<>();
 
         @Override

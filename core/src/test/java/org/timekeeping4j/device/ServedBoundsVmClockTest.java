@@ -26,7 +26,7 @@ class ServedBoundsVmClockTest {
     Path dir;
 
     /** A source whose bound rests on a measurement at {@code basis} (MONOTONIC_RAW), set by the test. */
-    private static final class Measured implements ServedBounds.Source {
+    private static final class Measured implements BoundSource {
         volatile long basis = Long.MIN_VALUE + 1;
 
         @Override
@@ -56,7 +56,7 @@ class ServedBoundsVmClockTest {
         w.end();
     }
 
-    private ServedBounds watching(Path file, ServedBounds.Source source) {
+    private ServedBounds watching(Path file, BoundSource source) {
         StringBuilder note = new StringBuilder();
         VmClockWatch watch = VmClockWatch.open(file, note);
         assertThat(watch).as(note.toString()).isNotNull();

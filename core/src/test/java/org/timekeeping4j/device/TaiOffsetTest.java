@@ -39,7 +39,7 @@ class TaiOffsetTest {
     /** A served clock whose anchor is a 10 us bound measured now. */
     private static ServedBounds served() {
         AtomicReference<ServedBounds.Anchor> next = new AtomicReference<>();
-        ServedBounds served = new ServedBounds(new ServedBounds.Source() {
+        ServedBounds served = new ServedBounds(new BoundSource() {
             @Override
             public ServedBounds.Anchor sample() {
                 long raw = Clocks.nanos(ClockId.MONOTONIC_RAW);

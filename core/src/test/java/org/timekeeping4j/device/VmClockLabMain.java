@@ -72,7 +72,7 @@ public final class VmClockLabMain {
     }
 
     /** A source that measures at each sample: a 50 us bound, growing 50 ppm. */
-    private static final class Measuring implements ServedBounds.Source {
+    private static final class Measuring implements BoundSource {
         @Override
         public ServedBounds.Anchor sample() {
             long raw = KernelClocks.nanos(ClockId.MONOTONIC_RAW);

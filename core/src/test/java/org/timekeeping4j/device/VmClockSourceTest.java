@@ -80,7 +80,7 @@ class VmClockSourceTest {
         try (VmClockPageWriter w = VmClockPageWriter.valid(file); VmClock page = VmClock.open(file)) {
             publish(w, 3_000_000, 5_000, BOUND_FLAGS);
             StringBuilder why = new StringBuilder();
-            ServedBounds.Source source = ServedBounds.chosen("auto", dir.resolve("no-segment"), NOBODY, page, why);
+            BoundSource source = ServedBounds.chosen("auto", dir.resolve("no-segment"), NOBODY, page, why);
             assertThat(source).isInstanceOf(VmClockSource.class);
             assertThat(why.toString()).endsWith(page.description() + " publishes its time with a bound");
 
@@ -109,7 +109,7 @@ class VmClockSourceTest {
         try (VmClockPageWriter w = VmClockPageWriter.valid(file); VmClock page = VmClock.open(file)) {
             publish(w, 0, 5_000, 0); // no TIME_MAXERROR_VALID
             StringBuilder why = new StringBuilder();
-            ServedBounds.Source source = ServedBounds.chosen("auto", dir.resolve("no-segment"), NOBODY, page, why);
+            BoundSource source = ServedBounds.chosen("auto", dir.resolve("no-segment"), NOBODY, page, why);
             assertThat(source.description()).isEqualTo("adjtimex");
             assertThat(why.toString()).endsWith(page.description()
                     + " serves no bounded time (it publishes no maximum error)");

@@ -148,7 +148,7 @@ class VclockCodeExactnessTest {
         SplittableRandom r = new SplittableRandom(22);
         try (Arena arena = Arena.ofConfined()) {
             Pages p = new Pages(arena);
-            KernelVdso.VdsoNanos conv = new KernelVdso.VdsoNanos();
+            VdsoNanos conv = new VdsoNanos();
             int fast = 0;
             for (int i = 0; i < CASES; i++) {
                 Pvti pvti = randomPvti(r);

@@ -83,7 +83,7 @@ class X86VdsoCodeExactnessTest {
         SplittableRandom r = new SplittableRandom(seed);
         try (Arena arena = Arena.ofConfined()) {
             SyntheticPage p = new SyntheticPage(layout, arena);
-            KernelVdso.VdsoNanos conv = new KernelVdso.VdsoNanos();
+            VdsoNanos conv = new VdsoNanos();
             for (int i = 0; i < CASES; i++) {
                 VdsoReference.Base b = randomBase(r, -1L);
                 if (r.nextInt(10) == 0) { // a counter past 2^63: the kernel's S64_MAX mask matters

@@ -26,7 +26,7 @@ public class ServedBoundsAnchorTest {
     private volatile long drift = 1;
 
     public ServedBoundsAnchorTest() {
-        served = new ServedBounds(new ServedBounds.Source() {
+        served = new ServedBounds(new BoundSource() {
             @Override
             public ServedBounds.Anchor sample() {
                 long d = drift;

@@ -36,7 +36,7 @@ public class ServedBoundsPageTest {
     {
         page.set(ValueLayout.JAVA_INT, VmClockLayout.OFF_SEQ, 2);
         page.set(ValueLayout.JAVA_LONG, VmClockLayout.OFF_MARKER, 1);
-        served = new ServedBounds(new ServedBounds.Source() {
+        served = new ServedBounds(new BoundSource() {
             @Override
             public ServedBounds.Anchor sample() {
                 long raw = Clocks.nanos(ClockId.MONOTONIC_RAW);

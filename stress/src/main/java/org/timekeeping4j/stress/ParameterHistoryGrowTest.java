@@ -9,10 +9,10 @@ import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.JI_Result;
 import org.timekeeping4j.timekeeper.CounterClock;
-import org.timekeeping4j.vdso.KernelVdso;
 import org.timekeeping4j.vdso.ParameterHistory;
 import org.timekeeping4j.vdso.ParameterSet;
 import org.timekeeping4j.vdso.VdsoLayout;
+import org.timekeeping4j.vdso.VdsoNanos;
 
 /**
  * The parameter history's publication: the sampler (the one writer) appends a set, which here also grows the ring
@@ -32,7 +32,7 @@ public class ParameterHistoryGrowTest {
     private final ParameterHistory history = new ParameterHistory(VdsoLayout.X86_VDSO_CLOCK_6_15, Long.MAX_VALUE / 4);
     private final long[] appended = set(SETS);
     private final long[] current = set(SETS - 1);
-    private final KernelVdso.VdsoNanos into = new KernelVdso.VdsoNanos();
+    private final VdsoNanos into = new VdsoNanos();
 
     {
         for (int k = 0; k < SETS; k++) {
