@@ -80,8 +80,12 @@ public final class ParameterHistory {
      * kvm-clock): every set before was dropped, and nothing bounds a tick before it. {@link Long#MIN_VALUE}: none.
      */
     private long switchedAt = Long.MIN_VALUE;
+    /** Whether the sets since the last switch were seen with more than one pvclock page (kvm-clock's host moved it). */
+    private boolean pageChanged;
 
     // The sampler's own.
+    /** A look found the data counting in a way no set can keep (Hyper-V, an unstable pvclock): the sets went. */
+    private boolean lost;
     private final long[] seen = new long[ParameterSet.STRIDE];
     private final long[] intervals = new long[INTERVALS];
     private int intervalCount;
@@ -169,6 +173,15 @@ public final class ParameterHistory {
     void look() {
         if (!VdsoFormula.readSet(layout, page, pvti, seen, 0)) {
             unreadable++;
+            if (seen[ParameterSet.MODE] == VdsoFormula.UNKEPT && !lost) {
+                long stamp = lock.writeLock();
+                try {
+                    switched(Long.MIN_VALUE); // nothing kept says how ticks converted from here to the next set
+                } finally {
+                    lock.unlockWrite(stamp);
+                }
+                lost = true;
+            }
             return;
         }
         looks++;
@@ -232,8 +245,9 @@ public final class ParameterHistory {
     private void note() {
         long counter = seen[ParameterSet.FIRST_SEEN];
         long seq = seen[ParameterSet.FIRST_SEQ];
-        if (head > tail && seen[ParameterSet.MODE] != ring[offset(head - 1) + ParameterSet.MODE]) {
-            switched(counter); // another clocksource: its cycles are another unit; what came before goes
+        if (lost || (head > tail && seen[ParameterSet.MODE] != ring[offset(head - 1) + ParameterSet.MODE])) {
+            switched(counter); // another clocksource, or one no set kept: what came before goes
+            lost = false;
         }
         if (head > tail) {
             int n = offset(head - 1);
@@ -251,8 +265,11 @@ public final class ParameterHistory {
                 ring[n + ParameterSet.LAST_SEEN] = counter;
                 return;
             }
+            if (!sameCounter) {
+                pageChanged = true; // the host moved kvm-clock's line: a set of its own, and OLDER bounds nothing
+            }
             if (seq == ring[n + ParameterSet.LAST_SEQ]) {
-                // The same update, another pvclock page (the host moved kvm-clock's line): a set of its own.
+                // The same update, another pvclock page: counted as no unseen update.
             } else if (!next) {
                 skipped++;
             } else {
@@ -278,14 +295,18 @@ public final class ParameterHistory {
     }
 
     /**
-     * Under the write lock: the data counts another way from {@code counter} on (tsc &lt;-&gt; kvm-clock). The sets
-     * kept so far and what the sampler learnt of the kernel's tick are in the other unit: dropped.
+     * Under the write lock: the data counts another way from {@code counter} on (tsc &lt;-&gt; kvm-clock), or in a way
+     * no set keeps ({@link Long#MIN_VALUE}: the next set's first sighting says from when). The sets kept so far
+     * and what the sampler learnt of the kernel's tick are in the other unit: dropped.
      */
     private void switched(long counter) {
         tail = head;
         minMult = Long.MAX_VALUE;
         maxMult = Long.MIN_VALUE;
-        switchedAt = counter;
+        pageChanged = false;
+        if (counter != Long.MIN_VALUE) {
+            switchedAt = counter;
+        }
         lastMet = Long.MIN_VALUE;
         tickCycles = 0;
         intervalCount = 0;
@@ -324,7 +345,7 @@ public final class ParameterHistory {
      */
     int convert(long counter, CounterClock clock, long[] current, int cur, VdsoNanos into) {
         if (into.sets == null) {
-            into.sets = new long[2 * ParameterSet.STRIDE + 3]; // once per holder
+            into.sets = new long[2 * ParameterSet.STRIDE + 5]; // once per holder
         }
         long[] sets = into.sets;
         long stamp = lock.tryOptimisticRead();
@@ -341,18 +362,22 @@ public final class ParameterHistory {
         if (counter - conv > 0) {
             return UNKNOWN; // not this counter's past (read after our look: the caller's current window)
         }
+        int x = 2 * ParameterSet.STRIDE; // locate's extras: mult range, switch, page change, newest set's mode
         if (found == 0) { // older than the history (or nothing kept yet)
-            long switched = sets[2 * ParameterSet.STRIDE + 2];
-            long spread = sets[2 * ParameterSet.STRIDE + 1] - sets[2 * ParameterSet.STRIDE];
-            into.bound = switched != Long.MIN_VALUE && counter - switched < 0 ? Long.MAX_VALUE // another clocksource's
-                    : boundOver(spread, conv - counter, current, cur);
+            long switched = sets[x + 2];
+            boolean unbounded = (switched != Long.MIN_VALUE && counter - switched < 0) // another clocksource's
+                    || sets[x + 3] != 0 // kvm-clock's host moved the pvclock page: its old lines are not this one
+                    || sets[x + 4] != current[cur + ParameterSet.MODE]; // a switch no look has seen yet
+            into.bound = unbounded ? Long.MAX_VALUE : boundOver(sets[x + 1] - sets[x], conv - counter, current, cur);
             return OLDER;
         }
         int b = found == 2 ? ParameterSet.STRIDE : -1;
-        if (b < 0 && current[cur + ParameterSet.FIRST_SEQ] != sets[ParameterSet.LAST_SEQ]) {
+        boolean currentSameCounter = ParameterSet.sameCounter(current, cur, sets, 0);
+        if (b < 0 && (current[cur + ParameterSet.FIRST_SEQ] != sets[ParameterSet.LAST_SEQ] || !currentSameCounter)) {
             // The set published now, which no look has seen yet: before its cycle_last the newest set served
-            // the counter value; from it on, the current window, converted as without a history.
-            if (counter - sets[ParameterSet.LAST_SEEN] > 0
+            // the counter value; from it on, the current window, converted as without a history (where both count
+            // the same way: a new page or clocksource is judged below, as between two sets).
+            if (currentSameCounter && counter - sets[ParameterSet.LAST_SEEN] > 0
                     && ParameterSet.cycles(current, cur, counter) - current[cur + ParameterSet.base(clock)] >= 0) {
                 return UNKNOWN;
             }
@@ -363,37 +388,51 @@ public final class ParameterHistory {
         if (b < 0 || counter - sets[ParameterSet.LAST_SEEN] <= 0) {
             return found(into, va, true, 0); // seen published at or after it, and before: it served it
         }
-        boolean next = ParameterSet.next(sets[ParameterSet.LAST_SEQ], sets[b + ParameterSet.FIRST_SEQ]);
-        long cyclesB = ParameterSet.cycles(sets, b, counter); // the counter value in the next set's cycles
-        if (next && cyclesB - sets[b + ParameterSet.base(clock)] < 0) {
-            return found(into, va, true, 0); // before the next set's cycle_last: published after the read
+        long vb = ParameterSet.value(layout, sets, b, clock, counter);
+        boolean nearerOld = counter - sets[ParameterSet.LAST_SEEN] < sets[b + ParameterSet.FIRST_SEEN] - counter;
+        if (sets[ParameterSet.MODE] != sets[b + ParameterSet.MODE]) {
+            return found(into, nearerOld ? va : vb, false, Long.MAX_VALUE); // a switch came between the sightings
         }
-        if (next) {
-            long met = ParameterSet.meetingPoint(sets, 0, sets, b);
-            if (met != Long.MIN_VALUE && cyclesB - met <= 0) {
-                return found(into, va, true, 0); // before the kernel made the next set: the old one served it
+        boolean next = ParameterSet.next(sets[ParameterSet.LAST_SEQ], sets[b + ParameterSet.FIRST_SEQ]);
+        boolean samePage = ParameterSet.sameCounter(sets, 0, sets, b);
+        if (samePage) { // with another page, b's cycle_last may have been read through either
+            long cyclesB = ParameterSet.cycles(sets, b, counter); // the counter value in the next set's cycles
+            if (next && cyclesB - sets[b + ParameterSet.base(clock)] < 0) {
+                return found(into, va, true, 0); // before the next set's cycle_last: published after the read
+            }
+            if (next) {
+                long met = ParameterSet.meetingPoint(sets, 0, sets, b);
+                if (met != Long.MIN_VALUE && cyclesB - met <= 0) {
+                    return found(into, va, true, 0); // before the kernel made the next set: the old one served it
+                }
             }
         }
-        long vb = ParameterSet.value(layout, sets, b, clock, counter);
-        boolean samePublication = sets[ParameterSet.LAST_SEQ] == sets[b + ParameterSet.FIRST_SEQ];
-        if ((next || samePublication) && va == vb) {
-            return found(into, vb, true, 0); // either served it: the same value
+        long lo = Math.min(va, vb);
+        long hi = Math.max(va, vb);
+        if (!samePage) { // kvm-clock's host moved the page between the sightings: either data with either page
+            long vab = ParameterSet.value(layout, sets, 0, b, clock, counter);
+            long vba = ParameterSet.value(layout, sets, b, 0, clock, counter);
+            lo = Math.min(lo, Math.min(vab, vba));
+            hi = Math.max(hi, Math.max(vab, vba));
         }
-        long bound = Math.abs(va - vb);
-        if (next || samePublication) { // one of the two served it (the same update with a new pvclock page, or not)
+        boolean samePublication = sets[ParameterSet.LAST_SEQ] == sets[b + ParameterSet.FIRST_SEQ];
+        if ((next || samePublication) && lo == hi) {
+            return found(into, vb, true, 0); // whichever served it: the same value
+        }
+        long bound = hi - lo < 0 ? Long.MAX_VALUE : hi - lo;
+        if (next || samePublication) { // one of the candidates served it
             return found(into, vb, false, bound);
         }
         // Updates no look saw came between: the nearer set's value, and the rate difference over the unseen span.
-        long spread = sets[2 * ParameterSet.STRIDE + 1] - sets[2 * ParameterSet.STRIDE];
-        bound = satAdd(bound, boundOver(spread, sets[b + ParameterSet.FIRST_SEEN] - sets[ParameterSet.LAST_SEEN],
-                sets, b));
-        boolean nearerOld = counter - sets[ParameterSet.LAST_SEEN] < sets[b + ParameterSet.FIRST_SEEN] - counter;
+        bound = satAdd(bound, boundOver(sets[x + 1] - sets[x], sets[b + ParameterSet.FIRST_SEEN]
+                - sets[ParameterSet.LAST_SEEN], sets, b));
         return found(into, nearerOld ? va : vb, false, bound);
     }
 
     /**
      * Copies into {@code sets} the set that was published last at or before {@code counter} (at 0) and the next
-     * one where there is one (at STRIDE), and the mult range at 2 * STRIDE: the lowest, then the highest. Reads the
+     * one where there is one (at STRIDE), and at 2 * STRIDE: the mult range (the lowest, then the highest), the
+     * ticks of the last switch, 1 where the pvclock page changed since, the newest set's clock_mode. Reads the
      * ring: under an optimistic read or the read lock.
      *
      * @return 0 where none is that old, 1 for the newest set alone, 2 for a set and its next
@@ -403,6 +442,10 @@ public final class ParameterHistory {
         sets[at] = minMult;
         sets[at + 1] = maxMult;
         sets[at + 2] = switchedAt;
+        sets[at + 3] = pageChanged ? 1 : 0;
+        int newest = (int) ((head - 1) % Math.max(1, capacity)) * ParameterSet.STRIDE + ParameterSet.MODE;
+        long[] kept = ring; // a torn view of a grow reads a wrong mode at worst: validate fails, the read lock reads again
+        sets[at + 4] = head > tail && newest >= 0 && newest < kept.length ? kept[newest] : Long.MIN_VALUE;
         long[] r = ring; // a grow replaces it: this copy and capacity are validated together
         int cap = capacity;
         long lo = tail;

@@ -61,10 +61,19 @@ public final class ParameterSet {
      * that set (its formula, its overflow handling), the time namespace's offset not included.
      */
     static long value(VdsoLayout l, long[] s, int at, CounterClock clock, long counter) {
+        return value(l, s, at, at, clock, counter);
+    }
+
+    /**
+     * {@code clock}'s nanoseconds at {@code counter} by the data of the set at {@code at} and the pvclock page of
+     * the set at {@code pageAt}: what a reader computed where the host moved the page and the kernel's data did not
+     * follow yet, or the other way round.
+     */
+    static long value(VdsoLayout l, long[] s, int at, int pageAt, CounterClock clock, long counter) {
         int b = at + base(clock);
         int t = at + TIMES + 2 * clock.ordinal();
-        return s[t] * 1_000_000_000L + VdsoFormula.ns(l, cycles(s, at, counter), s[b], s[b + 4], s[b + 3], s[b + 1],
-                (int) s[b + 2], s[t + 1]);
+        return s[t] * 1_000_000_000L + VdsoFormula.ns(l, cycles(s, pageAt, counter), s[b], s[b + 4], s[b + 3],
+                s[b + 1], (int) s[b + 2], s[t + 1]);
     }
 
     /** {@return whether the set at {@code at} counts in pvclock nanoseconds (kvm-clock)} */

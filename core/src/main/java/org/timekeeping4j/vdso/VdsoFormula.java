@@ -247,6 +247,9 @@ final class VdsoFormula {
         return false;
     }
 
+    /** {@link #readSet}'s mark of a clock_mode no set can keep. */
+    static final long UNKEPT = -1;
+
     /**
      * Copies one parameter set the kernel published, both bases (CS_HRES_COARSE and CS_RAW) with every counter
      * clock's basetime, under base 0's seq, and the ordered counter read inside that window: the set was the one
@@ -261,9 +264,10 @@ final class VdsoFormula {
      * @param pvti       kvm-clock's pvclock page (its first 32 bytes), or null where none is readable
      * @param into       {@link ParameterSet#STRIDE} longs at {@code at}, overwritten ({@link ParameterSet})
      * @param at         the offset in {@code into}
-     * @return false where a write was in progress at every look of a short spin, or the base's clock_mode is not a
-     *         counter the vDSO reads itself or through {@code pvti} (Hyper-V, a time namespace's page, an
-     *         unstable pvclock): nothing is copied then
+     * @return false where a write was in progress at every look of a short spin (nothing is copied then), or the
+     *         base's clock_mode is not a counter the vDSO reads itself or through {@code pvti} (Hyper-V, a time
+     *         namespace's page, an unstable pvclock): then {@code into[at + MODE]} is {@link #UNKEPT}, the rest
+     *         undefined
      */
     static boolean readSet(VdsoLayout l, MemorySegment page, MemorySegment pvti, long[] into, int at) {
         long hres = l.baseOffset(VdsoLayout.CS_HRES_COARSE);
@@ -277,6 +281,7 @@ final class VdsoFormula {
             boolean pv = mode == VclockCode.MODE_PVCLOCK && pvti != null
                     && l.algorithm() == VdsoAlgorithm.X86_OVERFLOW;
             if (!pv && !l.arch().vdsoCountsWith(mode)) {
+                into[at + ParameterSet.MODE] = UNKEPT;
                 return false; // Hyper-V, a time namespace's page: not this counter's line alone
             }
             for (int b = 0; b < 2; b++) {
@@ -300,6 +305,7 @@ final class VdsoFormula {
             if (pv) {
                 counter = readPvclock(pvti, into, at + ParameterSet.PV);
                 if (counter == Long.MIN_VALUE) {
+                    into[at + ParameterSet.MODE] = UNKEPT;
                     return false; // the stable bit is clear, or the page never settled: no line to keep
                 }
             } else {

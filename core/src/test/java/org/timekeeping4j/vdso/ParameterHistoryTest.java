@@ -1,0 +1,134 @@
+package org.timekeeping4j.vdso;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+import org.timekeeping4j.machine.VclockCode;
+import org.timekeeping4j.timekeeper.CounterClock;
+
+/**
+ * The history's verdicts where kvm-clock's pvclock page or the clocksource changes, over made-up sets (no kernel
+ * does this on demand): a value is exact only where every set and page that may have served the tick give it, a
+ * flagged one's bound covers every candidate, and nothing is bounded across a switch of clocksource.
+ */
+class ParameterHistoryTest {
+
+    private static final VdsoLayout LAYOUT = VdsoLayout.X86_VDSO_CLOCK_6_15;
+    private static final int TSC = 1; // VDSO_CLOCKMODE_TSC
+    private static final CounterClock CLOCK = CounterClock.MONOTONIC;
+
+    /**
+     * A set seen at ticks [seen, seen + 500] under seq {@code seq}: 1 ns a cycle from cycle_last 0, base 0. On
+     * kvm-clock (mode PVCLOCK) its page makes a tick t into pvclock ns {@code system + t / 2}.
+     */
+    private static long[] set(long seen, long seq, int mode, long system) {
+        long[] s = new long[ParameterSet.STRIDE];
+        s[ParameterSet.FIRST_SEEN] = seen;
+        s[ParameterSet.LAST_SEEN] = seen + 500;
+        s[ParameterSet.FIRST_SEQ] = seq;
+        s[ParameterSet.LAST_SEQ] = seq;
+        for (int b = 0; b < 2; b++) {
+            int f = ParameterSet.BASE + b * ParameterSet.BASE_FIELDS;
+            s[f + 1] = 1L << 24; // mult
+            s[f + 2] = 24; // shift
+            s[f + 3] = -1L; // mask
+            s[f + 4] = Long.MAX_VALUE >>> 8; // max_cycles
+        }
+        s[ParameterSet.MODE] = mode;
+        if (mode == VclockCode.MODE_PVCLOCK) {
+            s[ParameterSet.PV + 1] = system; // tsc_timestamp 0, system_time
+            s[ParameterSet.PV + 2] = 1L << 31; // tsc_to_system_mul: half a ns a tick at tsc_shift 0
+        }
+        return s;
+    }
+
+    private static long[] current(long[] s, long seen) {
+        long[] c = s.clone();
+        c[ParameterSet.FIRST_SEEN] = seen;
+        c[ParameterSet.LAST_SEEN] = seen;
+        return c;
+    }
+
+    @Test
+    void aNewPvclockPageUnderTheSameUpdateFlagsTheTicksBetweenBySeveralCandidates() {
+        ParameterHistory h = new ParameterHistory(LAYOUT, Long.MAX_VALUE / 4);
+        long[] a = set(1_000, 8, VclockCode.MODE_PVCLOCK, 0);
+        long[] b = set(3_000, 8, VclockCode.MODE_PVCLOCK, 2_000); // the host moved the line 2 us on
+        h.add(a);
+        h.add(b);
+        VdsoNanos into = new VdsoNanos();
+        long[] now = current(b, 10_000);
+
+        assertThat(h.lookup(1_400, CLOCK, now, into)).isEqualTo(ParameterHistory.FOUND);
+        assertThat(into.exact()).as("seen published after the tick, with its page").isTrue();
+        assertThat(into.nanos()).isEqualTo(700); // 0 + 1400 / 2
+
+        assertThat(h.lookup(2_000, CLOCK, now, into)).isEqualTo(ParameterHistory.FOUND);
+        assertThat(into.exact()).as("either page served it").isFalse();
+        for (long candidate : new long[] {1_000, 3_000}) { // page a, page b
+            assertThat(Math.abs(into.nanos() - candidate)).isLessThanOrEqualTo(into.bound());
+        }
+        assertThat(h.lookup(3_200, CLOCK, now, into)).isEqualTo(ParameterHistory.FOUND);
+        assertThat(into.exact()).isTrue();
+        assertThat(into.nanos()).isEqualTo(3_600);
+    }
+
+    @Test
+    void aPageTheSamplerHasNotSeenYetIsACandidateToo() {
+        ParameterHistory h = new ParameterHistory(LAYOUT, Long.MAX_VALUE / 4);
+        h.add(set(1_000, 8, VclockCode.MODE_PVCLOCK, 0));
+        long[] now = current(set(0, 8, VclockCode.MODE_PVCLOCK, 2_000), 3_000); // same update, the page moved
+        VdsoNanos into = new VdsoNanos();
+        assertThat(h.lookup(2_000, CLOCK, now, into)).isEqualTo(ParameterHistory.FOUND);
+        assertThat(into.exact()).isFalse();
+        for (long candidate : new long[] {1_000, 3_000}) {
+            assertThat(Math.abs(into.nanos() - candidate)).isLessThanOrEqualTo(into.bound());
+        }
+    }
+
+    @Test
+    void nothingIsBoundedAcrossASwitchOfClocksource() {
+        ParameterHistory h = new ParameterHistory(LAYOUT, Long.MAX_VALUE / 4);
+        h.add(set(1_000, 4, TSC, 0));
+        h.add(set(3_000, 6, VclockCode.MODE_PVCLOCK, 0)); // tsc -> kvm-clock: the tsc set goes
+        VdsoNanos into = new VdsoNanos();
+        long[] now = current(set(0, 6, VclockCode.MODE_PVCLOCK, 0), 10_000);
+        assertThat(h.lookup(1_200, CLOCK, now, into)).isEqualTo(ParameterHistory.OLDER);
+        assertThat(into.bound()).isEqualTo(Long.MAX_VALUE);
+        assertThat(h.lookup(3_200, CLOCK, now, into)).isEqualTo(ParameterHistory.FOUND);
+        assertThat(into.exact()).isTrue();
+    }
+
+    @Test
+    void aSwitchNoLookHasSeenYetBoundsNothingBeforeIt() {
+        ParameterHistory h = new ParameterHistory(LAYOUT, Long.MAX_VALUE / 4);
+        h.add(set(1_000, 4, TSC, 0));
+        long[] now = current(set(0, 6, VclockCode.MODE_PVCLOCK, 0), 3_000); // published now: kvm-clock
+        VdsoNanos into = new VdsoNanos();
+        assertThat(h.lookup(2_000, CLOCK, now, into)).isEqualTo(ParameterHistory.FOUND);
+        assertThat(into.exact()).isFalse();
+        assertThat(into.bound()).isEqualTo(Long.MAX_VALUE);
+        assertThat(h.lookup(500, CLOCK, now, into)).isEqualTo(ParameterHistory.OLDER);
+        assertThat(into.bound()).isEqualTo(Long.MAX_VALUE);
+        assertThat(h.lookup(1_200, CLOCK, now, into)).isEqualTo(ParameterHistory.FOUND);
+        assertThat(into.exact()).as("seen published at and after it").isTrue();
+    }
+
+    @Test
+    void aTickOlderThanAHistoryThatSawThePageMoveIsUnbounded() {
+        ParameterHistory h = new ParameterHistory(LAYOUT, Long.MAX_VALUE / 4);
+        h.add(set(1_000, 4, VclockCode.MODE_PVCLOCK, 0));
+        h.add(set(3_000, 6, VclockCode.MODE_PVCLOCK, 2_000));
+        VdsoNanos into = new VdsoNanos();
+        long[] now = current(set(0, 6, VclockCode.MODE_PVCLOCK, 2_000), 10_000);
+        assertThat(h.lookup(500, CLOCK, now, into)).isEqualTo(ParameterHistory.OLDER);
+        assertThat(into.bound()).isEqualTo(Long.MAX_VALUE);
+
+        ParameterHistory steady = new ParameterHistory(LAYOUT, Long.MAX_VALUE / 4);
+        steady.add(set(1_000, 4, VclockCode.MODE_PVCLOCK, 0));
+        steady.add(set(3_000, 6, VclockCode.MODE_PVCLOCK, 0));
+        assertThat(steady.lookup(500, CLOCK, current(set(0, 6, VclockCode.MODE_PVCLOCK, 0), 10_000), into))
+                .isEqualTo(ParameterHistory.OLDER);
+        assertThat(into.bound()).as("one page: the rate spread the history saw").isLessThan(Long.MAX_VALUE);
+    }
+}
