@@ -12,6 +12,9 @@ import java.nio.file.Path;
  */
 public final class TimeNamespace {
 
+    /** The kernel's statement of this process's offsets (Linux 5.6+). */
+    private static final Path OFFSETS = Path.of("/proc/self/timens_offsets");
+
     /** /proc/self/ns/time of the initial time namespace: time:[PROC_TIME_INIT_INO] (0xEFFFFFFA). */
     public static final String INITIAL = "time:[4026531834]";
 
@@ -49,7 +52,7 @@ public final class TimeNamespace {
         long mono = 0;
         long boot = 0;
         try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/timens_offsets"))) {
+            for (String line : Files.readAllLines(OFFSETS)) {
                 String[] f = line.trim().split("\\s+");
                 long ns = Long.parseLong(f[1]) * 1_000_000_000L + Long.parseLong(f[2]);
                 if (f[0].equals("monotonic") || f[0].equals("1")) {
@@ -74,7 +77,7 @@ public final class TimeNamespace {
      */
     public static String identity() {
         try {
-            String offsets = Files.readString(Path.of("/proc/self/timens_offsets"));
+            String offsets = Files.readString(OFFSETS);
             return link() + " " + offsets.strip().replaceAll("\\s+", " ");
         } catch (IOException | RuntimeException e) {
             return "unknown";

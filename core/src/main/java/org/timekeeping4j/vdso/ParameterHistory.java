@@ -372,7 +372,7 @@ public final class ParameterHistory {
             return OLDER;
         }
         int b = found == 2 ? ParameterSet.STRIDE : -1;
-        boolean currentSameCounter = ParameterSet.sameCounter(current, cur, sets, 0);
+        boolean currentSameCounter = b >= 0 || ParameterSet.sameCounter(current, cur, sets, 0); // asked where b < 0
         if (b < 0 && (current[cur + ParameterSet.FIRST_SEQ] != sets[ParameterSet.LAST_SEQ] || !currentSameCounter)) {
             // The set published now, which no look has seen yet: before its cycle_last the newest set served
             // the counter value; from it on, the current window, converted as without a history (where both count
@@ -443,11 +443,10 @@ public final class ParameterHistory {
         sets[at + 1] = maxMult;
         sets[at + 2] = switchedAt;
         sets[at + 3] = pageChanged ? 1 : 0;
-        int newest = (int) ((head - 1) % Math.max(1, capacity)) * ParameterSet.STRIDE + ParameterSet.MODE;
-        long[] kept = ring; // a torn view of a grow reads a wrong mode at worst: validate fails, the read lock reads again
-        sets[at + 4] = head > tail && newest >= 0 && newest < kept.length ? kept[newest] : Long.MIN_VALUE;
         long[] r = ring; // a grow replaces it: this copy and capacity are validated together
         int cap = capacity;
+        int newest = (int) ((head - 1) % Math.max(1, cap)) * ParameterSet.STRIDE + ParameterSet.MODE;
+        sets[at + 4] = head > tail && newest >= 0 && newest < r.length ? r[newest] : Long.MIN_VALUE; // torn: validated
         long lo = tail;
         long hi = head - 1;
         long found = -1;
@@ -509,7 +508,8 @@ public final class ParameterHistory {
     /** Ticks in {@code nanos} on the HRES line of the set at {@code at}. */
     private static long ticksIn(long nanos, long[] s, int at) {
         long mult = Math.max(1, s[at + ParameterSet.BASE + 1]);
-        double ticks = ParameterSet.ticks(s, at, Math.scalb((double) nanos, (int) s[at + ParameterSet.BASE + 2]) / mult);
+        double cycles = Math.scalb((double) nanos, (int) s[at + ParameterSet.BASE + 2]) / mult;
+        double ticks = ParameterSet.ticks(s, at, cycles);
         return ticks >= 9.0e18 ? Long.MAX_VALUE / 2 : (long) ticks;
     }
 
