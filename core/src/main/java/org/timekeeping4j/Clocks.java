@@ -178,9 +178,10 @@ public final class Clocks {
 
     /**
      * Converts a {@link #ticks()} value to what {@link #nanos} returned at that counter value. Exact mode: with
-     * the kernel's current parameters, exact for ticks in the kernel's current update window (since its last
-     * tick), extrapolated back along the current line for older ones (off by the kernel's rate changes since;
-     * {@link EventRecorder} and {@link Snapshot#isExtrapolated()} report which). On the kernel path ticks are
+     * the kernel's parameter set that served it, from the parameter history (kept from the first conversion or
+     * {@link EventRecorder} on), exact where the history shows which set that was, else flagged with a bound;
+     * older than the history, or with none kept ({@code timekeeping4j.history=0}), extrapolated along the current
+     * line (off by the kernel's rate changes since; {@link #snapshotAt} says how exact). On the kernel path ticks are
      * MONOTONIC_RAW nanoseconds, converted with the clocks' current offsets (exact for MONOTONIC_RAW, within a bracket,
      * tens of ns, for the others). Clocks no counter read serves (COARSE, CPU time) go through MONOTONIC_RAW
      * and their current offset from it.

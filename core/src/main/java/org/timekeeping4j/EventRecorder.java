@@ -14,12 +14,15 @@ import org.timekeeping4j.serving.TicksConverter;
  *   <li>One recording thread at a time (single writer); any thread may export. Recording allocates nothing
  *       and takes no lock: two plain array stores between two ordered stores of a sequence number.</li>
  *   <li>The ring keeps the newest {@link #capacity()} events; older ones are overwritten.</li>
- *   <li>Export converts each event to the export clock. In exact mode with the kernel's current parameters
- *       (its vDSO data): exactly what {@code Clocks.nanos(clock)} returned at that counter value for events in
- *       the kernel's current update window (since its last tick), extrapolated back along the current line
- *       and flagged {@code extrapolated} for older ones (off by the kernel's rate changes since: ppm times
- *       the event's age). On the kernel path ticks are MONOTONIC_RAW ns and convert through the
- *       current offsets (flagged extrapolated for other clocks).</li>
+ *   <li>Export converts each event to the export clock. In exact mode with the kernel's parameter set that
+ *       served it, from the parameter history (kept for {@code timekeeping4j.history} seconds, 60 by default, from
+ *       the first recorder on): exactly what {@code Clocks.nanos(clock)} returned at that counter value where the
+ *       history shows which set that was; else flagged {@code extrapolated}, with a bound
+ *       ({@code Clocks.snapshotAt(ticks, clock, s).errorBoundNanos()}): a nanosecond or so where the kernel was
+ *       publishing an update, more after updates no look saw; older than the history, or with no history kept,
+ *       along the current line (off by the kernel's rate changes since: ppm times the event's age). On the kernel
+ *       path ticks are MONOTONIC_RAW ns and convert through the current offsets (flagged extrapolated for other
+ *       clocks).</li>
  *   <li>An event overwritten while an export runs is skipped, never reported torn.</li>
  * </ul>
  */
@@ -34,7 +37,8 @@ public final class EventRecorder {
          * @param nanos   the event's time on the export clock
          * @param payload what was recorded with it
          * @param extrapolated true when the value is extrapolated rather than what the clock read at the event:
-         *                     the event predates the kernel's current update window (exact mode), or the kernel
+         *                     the parameter history does not show which of the kernel's sets served the event
+         *                     (exact mode: see the guarantees above), or the kernel
          *                     path converted it through an offset measured now, or the event predates a clock
          *                     disruption the library saw (a VMClock marker change)
          */

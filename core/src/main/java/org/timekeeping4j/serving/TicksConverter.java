@@ -12,9 +12,10 @@ import org.timekeeping4j.vdso.VdsoNanos;
  * path. Caller-owned and reusable: a conversion allocates nothing. Not thread-safe.
  *
  * <p>The backend serving now says how its ticks convert ({@link Backend#convert}): counter cycles with the kernel's
- * current vDSO parameters (exact for ticks in the kernel's current update window, extrapolated back along the
- * current line and flagged otherwise; a clock no counter read serves goes through MONOTONIC_RAW and its current
- * offset), or MONOTONIC_RAW nanoseconds, another clock reached through its current offset.
+ * parameter set that served them, from the parameter history (exact where it shows which set that was, else
+ * flagged with a bound), without a history extrapolated along the current line and flagged; a clock no counter
+ * read serves goes through MONOTONIC_RAW and its current offset; or MONOTONIC_RAW nanoseconds, another clock
+ * reached through its current offset.
  */
 public final class TicksConverter {
 
@@ -33,8 +34,8 @@ public final class TicksConverter {
     }
 
     /**
-     * {@return whether the last {@link #convert} gave the value a read at those ticks returned: the parameters
-     * in force then were still known (the kernel's current window, MONOTONIC_RAW where ticks are its ns)}
+     * {@return whether the last {@link #convert} gave the value a read at those ticks returned: the parameter set
+     * that served them is known (the parameter history; MONOTONIC_RAW where ticks are its ns)}
      */
     public boolean exact() {
         return exact;
@@ -70,10 +71,19 @@ public final class TicksConverter {
     /** Ticks are counter cycles: the kernel's current parameters. */
     void fromCycles(long ticks, ClockId clock) {
         CounterClock c = CounterClock.of(clock);
-        if (c != null && (KernelVdso.convertPast(ticks, c, kernelData) || KernelVdso.convert(ticks, c, kernelData))) {
+        if (c != null && KernelVdso.convertPast(ticks, c, kernelData)) {
             nanos = kernelData.nanos();
             exact = kernelData.exact();
             bound = kernelData.bound();
+            return;
+        }
+        if (c != null && KernelVdso.convert(ticks, c, kernelData)) {
+            // No history for the data serving now (timekeeping4j.history=0, or none yet): the current line. Past
+            // its cycle_last too, another line may have served the tick (a daemon's frequency change keeps
+            // cycle_last), and nothing bounds the difference.
+            nanos = kernelData.nanos();
+            exact = false;
+            bound = Long.MAX_VALUE;
             return;
         }
         // Another clock (COARSE, CPU time...), or the data cannot serve now: MONOTONIC_RAW at the tick, then

@@ -449,7 +449,8 @@ public final class KernelVdso {
      * extrapolated along the current line as {@link #convert} does, with the rate difference the history saw
      * times the age as the bound. Allocates nothing after its first use by {@code into}.
      *
-     * @return false where no history is kept for the data serving now, or it cannot say (then {@link #convert})
+     * @return false where no history is kept for the data serving now (then {@link #convert} extrapolates: nothing
+     *         says which set served a past counter value, not even in the current update window)
      */
     public static boolean convertPast(long counter, CounterClock clock, VdsoNanos into) {
         ParameterHistory h = history;
@@ -465,7 +466,8 @@ public final class KernelVdso {
         }
         int r = h.convert(counter, clock, into.current, 0, into);
         if (r == ParameterHistory.UNKNOWN) {
-            return false;
+            // Read after the set published now was seen: that set served it, or a later one that convert reads.
+            return convert(counter, clock, into);
         }
         if (r == ParameterHistory.OLDER) {
             long bound = into.bound;

@@ -27,8 +27,11 @@ import org.timekeeping4j.timekeeper.CounterClock;
  * point was served by the older set. After it, either may have served c (for the microsecond or so the kernel
  * takes to publish): exact where both give the same value, else the later set's value with the difference (a
  * nanosecond or so) as its bound. Where updates were skipped (no look saw them), the nearer set's value, with the
- * rate difference the history saw over the unseen span added to the bound. Older than the history: the caller
- * extrapolates as without one, with that rate difference times the age as the bound.
+ * rate difference the history saw over the unseen span added to the bound. The set published now, where no look
+ * saw it yet, is judged the same way as the next set: its cycle_last does not say from when it served (a daemon's
+ * frequency change, adjtimex's TK_ADV_FREQ update, keeps cycle_last and changes the line at once). Older than the
+ * history: the caller extrapolates along the current line, with that rate difference times the age as the bound;
+ * before the history began, unbounded.
  *
  * <p><b>kvm-clock.</b> Where the data counts in pvclock nanoseconds (clock_mode PVCLOCK), each set carries the
  * pvclock page it was seen with, sightings stay in ticks (the TSC), and a tick converts through its set's page
@@ -80,6 +83,8 @@ public final class ParameterHistory {
      * kvm-clock): every set before was dropped, and nothing bounds a tick before it. {@link Long#MIN_VALUE}: none.
      */
     private long switchedAt = Long.MIN_VALUE;
+    /** The ticks of the first look's sighting: nothing bounds a tick before the history began. */
+    private long startedAt = Long.MIN_VALUE;
     /** Whether the sets since the last switch were seen with more than one pvclock page (kvm-clock's host moved it). */
     private boolean pageChanged;
 
@@ -243,15 +248,32 @@ public final class ParameterHistory {
 
     /** Under the write lock: {@link #seen} extends the newest set or becomes a new one; old sets go. */
     private void note() {
-        long counter = seen[ParameterSet.FIRST_SEEN];
-        long seq = seen[ParameterSet.FIRST_SEQ];
-        if (lost || (head > tail && seen[ParameterSet.MODE] != ring[offset(head - 1) + ParameterSet.MODE])) {
+        note(seen, 0, true);
+    }
+
+    /**
+     * Under the write lock: the set at {@code at} in {@code src} extends the newest set or becomes a new one; old
+     * sets go. A sighting not after the newest one adds nothing (a converter offered a later one meanwhile).
+     *
+     * @param sampler whether the sampler saw it (else a converter, {@link #offer}: it leaves the sampler's own
+     *                state, the tick it predicts and a switch's handling, to the sampler)
+     */
+    private void note(long[] src, int at, boolean sampler) {
+        long counter = src[at + ParameterSet.FIRST_SEEN];
+        if (startedAt == Long.MIN_VALUE) {
+            startedAt = counter;
+        }
+        long seq = src[at + ParameterSet.FIRST_SEQ];
+        if (sampler && (lost || (head > tail && src[at + ParameterSet.MODE] != ring[offset(head - 1) + ParameterSet.MODE]))) {
             switched(counter); // another clocksource, or one no set kept: what came before goes
             lost = false;
         }
         if (head > tail) {
             int n = offset(head - 1);
-            boolean sameCounter = ParameterSet.sameCounter(ring, n, seen, 0);
+            if (counter - ring[n + ParameterSet.LAST_SEEN] <= 0 || (int) (seq - ring[n + ParameterSet.LAST_SEQ]) < 0) {
+                return; // not after the newest sighting (a converter's, meanwhile): it tells nothing new
+            }
+            boolean sameCounter = ParameterSet.sameCounter(ring, n, src, at);
             if (seq == ring[n + ParameterSet.LAST_SEQ] && sameCounter) {
                 ring[n + ParameterSet.LAST_SEEN] = counter;
                 return;
@@ -260,7 +282,7 @@ public final class ParameterHistory {
             // One update unseen between two on one line was on it too: off it, the line it left and the one it
             // came back to would differ by (c - its read) x its adj, for every c (ParameterSet#meetingPoint).
             boolean oneUnseen = (int) (seq - ring[n + ParameterSet.LAST_SEQ]) == 4;
-            if ((next || oneUnseen) && ParameterSet.sameLine(ring, n, seen, 0)) {
+            if ((next || oneUnseen) && ParameterSet.sameLine(ring, n, src, at)) {
                 ring[n + ParameterSet.LAST_SEQ] = seq;
                 ring[n + ParameterSet.LAST_SEEN] = counter;
                 return;
@@ -272,8 +294,10 @@ public final class ParameterHistory {
                 // The same update, another pvclock page: counted as no unseen update.
             } else if (!next) {
                 skipped++;
-            } else {
-                noteMeeting(ParameterSet.meetingPoint(ring, n, seen, 0));
+            } else if (sampler && src[at + ParameterSet.BASE] != ring[n + ParameterSet.BASE]) {
+                // A tick's update (cycle_last moved; a daemon's frequency change keeps it and meets the old line
+                // wherever adjtimex was called): the next ticks are whole ticks after its meeting point.
+                noteMeeting(ParameterSet.meetingPoint(ring, n, src, at));
             }
         }
         if (head - tail == capacity) {
@@ -283,14 +307,31 @@ public final class ParameterHistory {
                 tail++; // full at its largest: the oldest set goes early
             }
         }
-        ParameterSet.copy(seen, 0, ring, offset(head));
+        ParameterSet.copy(src, at, ring, offset(head));
         head++;
-        long mult = seen[ParameterSet.BASE + 1];
+        long mult = src[at + ParameterSet.BASE + 1];
         minMult = Math.min(minMult, mult);
         maxMult = Math.max(maxMult, mult);
-        long oldest = counter - ticksIn(historyNanos, seen, 0);
+        long oldest = counter - ticksIn(historyNanos, src, at);
         while (head - tail > 1 && ring[offset(tail) + ParameterSet.LAST_SEEN] - oldest < 0) {
             tail++;
+        }
+    }
+
+    /**
+     * A converter's sighting of the set published now, where the ring lacks it (the sampler has not looked since
+     * it was published): kept as the sampler's would be, so that a counter value judged with it is judged the
+     * same way later, after the sampler's next look. Takes the write lock once per such set and process; a
+     * sighting with another clocksource's data is left to the sampler (a switch).
+     */
+    private void offer(long[] src, int at) {
+        long stamp = lock.writeLock();
+        try {
+            if (head > tail && src[at + ParameterSet.MODE] == ring[offset(head - 1) + ParameterSet.MODE]) {
+                note(src, at, false);
+            }
+        } finally {
+            lock.unlockWrite(stamp);
         }
     }
 
@@ -345,15 +386,19 @@ public final class ParameterHistory {
      */
     int convert(long counter, CounterClock clock, long[] current, int cur, VdsoNanos into) {
         if (into.sets == null) {
-            into.sets = new long[2 * ParameterSet.STRIDE + 5]; // once per holder
+            into.sets = new long[2 * ParameterSet.STRIDE + 7]; // once per holder
         }
         long[] sets = into.sets;
+        int x = 2 * ParameterSet.STRIDE; // locate's extras: mult range, switch, page change, newest mode, start
         long stamp = lock.tryOptimisticRead();
-        int found = locate(counter, sets);
-        if (!lock.validate(stamp)) { // the sampler wrote meanwhile: again, holding it off
-            stamp = lock.readLock();
+        int found = locate(counter, sets, current, cur);
+        if (!lock.validate(stamp) || sets[x + 6] != 0) { // the sampler wrote meanwhile, or the ring lacks current
+            if (sets[x + 6] != 0) {
+                offer(current, cur);
+            }
+            stamp = lock.readLock(); // again, holding the writers off
             try {
-                found = locate(counter, sets);
+                found = locate(counter, sets, current, cur);
             } finally {
                 lock.unlockRead(stamp);
             }
@@ -362,10 +407,10 @@ public final class ParameterHistory {
         if (counter - conv > 0) {
             return UNKNOWN; // not this counter's past (read after our look: the caller's current window)
         }
-        int x = 2 * ParameterSet.STRIDE; // locate's extras: mult range, switch, page change, newest set's mode
         if (found == 0) { // older than the history (or nothing kept yet)
             long switched = sets[x + 2];
             boolean unbounded = (switched != Long.MIN_VALUE && counter - switched < 0) // another clocksource's
+                    || sets[x + 5] == Long.MIN_VALUE || counter - sets[x + 5] < 0 // before the history began
                     || sets[x + 3] != 0 // kvm-clock's host moved the pvclock page: its old lines are not this one
                     || sets[x + 4] != current[cur + ParameterSet.MODE]; // a switch no look has seen yet
             into.bound = unbounded ? Long.MAX_VALUE : boundOver(sets[x + 1] - sets[x], conv - counter, current, cur);
@@ -374,13 +419,9 @@ public final class ParameterHistory {
         int b = found == 2 ? ParameterSet.STRIDE : -1;
         boolean currentSameCounter = b >= 0 || ParameterSet.sameCounter(current, cur, sets, 0); // asked where b < 0
         if (b < 0 && (current[cur + ParameterSet.FIRST_SEQ] != sets[ParameterSet.LAST_SEQ] || !currentSameCounter)) {
-            // The set published now, which no look has seen yet: before its cycle_last the newest set served
-            // the counter value; from it on, the current window, converted as without a history (where both count
-            // the same way: a new page or clocksource is judged below, as between two sets).
-            if (currentSameCounter && counter - sets[ParameterSet.LAST_SEEN] > 0
-                    && ParameterSet.cycles(current, cur, counter) - current[cur + ParameterSet.base(clock)] >= 0) {
-                return UNKNOWN;
-            }
+            // The set published now, which no look has seen yet: judged as the next set. Its cycle_last does not
+            // say from when it served: a daemon's frequency change (adjtimex, TK_ADV_FREQ) keeps cycle_last and
+            // changes the line at once, so a counter value between them was served by the older line.
             ParameterSet.copy(current, cur, sets, ParameterSet.STRIDE);
             b = ParameterSet.STRIDE;
         }
@@ -432,21 +473,29 @@ public final class ParameterHistory {
     /**
      * Copies into {@code sets} the set that was published last at or before {@code counter} (at 0) and the next
      * one where there is one (at STRIDE), and at 2 * STRIDE: the mult range (the lowest, then the highest), the
-     * ticks of the last switch, 1 where the pvclock page changed since, the newest set's clock_mode. Reads the
-     * ring: under an optimistic read or the read lock.
+     * ticks of the last switch, 1 where the pvclock page changed since, the newest set's clock_mode, the ticks at
+     * which the history began, 1 where the ring lacks {@code current} (a later set than its newest, or another
+     * page: {@link #offer}). Reads the ring: under an optimistic read or the read lock.
      *
      * @return 0 where none is that old, 1 for the newest set alone, 2 for a set and its next
      */
-    private int locate(long counter, long[] sets) {
+    private int locate(long counter, long[] sets, long[] current, int cur) {
         int at = 2 * ParameterSet.STRIDE;
         sets[at] = minMult;
         sets[at + 1] = maxMult;
         sets[at + 2] = switchedAt;
         sets[at + 3] = pageChanged ? 1 : 0;
+        sets[at + 5] = startedAt;
         long[] r = ring; // a grow replaces it: this copy and capacity are validated together
         int cap = capacity;
         int newest = (int) ((head - 1) % Math.max(1, cap)) * ParameterSet.STRIDE + ParameterSet.MODE;
         sets[at + 4] = head > tail && newest >= 0 && newest < r.length ? r[newest] : Long.MIN_VALUE; // torn: validated
+        int n = newest - ParameterSet.MODE;
+        long seq = current[cur + ParameterSet.FIRST_SEQ];
+        sets[at + 6] = head > tail && n >= 0 && n + ParameterSet.STRIDE <= r.length
+                && current[cur + ParameterSet.FIRST_SEEN] - r[n + ParameterSet.LAST_SEEN] > 0
+                && ((int) (seq - r[n + ParameterSet.LAST_SEQ]) > 0
+                        || (seq == r[n + ParameterSet.LAST_SEQ] && !ParameterSet.sameCounter(r, n, current, cur))) ? 1 : 0;
         long lo = tail;
         long hi = head - 1;
         long found = -1;

@@ -22,7 +22,11 @@ public final class VdsoNanos {
         return nanos;
     }
 
-    /** True when the value lies in the kernel's current update window (no extrapolation). */
+    /**
+     * True when the value is what a read at the counter value returned: {@link KernelVdso#convertPast}, where the
+     * history shows which set served it; {@link KernelVdso#convert}, where it lies in the current set's update
+     * window (true of a counter value read under that set: a snapshot's own).
+     */
     public boolean exact() {
         return exact;
     }

@@ -51,6 +51,33 @@ final class ClockSteering implements AutoCloseable {
         adjtimex(ADJ_FREQUENCY, 0, Math.round(ppm * 65536), 0, 0);
     }
 
+    /**
+     * Flips the frequency offset between +{@code ppm} and -{@code ppm}, {@code flips} times, each held for
+     * {@code holdNanos} while {@code during} runs in a loop (or the thread sleeps where it is null): the kernel runs
+     * its ticks under each flip. Time passing is the point: nothing is awaited.
+     *
+     * @return the range of the kernel's mult seen after each flip (the lowest, then the highest), for the caller's
+     *         check that the steering reached the kernel
+     */
+    long[] flipFrequency(int flips, double ppm, long holdNanos, Runnable during) throws InterruptedException {
+        long[] range = {Long.MAX_VALUE, Long.MIN_VALUE};
+        for (int i = 0; i < flips; i++) {
+            frequencyPpm(i % 2 == 0 ? ppm : -ppm);
+            if (during == null) {
+                Thread.sleep(holdNanos / 1_000_000L, (int) (holdNanos % 1_000_000L));
+            } else {
+                long t0 = System.nanoTime();
+                while (System.nanoTime() - t0 < holdNanos) {
+                    during.run();
+                }
+            }
+            long mult = KernelVdso.fields(VdsoLayout.CS_HRES_COARSE).mult(); // what the kernel converts with now
+            range[0] = Math.min(range[0], mult);
+            range[1] = Math.max(range[1], mult);
+        }
+        return range;
+    }
+
     /** A PLL phase correction of {@code nanos}, slewed by the kernel (STA_PLL, ADJ_OFFSET | ADJ_NANO). */
     void pllOffsetNanos(long nanos) {
         timex.fill((byte) 0);

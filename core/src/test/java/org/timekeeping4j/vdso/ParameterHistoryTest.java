@@ -124,11 +124,34 @@ class ParameterHistoryTest {
         assertThat(h.lookup(500, CLOCK, now, into)).isEqualTo(ParameterHistory.OLDER);
         assertThat(into.bound()).isEqualTo(Long.MAX_VALUE);
 
-        ParameterHistory steady = new ParameterHistory(LAYOUT, Long.MAX_VALUE / 4);
+        ParameterHistory steady = new ParameterHistory(LAYOUT, 1_000); // 1 us: the first set ages out
         steady.add(set(1_000, 4, VclockCode.MODE_PVCLOCK, 0));
-        steady.add(set(3_000, 6, VclockCode.MODE_PVCLOCK, 0));
-        assertThat(steady.lookup(500, CLOCK, current(set(0, 6, VclockCode.MODE_PVCLOCK, 0), 10_000), into))
-                .isEqualTo(ParameterHistory.OLDER);
+        steady.add(set(3_000, 10, VclockCode.MODE_PVCLOCK, 0));
+        steady.add(set(5_000, 20, VclockCode.MODE_PVCLOCK, 0)); // not next: appended, the oldest goes
+        long[] steadyNow = current(set(0, 20, VclockCode.MODE_PVCLOCK, 0), 10_000);
+        assertThat(steady.lookup(1_200, CLOCK, steadyNow, into)).isEqualTo(ParameterHistory.OLDER);
         assertThat(into.bound()).as("one page: the rate spread the history saw").isLessThan(Long.MAX_VALUE);
+        assertThat(steady.lookup(500, CLOCK, steadyNow, into)).isEqualTo(ParameterHistory.OLDER);
+        assertThat(into.bound()).as("before the history began").isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
+    void aConvertersSightingOfANewerSetIsKeptSoLaterVerdictsAgree() {
+        ParameterHistory h = new ParameterHistory(LAYOUT, Long.MAX_VALUE / 4);
+        h.add(set(1_000, 4, TSC, 0));
+        long[] freq = set(0, 6, TSC, 0); // a daemon's frequency change: same cycle_last, another line
+        freq[ParameterSet.BASE + 1] = (1L << 24) + (1L << 20);
+        VdsoNanos into = new VdsoNanos();
+        assertThat(h.lookup(1_700, CLOCK, current(freq, 3_000), into)).isEqualTo(ParameterHistory.FOUND);
+        boolean first = into.exact();
+        long firstNanos = into.nanos();
+        long firstBound = into.bound();
+        // The sampler looks only later, after another update: the set the converter saw must still be there.
+        h.add(set(5_000, 10, TSC, 0));
+        assertThat(h.lookup(1_700, CLOCK, current(set(0, 10, TSC, 0), 6_000), into))
+                .isEqualTo(ParameterHistory.FOUND);
+        assertThat(into.exact()).isEqualTo(first);
+        assertThat(into.nanos()).isEqualTo(firstNanos);
+        assertThat(into.bound()).isEqualTo(firstBound);
     }
 }

@@ -35,18 +35,11 @@ class SteeredAgreementTest {
     static void steerAndCheck() throws Exception {
         // REALTIME and TAI are stepped below; the other clocks' reads may never go back.
         BracketReader reader = new BracketReader(Set.of(ClockId.REALTIME, ClockId.TAI), CLOCKS);
-        long minMult = Long.MAX_VALUE;
-        long maxMult = 0;
+        long[] mult;
         try (ClockSteering steer = new ClockSteering()) {
-            // Each sleep below lets time pass on purpose: the kernel runs its ticks under that steering while the
+            // The sleeps below let time pass on purpose: the kernel runs its ticks under that steering while the
             // reader checks every read against its bracket; nothing is awaited (the mult range is asserted after).
-            for (int i = 0; i < 10; i++) { // +-50 ppm every 200 ms
-                steer.frequencyPpm(i % 2 == 0 ? 50 : -50);
-                Thread.sleep(200);
-                long mult = KernelVdso.fields(VdsoLayout.CS_HRES_COARSE).mult(); // what the kernel converts with now
-                minMult = Math.min(minMult, mult);
-                maxMult = Math.max(maxMult, mult);
-            }
+            mult = steer.flipFrequency(10, 50, 200_000_000L, null); // +-50 ppm every 200 ms
             steer.frequencyPpm(0);
             steer.pllOffsetNanos(400_000); // the kernel slews 0.4 ms through its PLL
             Thread.sleep(1000);
@@ -66,7 +59,7 @@ class SteeredAgreementTest {
                 + reader.firstFailure());
         assertThat(reader.reads.get()).as("reads").isGreaterThan(10_000);
         // The steering reached the kernel: its mult moved by the flips' 100 ppm (less a dithering margin).
-        assertThat((maxMult - minMult) / (double) minMult).as("mult range %d..%d", minMult, maxMult)
+        assertThat((mult[1] - mult[0]) / (double) mult[0]).as("mult range %d..%d", mult[0], mult[1])
                 .isGreaterThan(90e-6);
         assertThat(reader.outside.get()).as("reads outside their bracket of %d (first: %s)", reader.reads.get(),
                 reader.firstFailure()).isZero();

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.timekeeping4j.EventRecorder;
 import org.timekeeping4j.testing.BracketedEvents;
@@ -186,28 +187,19 @@ class VclockHostTest {
             switchTo("kvm-clock");
             org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
                     .until(() -> KernelVdso.vclockNow().startsWith("kvm-clock (clock_mode PVCLOCK): read by exact mode"));
-            long mult0 = KernelVdso.fields(VdsoLayout.CS_HRES_COARSE).mult();
-            long minMult = mult0;
-            long maxMult = mult0;
-            try (ClockSteering steer = new ClockSteering()) {
-                for (int flip = 0; flip < 10; flip++) { // +-50 ppm every 200 ms, as SteeredAgreementTest
-                    steer.frequencyPpm(flip % 2 == 0 ? 50 : -50);
-                    long t0 = System.nanoTime();
-                    while (System.nanoTime() - t0 < 200_000_000L) {
-                        events.record();
-                        Thread.sleep(0, 100_000); // pacing: events spread over the kernel's updates under each flip
-                    }
-                    long mult = KernelVdso.fields(VdsoLayout.CS_HRES_COARSE).mult();
-                    minMult = Math.min(minMult, mult);
-                    maxMult = Math.max(maxMult, mult);
-                }
+            long[] mult;
+            try (ClockSteering steer = new ClockSteering()) { // +-50 ppm every 200 ms, as SteeredAgreementTest
+                mult = steer.flipFrequency(10, 50, 200_000_000L, () -> {
+                    events.record();
+                    LockSupport.parkNanos(100_000); // pacing: events spread over the kernel's updates under each flip
+                });
             }
             Thread.sleep(50); // every event now lies before the kernel's current update window
             String history = org.timekeeping4j.Clocks.diagnostics().history();
             assertThat(KernelVdso.vclockNow()).as("exact mode read kvm-clock throughout")
                     .startsWith("kvm-clock (clock_mode PVCLOCK): read by exact mode");
-            assertThat((maxMult - minMult) / (double) minMult).as("the steering reached the kernel: mult %d..%d",
-                    minMult, maxMult).isGreaterThan(90e-6);
+            assertThat((mult[1] - mult[0]) / (double) mult[0]).as("the steering reached the kernel: mult %d..%d",
+                    mult[0], mult[1]).isGreaterThan(90e-6);
             BracketedEvents.Judged pre = events.judge(0, before);
             BracketedEvents.Judged kvm = events.judge(before, events.count());
             System.out.println("events before the switch to kvm-clock: " + pre + "; on kvm-clock, steered: " + kvm
