@@ -104,20 +104,26 @@ final class ExactBackend extends Backend {
     }
 
     /**
-     * The ordered counter read first, then both clocks converted at it with the kernel's parameters (the vDSO's
-     * formula). Exact unless a kernel update came between the counter read and the conversion (then extrapolated
-     * back along the new line, flagged), or a disruption was seen since the counter read.
+     * The data's seq, the ordered counter read, then both clocks converted at it with the kernel's parameters (the
+     * vDSO's formula, the vDSO's order). Exact where the conversion used the set published at the read (the same
+     * seq); flagged where a kernel update came between the counter read and the conversion (a tick's, or a
+     * daemon's frequency change, which keeps cycle_last and changes the line at once), or a disruption was seen
+     * since the counter read.
      */
     @Override
     void snapshot(ClockId clock, Capture into) {
-        long counter = VdsoStub.readCounterOrdered();
         CounterClock c = CounterClock.of(clock);
         if (c == null) {
             throw Capture.notSnapshotCapable(clock);
         }
+        int seq = KernelVdso.seq(c); // acquire: pairs with the kernel's vdso_write_end; the counter read follows it
+        long counter = VdsoStub.readCounterOrdered();
         if (KernelVdso.convert(counter, c, into.exactA)
                 && KernelVdso.convert(counter, CounterClock.MONOTONIC_RAW, into.exactB)) {
-            into.fromCounter(counter, into.exactA.nanos(), into.exactB.nanos(), into.exactA.exact()
+            // MONOTONIC_RAW needs no such check: no frequency change moves its line, and a tick's moves cycle_last
+            // past the counter value (exactB.exact() false).
+            boolean sameSet = into.exactA.seq() == seq;
+            into.fromCounter(counter, into.exactA.nanos(), into.exactB.nanos(), sameSet && into.exactA.exact()
                     && into.exactB.exact() && !Disruptions.before(counter)); // a disruption since (VMClock)
         } else {
             into.fromKernel(clock);

@@ -408,6 +408,18 @@ public final class KernelVdso {
     }
 
     /**
+     * The data's seq count for {@code clock}'s base now: loaded before a counter read, it says whether the set a
+     * later {@link #convert} of that value used ({@link VdsoNanos#seq}) was the one published at the read (the
+     * same even count: no update came between). Odd while the kernel writes.
+     */
+    public static int seq(CounterClock clock) {
+        Discovery.Result state = now.state;
+        MemorySegment page = state.page();
+        return page == null ? 1 : org.timekeeping4j.linux.Seqcount.begin(page,
+                state.layout().baseOffset(VdsoLayout.base(clock))); // acquire: the counter read comes after it
+    }
+
+    /**
      * The parameter history where one is kept ({@link #keepHistory}), else null. Volatile: stored after its first
      * look, so a converter that loads it finds a set in it (its ring is then read under its own lock).
      */

@@ -25,7 +25,9 @@ public final class VdsoNanos {
     /**
      * True when the value is what a read at the counter value returned: {@link KernelVdso#convertPast}, where the
      * history shows which set served it; {@link KernelVdso#convert}, where it lies in the current set's update
-     * window (true of a counter value read under that set: a snapshot's own).
+     * window: at or after its cycle_last (a counter value read under that set, where {@link #seq} is the count
+     * loaded before the read, is exact; otherwise a daemon's frequency change, which keeps cycle_last, may have
+     * come between).
      */
     public boolean exact() {
         return exact;
@@ -38,6 +40,11 @@ public final class VdsoNanos {
      */
     public long bound() {
         return bound;
+    }
+
+    /** The data's seq count {@link KernelVdso#convert} read the state under (compare {@link KernelVdso#seq}). */
+    public int seq() {
+        return state.seq;
     }
 
     /** The kernel's cycle_last of the state used. */
