@@ -15,7 +15,8 @@ import org.timekeeping4j.vdso.VdsoLayout;
 import org.timekeeping4j.vdso.VdsoNanos;
 
 /**
- * The parameter history's publication: the sampler (the one writer) appends a set, which here also grows the ring
+ * The parameter history's publication: the sampler (here the one writer; {@link ParameterHistoryOfferTest} has
+ * both) appends a set, which here also grows the ring
  * (a new array, every set copied), while a converter locates the set that served a counter value under an
  * optimistic read (StampedLock), validated, else again under the read lock. Each set k is the line value(c) = c + k
  * ns, seen published from counter 1000 k to 1000 k + 500; the counter value converted lies in the appended set's
