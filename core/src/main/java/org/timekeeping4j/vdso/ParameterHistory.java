@@ -39,8 +39,9 @@ import org.timekeeping4j.timekeeper.CounterClock;
  * one before served a tick between their sightings (exact where both give the same value). A switch of clocksource
  * (tsc &lt;-&gt; kvm-clock) drops the sets before it: a tick older than the switch is extrapolated, unbounded.
  *
- * <p><b>Publication.</b> The sampler is the one writer, under a {@link StampedLock}'s write lock; converters
- * (any thread) copy the two sets they need under an optimistic read and validate it, else take the read lock.
+ * <p><b>Publication.</b> The writers, the sampler and a converter keeping a set the ring lacks ({@link #offer}),
+ * hold a {@link StampedLock}'s write lock; converters (any thread) copy the two sets they need under an optimistic
+ * read and validate it, else take the read lock.
  * Nothing allocates after the ring has grown to its size.
  */
 public final class ParameterHistory {
@@ -100,8 +101,8 @@ public final class ParameterHistory {
     private long lastMet = Long.MIN_VALUE;
     /** The kernel's tick in counter cycles: the shortest accumulation between two updates seen. */
     private long tickCycles;
-    // Volatile: written by the sampler alone (so ++ loses nothing), read by describe() on any thread; no other
-    // field is published through them.
+    // Volatile: written by the sampler alone, or under the write lock (skipped), so ++ loses nothing; read by
+    // describe() on any thread; no other field is published through them.
     private volatile long periodNanos = MAX_PERIOD_NANOS;
     private volatile long looks;
     private volatile long updates;
