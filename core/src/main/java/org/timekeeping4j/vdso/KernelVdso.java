@@ -478,8 +478,21 @@ public final class KernelVdso {
         }
         int r = h.convert(counter, clock, into.current, 0, into);
         if (r == ParameterHistory.UNKNOWN) {
-            // Read after the set published now was seen: that set served it, or a later one that convert reads.
-            return convert(counter, clock, into);
+            // After our look at the data (read meanwhile on another thread): look again, as its reader would have.
+            if (!VdsoFormula.readSet(g.state.layout(), g.state.page(), g.pvti, into.current, 0)) {
+                return false;
+            }
+            r = h.convert(counter, clock, into.current, 0, into);
+        }
+        if (r == ParameterHistory.UNKNOWN) {
+            // Still after a look made after the call began: not a counter value read before it (another CPU's
+            // unsynchronised counter, or a made-up value). The current line, and nothing bounds it.
+            if (!convert(counter, clock, into)) {
+                return false;
+            }
+            into.exact = false;
+            into.bound = Long.MAX_VALUE;
+            return true;
         }
         if (r == ParameterHistory.OLDER) {
             long bound = into.bound;

@@ -321,9 +321,10 @@ public final class ParameterHistory {
 
     /**
      * A converter's sighting of the set published now, where the ring lacks it (the sampler has not looked since
-     * it was published): kept as the sampler's would be, so that a counter value judged with it is judged the
-     * same way later, after the sampler's next look. Takes the write lock once per such set and process; a
-     * sighting with another clocksource's data is left to the sampler (a switch).
+     * it was published, or a counter value after its last look is judged by this sighting): kept as the
+     * sampler's would be, so that a counter value judged with it is judged the same way later, after the
+     * sampler's next look. Takes the write lock once per such set, or per conversion of a counter value read
+     * since the ring's last sighting; a sighting with another clocksource's data is left to the sampler.
      */
     private void offer(long[] src, int at) {
         long stamp = lock.writeLock();
@@ -475,8 +476,9 @@ public final class ParameterHistory {
      * Copies into {@code sets} the set that was published last at or before {@code counter} (at 0) and the next
      * one where there is one (at STRIDE), and at 2 * STRIDE: the mult range (the lowest, then the highest), the
      * ticks of the last switch, 1 where the pvclock page changed since, the newest set's clock_mode, the ticks at
-     * which the history began, 1 where the ring lacks {@code current} (a later set than its newest, or another
-     * page: {@link #offer}). Reads the ring: under an optimistic read or the read lock.
+     * which the history began, 1 where the ring lacks {@code current} (a later set than its newest, another page,
+     * or a later sighting of the newest that {@code counter} needs: {@link #offer}). Reads the ring: under an
+     * optimistic read or the read lock.
      *
      * @return 0 where none is that old, 1 for the newest set alone, 2 for a set and its next
      */
@@ -493,10 +495,13 @@ public final class ParameterHistory {
         sets[at + 4] = head > tail && newest >= 0 && newest < r.length ? r[newest] : Long.MIN_VALUE; // torn: validated
         int n = newest - ParameterSet.MODE;
         long seq = current[cur + ParameterSet.FIRST_SEQ];
+        // Lacks it: a later set, another page, or a later sighting of the newest set that this verdict rests on
+        // (the counter value lies after the ring's last sighting), so that a later verdict rests on it too.
         sets[at + 6] = head > tail && n >= 0 && n + ParameterSet.STRIDE <= r.length
                 && current[cur + ParameterSet.FIRST_SEEN] - r[n + ParameterSet.LAST_SEEN] > 0
                 && ((int) (seq - r[n + ParameterSet.LAST_SEQ]) > 0
-                        || (seq == r[n + ParameterSet.LAST_SEQ] && !ParameterSet.sameCounter(r, n, current, cur))) ? 1 : 0;
+                        || (seq == r[n + ParameterSet.LAST_SEQ] && (!ParameterSet.sameCounter(r, n, current, cur)
+                                || counter - r[n + ParameterSet.LAST_SEEN] > 0))) ? 1 : 0;
         long lo = tail;
         long hi = head - 1;
         long found = -1;

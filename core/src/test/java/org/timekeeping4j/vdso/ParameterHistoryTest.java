@@ -136,6 +136,24 @@ class ParameterHistoryTest {
     }
 
     @Test
+    void aConvertersLaterSightingOfTheNewestSetIsKeptSoLaterVerdictsAgree() {
+        ParameterHistory h = new ParameterHistory(LAYOUT, Long.MAX_VALUE / 4);
+        h.add(set(1_000, 4, TSC, 0));
+        VdsoNanos into = new VdsoNanos();
+        assertThat(h.lookup(3_400, CLOCK, current(set(0, 4, TSC, 0), 3_500), into))
+                .isEqualTo(ParameterHistory.FOUND);
+        assertThat(into.exact()).as("seen published at 1,000 and again at 3,500").isTrue();
+        long nanos = into.nanos();
+        // An update no look saw (a daemon's frequency change), then the next tick's, off the line: seen at 5,000.
+        long[] next = set(5_000, 8, TSC, 0);
+        next[ParameterSet.BASE + 1] = (1L << 24) + (1L << 14);
+        h.add(next);
+        assertThat(h.lookup(3_400, CLOCK, current(next, 6_000), into)).isEqualTo(ParameterHistory.FOUND);
+        assertThat(into.exact()).as("the sighting at 3,500 was kept").isTrue();
+        assertThat(into.nanos()).isEqualTo(nanos);
+    }
+
+    @Test
     void aConvertersSightingOfANewerSetIsKeptSoLaterVerdictsAgree() {
         ParameterHistory h = new ParameterHistory(LAYOUT, Long.MAX_VALUE / 4);
         h.add(set(1_000, 4, TSC, 0));
