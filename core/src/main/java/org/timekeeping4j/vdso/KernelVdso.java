@@ -7,6 +7,7 @@ import org.timekeeping4j.arch.Arch;
 import org.timekeeping4j.arch.VdsoAlgorithm;
 import org.timekeeping4j.clocksource.MultShift;
 import org.timekeeping4j.config.Configuration;
+import org.timekeeping4j.linux.Seqcount;
 import org.timekeeping4j.machine.Stubs;
 import org.timekeeping4j.machine.VclockCode;
 import org.timekeeping4j.machine.VdsoStub;
@@ -415,8 +416,8 @@ public final class KernelVdso {
     public static int seq(CounterClock clock) {
         Discovery.Result state = now.state;
         MemorySegment page = state.page();
-        return page == null ? 1 : org.timekeeping4j.linux.Seqcount.begin(page,
-                state.layout().baseOffset(VdsoLayout.base(clock))); // acquire: the counter read comes after it
+        // Acquire (pairs with the kernel's vdso_write_end): the caller's counter read comes after it.
+        return page == null ? 1 : Seqcount.begin(page, state.layout().baseOffset(VdsoLayout.base(clock)));
     }
 
     /**

@@ -419,8 +419,8 @@ public final class ParameterHistory {
             return OLDER;
         }
         int b = found == 2 ? ParameterSet.STRIDE : -1;
-        boolean currentSameCounter = b >= 0 || ParameterSet.sameCounter(current, cur, sets, 0); // asked where b < 0
-        if (b < 0 && (current[cur + ParameterSet.FIRST_SEQ] != sets[ParameterSet.LAST_SEQ] || !currentSameCounter)) {
+        if (b < 0 && (current[cur + ParameterSet.FIRST_SEQ] != sets[ParameterSet.LAST_SEQ]
+                || !ParameterSet.sameCounter(current, cur, sets, 0))) {
             // The set published now, which no look has seen yet: judged as the next set. Its cycle_last does not
             // say from when it served: a daemon's frequency change (adjtimex, TK_ADV_FREQ) keeps cycle_last and
             // changes the line at once, so a counter value between them was served by the older line.
