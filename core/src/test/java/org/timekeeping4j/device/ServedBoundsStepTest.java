@@ -7,13 +7,14 @@ import org.junit.jupiter.api.Test;
 import org.timekeeping4j.ClockId;
 import org.timekeeping4j.Clocks;
 import org.timekeeping4j.testing.KernelClock;
+import org.timekeeping4j.vdso.KernelVdso;
 import org.timekeeping4j.vdso.KernelVdsoTest;
 
 /**
  * A set of REALTIME makes the served bounds DISRUPTED at the first read after it, before the refresher has woken:
  * the read compares the kernel's REALTIME - MONOTONIC with its anchor's. Steps this kernel's REALTIME back and
- * forth by about a millisecond, so it runs in a lab guest only ({@link KernelClock#assumeLabGuest}; the QEMU
- * lab's junit check); the steps cancel out.
+ * forth by a millisecond or more (ADJ_SETOFFSET), so it runs in a lab guest only
+ * ({@link KernelClock#assumeLabGuest}; the QEMU lab's junit check); the steps cancel out.
  */
 @Tag("lab")
 class ServedBoundsStepTest {
@@ -60,7 +61,13 @@ class ServedBoundsStepTest {
             served.refresh(false);
             assertThat(served.now(b).status()).as("set %d: before it", i).isEqualTo(TimeBounds.Status.SYNCHRONIZED);
             long step = (i % 2 == 0 ? 1 : -1) * (1_000_000L + i * 37_000L); // forward and back: they cancel out
-            KernelClock.settime(KernelClock.CLOCK_REALTIME, KernelClock.gettime(KernelClock.CLOCK_REALTIME) + step);
+            // ADJ_SETOFFSET steps by exactly this much. A clock_settime to a REALTIME read earlier steps by less,
+            // the time between the two calls: a descheduled TCG guest made a 1 ms set one inside the source's bound.
+            long leadBefore = KernelVdso.realtimeLead();
+            KernelClock.clockAdjtime(KernelClock.CLOCK_REALTIME, KernelClock.ADJ_SETOFFSET | KernelClock.ADJ_NANO,
+                    step, 0, 0, 0);
+            assertThat(KernelVdso.realtimeLead() - leadBefore).as("set %d: REALTIME - MONOTONIC moved", i)
+                    .isEqualTo(step);
             sets++;
             // No refresh between the set and this read: the read alone must see it.
             assertThat(served.now(b).status()).as("set %d (%+d ns): the first read after it", i, step)
