@@ -97,8 +97,11 @@ public final class ParameterHistory {
     private int intervalCount;
     private long lastUpdateCycleLast = Long.MIN_VALUE;
     private long lastSeq = Long.MIN_VALUE;
-    /** The last meeting point the kernel's data told ({@link ParameterSet#meetingPoint}); the sampler's own. */
-    private long lastMet = Long.MIN_VALUE;
+    /**
+     * The last meeting point told ({@link ParameterSet#meetingPoint}): the kernel's tick phase. Volatile: written
+     * under the write lock (sampler or {@link #offer}), read by the sampler at each wake; pairs with nothing else.
+     */
+    private volatile long lastMet = Long.MIN_VALUE;
     /** The kernel's tick in counter cycles: the shortest accumulation between two updates seen. */
     private long tickCycles;
     // Volatile: written by the sampler alone, or under the write lock (skipped), so ++ loses nothing; read by
@@ -197,7 +200,7 @@ public final class ParameterHistory {
         }
         long stamp = lock.writeLock();
         try {
-            note();
+            note(seen, 0, true);
         } finally {
             lock.unlockWrite(stamp);
         }
@@ -213,7 +216,7 @@ public final class ParameterHistory {
         ParameterSet.copy(set, 0, seen, 0);
         long stamp = lock.writeLock();
         try {
-            note();
+            note(seen, 0, true);
         } finally {
             lock.unlockWrite(stamp);
         }
@@ -247,17 +250,12 @@ public final class ParameterHistory {
         lastSeq = seq;
     }
 
-    /** Under the write lock: {@link #seen} extends the newest set or becomes a new one; old sets go. */
-    private void note() {
-        note(seen, 0, true);
-    }
-
     /**
      * Under the write lock: the set at {@code at} in {@code src} extends the newest set or becomes a new one; old
      * sets go. A sighting not after the newest one adds nothing (a converter offered a later one meanwhile).
      *
-     * @param sampler whether the sampler saw it (else a converter, {@link #offer}: it leaves the sampler's own
-     *                state, the tick it predicts and a switch's handling, to the sampler)
+     * @param sampler whether the sampler saw it (else a converter, {@link #offer}: it leaves a switch's handling
+     *                to the sampler, but tells the tick's phase as the sampler would)
      */
     private void note(long[] src, int at, boolean sampler) {
         long counter = src[at + ParameterSet.FIRST_SEEN];
@@ -295,10 +293,14 @@ public final class ParameterHistory {
                 // The same update, another pvclock page: counted as no unseen update.
             } else if (!next) {
                 skipped++;
-            } else if (sampler && src[at + ParameterSet.BASE] != ring[n + ParameterSet.BASE]) {
+            } else if (src[at + ParameterSet.BASE] != ring[n + ParameterSet.BASE]) {
                 // A tick's update (cycle_last moved; a daemon's frequency change keeps it and meets the old line
-                // wherever adjtimex was called): the next ticks are whole ticks after its meeting point.
-                noteMeeting(ParameterSet.meetingPoint(ring, n, src, at));
+                // wherever adjtimex was called): the next ticks are whole ticks after its meeting point. Whoever saw
+                // it: else a set of REALTIME (cycle_last off the old ticks) could leave the sampler a stale phase.
+                long met = ParameterSet.meetingPoint(ring, n, src, at);
+                if (met != Long.MIN_VALUE) {
+                    lastMet = met;
+                }
             }
         }
         if (head - tail == capacity) {
@@ -355,13 +357,6 @@ public final class ParameterHistory {
         intervalCount = 0;
         lastUpdateCycleLast = Long.MIN_VALUE;
         periodNanos = MAX_PERIOD_NANOS;
-    }
-
-    /** A meeting point the data told: the next ones are a whole number of ticks after it. */
-    private void noteMeeting(long met) {
-        if (met != Long.MIN_VALUE) {
-            lastMet = met;
-        }
     }
 
     private void grow() {
@@ -571,6 +566,11 @@ public final class ParameterHistory {
     /** {@return how long each set is kept, ns} */
     long historyNanos() {
         return historyNanos;
+    }
+
+    /** {@return the tick phase the sampler wakes by: the last meeting point told, or {@link Long#MIN_VALUE}} */
+    long lastMeeting() {
+        return lastMet;
     }
 
     /** {@return the sampling period now, ns} */

@@ -172,4 +172,29 @@ class ParameterHistoryTest {
         assertThat(into.nanos()).isEqualTo(firstNanos);
         assertThat(into.bound()).isEqualTo(firstBound);
     }
+
+    @Test
+    void aConvertersSightingOfATicksUpdateShouldSetTheTickPhaseAsTheSamplersWould() {
+        long[] a = ParameterSetTest.set(4, 5_000_000_000L, 6_710_886L, 123_456_789L << 24);
+        a[ParameterSet.MODE] = TSC;
+        long[] b = ParameterSetTest.update(a, 1, 3_000, 40); // the kernel read 3,000 cycles past its cycle_last
+        b[ParameterSet.MODE] = TSC;
+        long met = b[ParameterSet.BASE] + 3_000;
+        a[ParameterSet.FIRST_SEEN] = a[ParameterSet.BASE] + 100;
+        a[ParameterSet.LAST_SEEN] = a[ParameterSet.BASE] + 200;
+        long[] seen = current(b, met + 5_000);
+
+        ParameterHistory bySampler = new ParameterHistory(LAYOUT, Long.MAX_VALUE / 4);
+        bySampler.add(a);
+        bySampler.add(seen);
+        assertThat(bySampler.lastMeeting()).as("the sampler's own sighting").isEqualTo(met);
+
+        ParameterHistory byConverter = new ParameterHistory(LAYOUT, Long.MAX_VALUE / 4);
+        byConverter.add(a);
+        VdsoNanos into = new VdsoNanos();
+        assertThat(byConverter.lookup(met + 4_000, CLOCK, seen, into)).isEqualTo(ParameterHistory.FOUND);
+        assertThat(byConverter.lastMeeting()).as("a converter saw the update first").isEqualTo(met);
+        byConverter.add(current(b, met + 6_000)); // the sampler's look after it: the same set, a later sighting
+        assertThat(byConverter.lastMeeting()).isEqualTo(met);
+    }
 }

@@ -20,7 +20,7 @@ class ParameterSetTest {
     private static final long[] SEC = {1_796_000_000L, 36_000L, 36_001L, 36_100L, 1_796_000_037L};
 
     /** A set: both bases at {@code cycleLast}, HRES mult {@code mult}, every HRES clock at {@code nsecShifted}. */
-    private static long[] set(long seq, long cycleLast, long mult, long nsecShifted) {
+    static long[] set(long seq, long cycleLast, long mult, long nsecShifted) {
         long[] s = new long[ParameterSet.STRIDE];
         s[ParameterSet.FIRST_SEQ] = seq;
         s[ParameterSet.LAST_SEQ] = seq;
@@ -41,7 +41,7 @@ class ParameterSetTest {
     }
 
     /** The kernel's next update from {@code a}: {@code n} intervals accumulated, then mult changed by adj at now. */
-    private static long[] update(long[] a, int n, long readPast, long adj) {
+    static long[] update(long[] a, int n, long readPast, long adj) {
         long cl = a[ParameterSet.BASE] + n * INTERVAL;
         long mult = a[ParameterSet.BASE + 1];
         long nsec = a[ParameterSet.TIMES + 1] + n * INTERVAL * mult; // accumulated with the old mult
