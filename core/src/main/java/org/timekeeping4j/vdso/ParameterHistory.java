@@ -296,7 +296,7 @@ public final class ParameterHistory {
             } else if (src[at + ParameterSet.BASE] != ring[n + ParameterSet.BASE]) {
                 // A tick's update (cycle_last moved; a daemon's frequency change keeps it and meets the old line
                 // wherever adjtimex was called): the next ticks are whole ticks after its meeting point. Whoever saw
-                // it: else a set of REALTIME (cycle_last off the old ticks) could leave the sampler a stale phase.
+                // it: ticks counted in cycle_interval drift from the kernel's timer by the steered rate's offset.
                 long met = ParameterSet.meetingPoint(ring, n, src, at);
                 if (met != Long.MIN_VALUE) {
                     lastMet = met;
