@@ -97,13 +97,13 @@ public final class ParameterHistory {
     private int intervalCount;
     private long lastUpdateCycleLast = Long.MIN_VALUE;
     private long lastSeq = Long.MIN_VALUE;
-    /**
-     * The last meeting point told ({@link ParameterSet#meetingPoint}): the kernel's tick phase. Volatile: written
-     * under the write lock (sampler or {@link #offer}), read by the sampler at each wake; pairs with nothing else.
-     */
-    private volatile long lastMet = Long.MIN_VALUE;
     /** The kernel's tick in counter cycles: the shortest accumulation between two updates seen. */
     private long tickCycles;
+    /**
+     * Not the sampler's alone: the last meeting point told ({@link ParameterSet#meetingPoint}), the tick phase.
+     * Volatile: written under the write lock (sampler or {@link #offer}), read at each wake; pairs with nothing else.
+     */
+    private volatile long lastMet = Long.MIN_VALUE;
     // Volatile: written by the sampler alone, or under the write lock (skipped), so ++ loses nothing; read by
     // describe() on any thread; no other field is published through them.
     private volatile long periodNanos = MAX_PERIOD_NANOS;

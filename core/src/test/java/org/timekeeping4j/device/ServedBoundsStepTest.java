@@ -60,7 +60,7 @@ class ServedBoundsStepTest {
         for (int i = 0; i < 20; i++) {
             served.refresh(false);
             assertThat(served.now(b).status()).as("set %d: before it", i).isEqualTo(TimeBounds.Status.SYNCHRONIZED);
-            long step = (i % 2 == 0 ? 1 : -1) * (1_000_000L + i * 37_000L); // forward and back: they cancel out
+            long step = (i % 2 == 0 ? 1 : -1) * (1_000_000L + i / 2 * 37_000L); // forward, then back: each pair cancels
             // ADJ_SETOFFSET steps by exactly this much. A clock_settime to a REALTIME read earlier steps by less,
             // the time between the two calls: a descheduled TCG guest made a 1 ms set one inside the source's bound.
             long leadBefore = KernelVdso.realtimeLead();
@@ -77,7 +77,7 @@ class ServedBoundsStepTest {
             // the source has not measured holds DISRUPTED, however fresh its samples.
             source.measuredSets = false;
             served.refresh(false);
-            assertThat(served.now(b).status()).as("set %d: the refresh that saw it", i)
+            assertThat(served.now(b).status()).as("set %d: the refresh that saw it (%s)", i, served.why())
                     .isEqualTo(TimeBounds.Status.DISRUPTED);
             assertThat(served.why()).contains("REALTIME was set by").contains("has not measured yet");
             served.refresh(false);

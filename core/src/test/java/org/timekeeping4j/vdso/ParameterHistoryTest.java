@@ -196,5 +196,12 @@ class ParameterHistoryTest {
         assertThat(byConverter.lastMeeting()).as("a converter saw the update first").isEqualTo(met);
         byConverter.add(current(b, met + 6_000)); // the sampler's look after it: the same set, a later sighting
         assertThat(byConverter.lastMeeting()).isEqualTo(met);
+
+        // A set two updates on (one no look saw) tells no meeting point: its line may have been the unseen one's.
+        long[] c = ParameterSetTest.update(ParameterSetTest.update(b, 1, 1_000, 7), 1, 2_000, -30);
+        c[ParameterSet.MODE] = TSC;
+        assertThat(byConverter.lookup(met + 7_000, CLOCK, current(c, c[ParameterSet.BASE] + 2_500), into))
+                .isEqualTo(ParameterHistory.FOUND);
+        assertThat(byConverter.lastMeeting()).as("after a skipped update").isEqualTo(met);
     }
 }
