@@ -96,6 +96,7 @@ public final class ParameterHistory {
     private final long[] intervals = new long[INTERVALS];
     private int intervalCount;
     private long lastUpdateCycleLast = Long.MIN_VALUE;
+    private long lastLead;
     private long lastSeq = Long.MIN_VALUE;
     /** The kernel's tick in counter cycles: the shortest accumulation between two updates seen. */
     private long tickCycles;
@@ -194,6 +195,17 @@ public final class ParameterHistory {
             return;
         }
         looks++;
+        add(seen);
+    }
+
+    /**
+     * Adds a set as the sampler adds the one it saw (extends the newest where on its line, else appends): the one
+     * writer. For the stress tests; the sampler thread calls it for itself through {@link #look}.
+     *
+     * @param set {@link ParameterSet#STRIDE} longs, its FIRST_SEEN the counter value it was seen at
+     */
+    public void add(long[] set) {
+        ParameterSet.copy(set, 0, seen, 0);
         long seq = seen[ParameterSet.FIRST_SEQ];
         if (seq != lastSeq) {
             noteUpdate(seq);
@@ -206,27 +218,7 @@ public final class ParameterHistory {
         }
     }
 
-    /**
-     * Adds a set as the sampler adds the one it saw (extends the newest where on its line, else appends): the one
-     * writer. For the stress tests; the sampler thread calls it for itself through {@link #look}.
-     *
-     * @param set {@link ParameterSet#STRIDE} longs, its FIRST_SEEN the counter value it was seen at
-     */
-    public void add(long[] set) {
-        ParameterSet.copy(set, 0, seen, 0);
-        long stamp = lock.writeLock();
-        try {
-            note(seen, 0, true);
-        } finally {
-            lock.unlockWrite(stamp);
-        }
-    }
-
-    /**
-     * {@link #convert} for the stress tests: {@code current} is the set published now, at offset 0.
-     *
-     * @return {@link #FOUND} (0), {@link #OLDER} (1) or {@link #UNKNOWN} (2)
-     */
+    /** {@link #convert} for the stress tests, {@code current} (the set published now) at 0: FOUND, OLDER or UNKNOWN. */
     public int lookup(long counter, CounterClock clock, long[] current, VdsoNanos into) {
         return convert(counter, clock, current, 0, into);
     }
@@ -234,9 +226,11 @@ public final class ParameterHistory {
     /** A new seq count: counts the updates and sizes the period from the shortest interval between them. */
     private void noteUpdate(long seq) {
         long cycleLast = seen[ParameterSet.BASE];
+        long lead = ParameterSet.lead(seen, 0);
         boolean next = lastSeq != Long.MIN_VALUE && ParameterSet.next(lastSeq, seq);
         updates += lastSeq == Long.MIN_VALUE ? 1 : Math.max(1, (int) (seq - lastSeq) / 2);
-        if (next && lastUpdateCycleLast != Long.MIN_VALUE && cycleLast > lastUpdateCycleLast) {
+        // Not after a set of REALTIME: timekeeping_forward_now put cycle_last where it read, not a tick's multiple.
+        if (next && lastUpdateCycleLast != Long.MIN_VALUE && cycleLast > lastUpdateCycleLast && lead == lastLead) {
             intervals[intervalCount++ % INTERVALS] = cycleLast - lastUpdateCycleLast; // one tick's accumulation
             long shortest = Long.MAX_VALUE;
             for (int i = 0; i < Math.min(intervalCount, INTERVALS); i++) {
@@ -247,6 +241,7 @@ public final class ParameterHistory {
             tickCycles = shortest;
         }
         lastUpdateCycleLast = cycleLast;
+        lastLead = lead;
         lastSeq = seq;
     }
 
@@ -571,6 +566,11 @@ public final class ParameterHistory {
     /** {@return the tick phase the sampler wakes by: the last meeting point told, or {@link Long#MIN_VALUE}} */
     long lastMeeting() {
         return lastMet;
+    }
+
+    /** {@return the kernel's tick in counter cycles as the sampler learnt it, 0 before} */
+    long tickCycles() {
+        return tickCycles;
     }
 
     /** {@return the sampling period now, ns} */

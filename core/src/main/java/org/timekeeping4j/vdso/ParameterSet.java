@@ -197,6 +197,13 @@ public final class ParameterSet {
         return b[fb] + offset;
     }
 
+    /** {@return REALTIME - MONOTONIC in the set at {@code at}, ns: a set of REALTIME moves it, a tick never} */
+    static long lead(long[] s, int at) {
+        int r = at + TIMES + 2 * CounterClock.REALTIME.ordinal();
+        int m = at + TIMES + 2 * CounterClock.MONOTONIC.ordinal();
+        return (s[r] - s[m]) * 1_000_000_000L + ((s[r + 1] - s[m + 1]) >> s[at + BASE + 2]);
+    }
+
     /** Copies the set at {@code from} in {@code src} to {@code to} in {@code dst}. */
     static void copy(long[] src, int from, long[] dst, int to) {
         System.arraycopy(src, from, dst, to, STRIDE);

@@ -204,4 +204,31 @@ class ParameterHistoryTest {
                 .isEqualTo(ParameterHistory.FOUND);
         assertThat(byConverter.lastMeeting()).as("after a skipped update").isEqualTo(met);
     }
+
+    @Test
+    void aSetOfRealtimeShouldNotShortenTheTickTheSamplerLearns() {
+        ParameterHistory h = new ParameterHistory(LAYOUT, Long.MAX_VALUE / 4);
+        long[] a = ParameterSetTest.set(4, 5_000_000_000L, 6_710_886L, 0);
+        long[] b = ParameterSetTest.update(a, 1, 3_000, 0); // the next tick: one cycle_interval accumulated
+        h.add(seenAfter(a, 100));
+        h.add(seenAfter(b, 3_100));
+        long tick = b[ParameterSet.BASE] - a[ParameterSet.BASE];
+        assertThat(h.tickCycles()).isEqualTo(tick);
+        // clock_settime half a tick later: timekeeping_forward_now puts cycle_last where it read the counter.
+        long[] set = ParameterSetTest.set(8, b[ParameterSet.BASE] + tick / 2, 6_710_886L, 0);
+        set[ParameterSet.TIMES] += 1; // REALTIME's basetime one second on
+        h.add(seenAfter(set, 100));
+        assertThat(h.tickCycles()).as("half a tick is no tick").isEqualTo(tick);
+        long[] next = ParameterSetTest.update(set, 1, 2_000, 0);
+        h.add(seenAfter(next, 2_100));
+        assertThat(h.tickCycles()).isEqualTo(tick);
+    }
+
+    /** {@code s} as a look saw it, {@code cycles} past its cycle_last, on the TSC. */
+    private static long[] seenAfter(long[] s, long cycles) {
+        s[ParameterSet.MODE] = TSC;
+        s[ParameterSet.FIRST_SEEN] = s[ParameterSet.BASE] + cycles;
+        s[ParameterSet.LAST_SEEN] = s[ParameterSet.BASE] + cycles;
+        return s;
+    }
 }
