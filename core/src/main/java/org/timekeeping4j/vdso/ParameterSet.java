@@ -201,7 +201,7 @@ public final class ParameterSet {
     static long lead(long[] s, int at) {
         int r = at + TIMES + 2 * CounterClock.REALTIME.ordinal();
         int m = at + TIMES + 2 * CounterClock.MONOTONIC.ordinal();
-        return (s[r] - s[m]) * 1_000_000_000L + ((s[r + 1] - s[m + 1]) >> s[at + BASE + 2]);
+        return VdsoFormula.lead(s[r], s[r + 1], s[m], s[m + 1], s[at + BASE + 2]);
     }
 
     /** Copies the set at {@code from} in {@code src} to {@code to} in {@code dst}. */

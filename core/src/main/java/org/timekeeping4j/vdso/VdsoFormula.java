@@ -397,9 +397,14 @@ final class VdsoFormula {
             if (Seqcount.retry(base, 0, seq)) { // vdso_read_retry: pairs with vdso_write_begin
                 continue;
             }
-            // Both nsec are below 10^9 << shift, so their difference fits; it is a multiple of 1 << shift.
-            return (rs - ms) * 1_000_000_000L + ((rn - mn) >> sh);
+            return lead(rs, rn, ms, mn, sh);
         }
+    }
+
+    /** REALTIME - MONOTONIC in ns from their basetimes (sec, nsec shifted left by {@code shift}). */
+    static long lead(long realSec, long realNsec, long monoSec, long monoNsec, long shift) {
+        // Both nsec are below 10^9 << shift, so their difference fits; it is a multiple of 1 << shift.
+        return (realSec - monoSec) * 1_000_000_000L + ((realNsec - monoNsec) >> shift);
     }
 
     /**

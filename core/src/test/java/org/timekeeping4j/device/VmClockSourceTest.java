@@ -56,8 +56,8 @@ class VmClockSourceTest {
 
     /**
      * {counter, REALTIME at it, the bracket's width}: the counter read between two REALTIME reads, at their midpoint;
-     * the narrowest of 200
-     * tries (a preempted one, 120 us wide under CI's load, put the page 60 us off and failed the width's check).
+     * the narrowest of 200 tries (a preempted one, 120 us wide under CI's load, put the page 60 us off and failed the
+     * width's check).
      */
     private static long[] sample() {
         long[] best = null;

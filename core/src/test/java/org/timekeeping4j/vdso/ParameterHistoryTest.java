@@ -175,13 +175,9 @@ class ParameterHistoryTest {
 
     @Test
     void aConvertersSightingOfATicksUpdateShouldSetTheTickPhaseAsTheSamplersWould() {
-        long[] a = ParameterSetTest.set(4, 5_000_000_000L, 6_710_886L, 123_456_789L << 24);
-        a[ParameterSet.MODE] = TSC;
-        long[] b = ParameterSetTest.update(a, 1, 3_000, 40); // the kernel read 3,000 cycles past its cycle_last
-        b[ParameterSet.MODE] = TSC;
+        long[] a = seenAfter(ParameterSetTest.set(4, 5_000_000_000L, 6_710_886L, 123_456_789L << 24), 100);
+        long[] b = seenAfter(ParameterSetTest.update(a, 1, 3_000, 40), 0); // the kernel read 3,000 past cycle_last
         long met = b[ParameterSet.BASE] + 3_000;
-        a[ParameterSet.FIRST_SEEN] = a[ParameterSet.BASE] + 100;
-        a[ParameterSet.LAST_SEEN] = a[ParameterSet.BASE] + 200;
         long[] seen = current(b, met + 5_000);
 
         ParameterHistory bySampler = new ParameterHistory(LAYOUT, Long.MAX_VALUE / 4);
@@ -198,8 +194,7 @@ class ParameterHistoryTest {
         assertThat(byConverter.lastMeeting()).isEqualTo(met);
 
         // A set two updates on (one no look saw) tells no meeting point: its line may have been the unseen one's.
-        long[] c = ParameterSetTest.update(ParameterSetTest.update(b, 1, 1_000, 7), 1, 2_000, -30);
-        c[ParameterSet.MODE] = TSC;
+        long[] c = seenAfter(ParameterSetTest.update(ParameterSetTest.update(b, 1, 1_000, 7), 1, 2_000, -30), 0);
         assertThat(byConverter.lookup(met + 7_000, CLOCK, current(c, c[ParameterSet.BASE] + 2_500), into))
                 .isEqualTo(ParameterHistory.FOUND);
         assertThat(byConverter.lastMeeting()).as("after a skipped update").isEqualTo(met);
